@@ -1,0 +1,35 @@
+# The front door: every target sets up .venv when it is missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+EXAMPLE ?= programs/vadd_basic.asm
+
+.PHONY: run test lint docs bench fuzz clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
+	@$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/vcore asm $(EXAMPLE) -o $(VENV)/example.vbin --listing
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+docs: $(STAMP)
+	$(BIN)/python -m isa.docs > docs/isa.md
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+fuzz: $(STAMP)
+	$(BIN)/python -m tests.fuzz_long
+
+clean:
+	rm -rf $(VENV) build *.egg-info

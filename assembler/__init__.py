@@ -1,0 +1,10 @@
+"""Assembly text to programs and back: ``assemble``, ``disassemble``, ``listing``.
+
+Errors are ``AsmError`` values carrying located ``Diagnostic``s (file, line, column).
+"""
+
+from assembler.assemble import assemble
+from assembler.diagnostics import AsmError, Diagnostic, Location
+from assembler.disasm import disassemble, inst_text, listing
+
+__all__ = ["AsmError", "Diagnostic", "Location", "assemble", "disassemble", "inst_text", "listing"]

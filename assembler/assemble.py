@@ -1,0 +1,383 @@
+"""Two passes from source text to a ``Program``: lay out addresses, then evaluate and encode.
+
+Every problem becomes a located ``Diagnostic``; all of them are reported together in one ``AsmError``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+
+from isa import MNEMONICS, TYPES, Inst, Instruction, Kind, Mask, MaskMode, RegOrImm, encode, problems
+from isa.model import GmRef, UbRef
+from isa.program import DataRecord, Program, SourceLine
+from isa.types import ElementType
+from isa.values import float_bits, int_bits
+
+from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location
+from assembler.lexer import tokenize
+from assembler.parser import parse_line
+from assembler.syntax import Binary, Bits, Directive, Field, Group, Mem, Name, Num, Reg, Statement, Unary
+
+DATA_DIRECTIVES = {"ub": ("ub", "list"), "gm": ("gm", "list"), "ubfill": ("ub", "fill"), "gmfill": ("gm", "fill")}
+DIRECTIVES = ("equ", *DATA_DIRECTIVES)
+MAX_SHIFT = 127
+U32_MAX = (1 << 32) - 1
+_KIND_WORDS = {
+    Kind.VREG: "a vector register V0..V31",
+    Kind.PREG: "a mask register P0..P7",
+    Kind.SREG: "a scalar register S0..S31",
+    Kind.UB: "a UB operand [addr]",
+    Kind.GM: "a GM operand gm[addr]",
+    Kind.SCALAR: "a scalar value or register",
+    Kind.SRC: "a scalar register or an expression",
+    Kind.IMM: "a scalar register or an expression",
+    Kind.TARGET: "a label",
+    Kind.PIPE: "a pipe (S, V, MTE2, MTE3)",
+    Kind.BARRIER_PIPE: "a pipe (S, V, MTE2, MTE3) or ALL",
+    Kind.EVENT: "an event number 0..7",
+    Kind.PATTERN: "a mask pattern",
+}
+
+
+def all_mnemonics() -> list[str]:
+    return sorted(MNEMONICS)
+
+
+def _suggest(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.5)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def _node_loc(node) -> Location:
+    return node.loc
+
+
+def _shape_fits(kind: Kind, node) -> bool:
+    if kind is Kind.UB:
+        return isinstance(node, Mem) and node.space == "ub"
+    if kind is Kind.GM:
+        return isinstance(node, Mem) and node.space == "gm"
+    if kind is Kind.VREG:
+        return isinstance(node, Reg) and node.bank == "V"
+    if kind is Kind.PREG:
+        return isinstance(node, Reg) and node.bank == "P"
+    if kind in (Kind.SREG,):
+        return isinstance(node, Reg) and node.bank == "S"
+    if kind in (Kind.SCALAR, Kind.SRC, Kind.IMM):
+        return (isinstance(node, Reg) and node.bank == "S") or not isinstance(node, (Reg, Mem, Group))
+    return not isinstance(node, (Reg, Mem, Group))
+
+
+class _Assembler:
+    def __init__(self, text: str, filename: str) -> None:
+        self.filename = filename
+        self.lines = text.splitlines()
+        self.diagnostics: list[Diagnostic] = []
+        self.labels: dict[str, tuple[int, Location]] = {}
+        self.equs: dict[str, tuple[object, Location]] = {}
+        self.evaluating: set[str] = set()
+        self.equ_values: dict[str, int] = {}
+
+    # -- diagnostics -------------------------------------------------------------------------
+    def error(self, location: Location, message: str) -> None:
+        source = self.lines[location.line - 1] if 0 < location.line <= len(self.lines) else ""
+        self.diagnostics.append(Diagnostic(location, message, source.rstrip("\n")))
+
+    # -- symbols and expressions -------------------------------------------------------------
+    def define(self, name: str, location: Location, what: str) -> bool:
+        previous = self.labels.get(name) or self.equs.get(name)
+        if previous is not None:
+            self.error(location, f"duplicate {what} '{name}' (first defined at line {previous[1].line})")
+            return False
+        return True
+
+    def value_of(self, name: str, location: Location) -> int:
+        if name in self.labels:
+            return self.labels[name][0]
+        if name in self.equ_values:
+            return self.equ_values[name]
+        if name in self.equs:
+            if name in self.evaluating:
+                raise LocatedError(location, f"constant '{name}' is defined in terms of itself")
+            self.evaluating.add(name)
+            try:
+                value = self.eval_int(self.equs[name][0])
+            finally:
+                self.evaluating.discard(name)
+            self.equ_values[name] = value
+            return value
+        known = list(self.labels) + list(self.equs)
+        raise LocatedError(location, f"undefined symbol '{name}'{_suggest(name, known)}")
+
+    def eval_int(self, node) -> int:
+        if isinstance(node, Num):
+            if isinstance(node.value, float):
+                raise LocatedError(node.loc, f"expected an integer, found {node.value!r}")
+            return node.value
+        if isinstance(node, Name):
+            return self.value_of(node.name, node.loc)
+        if isinstance(node, Unary):
+            value = self.eval_int(node.operand)
+            return {"-": -value, "+": value, "~": ~value}[node.op]
+        if isinstance(node, Binary):
+            a, b = self.eval_int(node.left), self.eval_int(node.right)
+            op = node.op
+            if op in ("/", "%") and b == 0:
+                raise LocatedError(node.right.loc, "division by zero")
+            if op in ("<<", ">>") and not 0 <= b <= MAX_SHIFT:
+                raise LocatedError(node.right.loc, f"shift count {b} out of range 0..{MAX_SHIFT}")
+            if op == "/":
+                return abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+            if op == "%":
+                return a - b * (abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1))
+            return {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "<<": a << b, ">>": a >> b}[op]
+        if isinstance(node, Bits):
+            raise LocatedError(node.loc, "bits(...) stands only where a float value is expected")
+        raise LocatedError(node.loc, "expected an expression")
+
+    def _eval_float(self, node) -> float:
+        if isinstance(node, Num) and isinstance(node.value, float):
+            return node.value
+        if isinstance(node, Name) and node.name.lower() in ("inf", "nan") and node.name not in self.equs:
+            return float(node.name.lower())
+        if isinstance(node, Unary) and node.op in ("-", "+"):
+            value = self._eval_float(node.operand)
+            return -value if node.op == "-" else value
+        if isinstance(node, (Reg, Mem, Group)):
+            raise LocatedError(node.loc, "expected a number")
+        return float(self.eval_int(node))
+
+    def element_bits(self, node, etype: ElementType) -> int:
+        """The bit pattern of a value written for element type ``etype``."""
+        if isinstance(node, Bits):
+            value = self.eval_int(node.expr)
+            if not 0 <= value < 1 << etype.bits:
+                raise LocatedError(node.loc, f"bits(0x{value:x}) does not fit {etype.name}")
+            return value
+        if etype.is_float:
+            try:
+                return float_bits(self._eval_float(node), etype)
+            except OverflowError:
+                raise LocatedError(node.loc, f"value too large for {etype.name}") from None
+        value = self.eval_int(node)
+        lo, hi = etype.int_range()
+        if not lo <= value <= hi:
+            raise LocatedError(node.loc, f"value {value} out of range {lo}..{hi} of {etype.name}")
+        return int_bits(value, etype)
+
+    # -- pass 1 ------------------------------------------------------------------------------
+    def select_row(self, stmt: Statement) -> Instruction:
+        rows = MNEMONICS.get(stmt.mnemonic)
+        if rows is None:
+            raise LocatedError(stmt.mnemonic_loc,
+                               f"unknown mnemonic '{stmt.mnemonic}'{_suggest(stmt.mnemonic, all_mnemonics())}")
+        for row in rows:
+            if all(_shape_fits(o.kind, n) for o, n in zip(row.operands, stmt.operands, strict=False)):
+                return row
+        return rows[0]
+
+    @staticmethod
+    def size_of(row: Instruction, stmt: Statement) -> int:
+        masked = row.has_mask and any(f.name in ("mask", "count") for f in stmt.fields)
+        return (row.words + (2 if masked else 0)) * 8
+
+    # -- pass 2 ------------------------------------------------------------------------------
+    def element_type(self, row: Instruction, stmt: Statement) -> ElementType | None:
+        if not row.typed:
+            if stmt.suffix is not None:
+                raise LocatedError(stmt.suffix_loc, f"{row.mnemonic} takes no type suffix")
+            return None
+        choices = ", ".join("." + t for t in row.types)
+        if stmt.suffix is None:
+            raise LocatedError(stmt.mnemonic_loc, f"{row.mnemonic} needs a type suffix ({choices})")
+        etype = TYPES.get(stmt.suffix)
+        if etype is None:
+            raise LocatedError(stmt.suffix_loc, f"unknown type '.{stmt.suffix}'{_suggest(stmt.suffix, TYPES)}")
+        if etype.name not in row.types:
+            raise LocatedError(stmt.suffix_loc, f"{row.mnemonic} does not take .{etype.name} (takes {choices})")
+        return etype
+
+    def operand_value(self, operand, node, etype: ElementType | None):
+        kind = operand.kind
+        if not _shape_fits(kind, node):
+            found = f"register {node.bank}{node.index}" if isinstance(node, Reg) else "something else"
+            if isinstance(node, Reg):
+                raise LocatedError(node.loc, f"bad register {node.bank}{node.index}: expected {_KIND_WORDS[kind]}")
+            raise LocatedError(node.loc, f"expected {_KIND_WORDS[kind]} for {operand.name}, found {found}")
+        if kind in (Kind.VREG, Kind.PREG, Kind.SREG):
+            return node.index
+        if kind in (Kind.UB, Kind.GM):
+            offset = self.eval_int(node.offset) if node.offset is not None else 0
+            ref = UbRef if kind is Kind.UB else GmRef
+            return ref(node.reg.index if node.reg is not None else None, offset)
+        if kind is Kind.SCALAR:
+            if isinstance(node, Reg):
+                return RegOrImm(node.index)
+            return RegOrImm(None, self.element_bits(node, etype))
+        if kind in (Kind.SRC, Kind.IMM):
+            if isinstance(node, Reg):
+                return RegOrImm(node.index)
+            return RegOrImm(None, self.eval_int(node))
+        if kind in (Kind.TARGET, Kind.EVENT):
+            return self.eval_int(node)
+        # PIPE, BARRIER_PIPE, PATTERN: a bare name.
+        if not isinstance(node, Name):
+            raise LocatedError(node.loc, f"expected {_KIND_WORDS[kind]}")
+        return node.name.upper()
+
+    def keyword_values(self, row: Instruction, stmt: Statement) -> tuple[tuple, Mask | None, dict[str, Field]]:
+        given: dict[str, Field] = {}
+        for f in stmt.fields:
+            if f.name in given:
+                raise LocatedError(f.loc, f"field {f.name}= given twice")
+            names = [k.name for k in row.keywords] + (["mask", "count"] if row.has_mask else [])
+            if f.name not in names:
+                fields = ", ".join(n + "=" for n in names) or "none"
+                raise LocatedError(f.loc, f"unknown field {f.name}= for {row.mnemonic} (fields: {fields})"
+                                   + _suggest(f.name, names))
+            given[f.name] = f
+        values = []
+        for spec in row.keywords:
+            f = given.get(spec.name)
+            if f is None:
+                values.append(spec.default)
+            elif spec.preg:
+                if not (isinstance(f.value, Reg) and f.value.bank == "P"):
+                    raise LocatedError(f.value_loc, f"{spec.name}= takes a mask register P0..P7")
+                values.append(f.value.index)
+            else:
+                values.append(self.eval_int(f.value))
+        mask = None
+        if "count" in given:
+            for other in ("repeat", "mask"):
+                if other in given:
+                    raise LocatedError(given["count"].loc, f"count= cannot be combined with {other}=")
+            mask = Mask(MaskMode.COUNT, self.eval_int(given["count"].value))
+        elif "mask" in given:
+            value = given["mask"].value
+            if isinstance(value, Group):
+                if len(value.items) != 2:
+                    raise LocatedError(value.loc, "a bit mask is written (LOW, HIGH)")
+                mask = Mask(MaskMode.BITS, self.eval_int(value.items[0]), self.eval_int(value.items[1]))
+            else:
+                mask = Mask(MaskMode.CONTINUOUS, self.eval_int(value))
+        return tuple(values), mask, given
+
+    def instruction(self, row: Instruction, stmt: Statement) -> Inst:
+        etype = self.element_type(row, stmt)
+        if len(stmt.operands) > len(row.operands):
+            extra = stmt.operands[len(row.operands)]
+            raise LocatedError(_node_loc(extra), f"unexpected operand: {row.mnemonic} takes {len(row.operands)}")
+        if len(stmt.operands) < len(row.operands):
+            missing = row.operands[len(stmt.operands)]
+            raise LocatedError(stmt.end, f"missing operand {missing.name} ({_KIND_WORDS[missing.kind]}) "
+                                         f"for {row.syntax}")
+        operands = tuple(self.operand_value(o, n, etype) for o, n in zip(row.operands, stmt.operands, strict=True))
+        keywords, mask, given = self.keyword_values(row, stmt)
+        inst = Inst(row, etype, operands, keywords, mask)
+        found = problems(inst)
+        if found:
+            slot, message = found[0]
+            where = {o.name: n.loc for o, n in zip(row.operands, stmt.operands, strict=True)}
+            where.update({name: f.value_loc for name, f in given.items()})
+            where["type"] = stmt.suffix_loc or stmt.mnemonic_loc
+            raise LocatedError(where.get(slot, stmt.end), message)
+        return inst
+
+    def data_record(self, directive: Directive) -> DataRecord:
+        space, kind = DATA_DIRECTIVES[directive.name]
+        args = directive.args
+        least = 4 if kind == "fill" else 3
+        if len(args) < least:
+            form = "ADDR, TYPE, COUNT, VALUE" if kind == "fill" else "ADDR, TYPE, v0, v1, ..."
+            raise LocatedError(directive.end, f".{directive.name} needs {form}")
+        if kind == "fill" and len(args) > 4:
+            raise LocatedError(_node_loc(args[4]), f"unexpected operand: .{directive.name} takes 4")
+        addr = self.eval_int(args[0])
+        if not 0 <= addr <= U32_MAX:
+            raise LocatedError(_node_loc(args[0]), f"address {addr} out of range 0..0x{U32_MAX:x}")
+        type_node = args[1]
+        etype = TYPES.get(type_node.name.lower()) if isinstance(type_node, Name) else None
+        if etype is None or etype.kind == "mask":
+            data_types = ", ".join(t.name for t in TYPES.values() if t.kind != "mask")
+            raise LocatedError(_node_loc(type_node), f"expected an element type ({data_types})")
+        if kind == "fill":
+            count = self.eval_int(args[2])
+            if not 1 <= count <= U32_MAX:
+                raise LocatedError(_node_loc(args[2]), f"count {count} out of range 1..{U32_MAX}")
+            values = [args[3]]
+        else:
+            count = len(args) - 2
+            values = args[2:]
+        if addr + count * etype.size > U32_MAX + 1:
+            raise LocatedError(_node_loc(args[0]), "data runs past the 4 GiB address space")
+        payload = b"".join(self.element_bits(v, etype).to_bytes(etype.size, "little") for v in values)
+        return DataRecord(space, kind, etype.name, addr, count, payload)
+
+    def run(self) -> Program:
+        parsed = []
+        pc = 0
+        for lineno, text in enumerate(self.lines, start=1):
+            try:
+                line = parse_line(tokenize(text, self.filename, lineno), lineno)
+            except LocatedError as err:
+                self.error(err.location, err.message)
+                continue
+            for label in line.labels:
+                if self.define(label.text, label.location, "label"):
+                    self.labels[label.text] = (pc, label.location)
+            stmt = line.statement
+            if isinstance(stmt, Directive):
+                if stmt.name == "equ":
+                    self.pass1_equ(stmt)
+                elif stmt.name not in DIRECTIVES:
+                    self.error(stmt.loc, f"unknown directive '.{stmt.name}'"
+                                         + _suggest(stmt.name, DIRECTIVES).replace("mean ", "mean ."))
+                else:
+                    parsed.append((stmt, None, None))
+            elif isinstance(stmt, Statement):
+                try:
+                    row = self.select_row(stmt)
+                except LocatedError as err:
+                    self.error(err.location, err.message)
+                    continue
+                parsed.append((stmt, row, pc))
+                pc += self.size_of(row, stmt)
+        words: list[int] = []
+        data: list[DataRecord] = []
+        source: dict[int, SourceLine] = {}
+        for stmt, row, at in parsed:
+            try:
+                if row is None:
+                    data.append(self.data_record(stmt))
+                    continue
+                inst = self.instruction(row, stmt)
+            except LocatedError as err:
+                self.error(err.location, err.message)
+                continue
+            assert at == len(words) * 8 or self.diagnostics
+            words += encode(inst)
+            source[at] = SourceLine(stmt.line, self.lines[stmt.line - 1].strip())
+        if self.diagnostics:
+            raise AsmError(self.diagnostics)
+        labels = {name: pc for name, (pc, _) in self.labels.items()}
+        return Program(tuple(words), tuple(data), source, self.filename, labels)
+
+    def pass1_equ(self, directive: Directive) -> None:
+        args = directive.args
+        if len(args) != 2 or not isinstance(args[0], Name):
+            self.error(directive.loc if not args else _node_loc(args[0]), ".equ is written .equ NAME, EXPR")
+            return
+        name = args[0]
+        if self.define(name.name, name.loc, "constant"):
+            self.equs[name.name] = (args[1], name.loc)
+
+
+def assemble(text: str, filename: str = "<input>") -> Program:
+    """Assemble source text; raises ``AsmError`` with every diagnostic."""
+    return _Assembler(text, filename).run()
+
+
+def is_finite_float(value: float) -> bool:
+    return math.isfinite(value)

@@ -1,0 +1,45 @@
+"""Located diagnostics: every assembler error is a value with a file, line and column."""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+
+@frozen
+class Location:
+    file: str
+    line: int  # 1-based
+    col: int  # 1-based
+    length: int = 1
+
+
+@frozen
+class Diagnostic:
+    location: Location
+    message: str
+    source_line: str = ""
+
+    def format(self) -> str:
+        loc = self.location
+        text = f"{loc.file}:{loc.line}:{loc.col}: error: {self.message}"
+        if self.source_line:
+            caret = " " * (loc.col - 1) + "^" + "~" * max(0, min(loc.length, len(self.source_line)) - 1)
+            text += f"\n{self.source_line}\n{caret}"
+        return text
+
+
+class AsmError(Exception):
+    """One or more diagnostics; ``str()`` is their formatted text, one after another."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = sorted(diagnostics, key=lambda d: (d.location.line, d.location.col))
+        super().__init__("\n".join(d.format() for d in self.diagnostics))
+
+
+class LocatedError(Exception):
+    """Raised inside the assembler for one problem at one place; collected into an AsmError."""
+
+    def __init__(self, location: Location, message: str) -> None:
+        super().__init__(message)
+        self.location = location
+        self.message = message

@@ -1,0 +1,223 @@
+"""Parse one tokenized line into a ``Line``: labels, then an instruction or a directive."""
+
+from __future__ import annotations
+
+import re
+
+from assembler.diagnostics import LocatedError
+from assembler.lexer import Token
+from assembler.syntax import Binary, Bits, Directive, Field, Group, Line, Mem, Name, Num, Reg, Statement, Unary, span
+
+_REGISTER = re.compile(r"([VvPpSs])(\d+)$")
+_PRECEDENCE = {"|": 1, "&": 2, "<<": 3, ">>": 3, "+": 4, "-": 4, "*": 5, "/": 5, "%": 5}
+_REGISTER_LIMIT = {"V": 32, "P": 8, "S": 32}
+
+
+def register_of(token: Token) -> Reg | None:
+    """A register token (V0..V31, P0..P7, S0..S31, any case), or None. Out-of-range numbers are errors."""
+    if token.kind != "ident":
+        return None
+    m = _REGISTER.match(token.text)
+    if m is None:
+        return None
+    bank, index = m.group(1).upper(), int(m.group(2))
+    if index >= _REGISTER_LIMIT[bank]:
+        raise LocatedError(token.location,
+                           f"bad register {token.text}: {bank} registers are {bank}0..{bank}{_REGISTER_LIMIT[bank] - 1}")
+    return Reg(bank, index, token.location)
+
+
+class _Cursor:
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def peek(self, n: int = 1) -> Token:
+        return self.tokens[min(self.pos + n, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        tok = self.tokens[self.pos]
+        if tok.kind != "end":
+            self.pos += 1
+        return tok
+
+    def last(self) -> Token:
+        return self.tokens[max(0, self.pos - 1)]
+
+    def expect_op(self, text: str, what: str) -> Token:
+        if not self.tok.is_op(text):
+            raise LocatedError(self.tok.location, f"expected {what}, found {_describe(self.tok)}")
+        return self.next()
+
+
+def _describe(tok: Token) -> str:
+    return "end of line" if tok.kind == "end" else repr(tok.text)
+
+
+def parse_expr(cur: _Cursor, min_prec: int = 1):
+    left = _parse_unary(cur)
+    while cur.tok.kind == "op" and _PRECEDENCE.get(cur.tok.text, 0) >= min_prec:
+        op = cur.next()
+        right = parse_expr(cur, _PRECEDENCE[op.text] + 1)
+        left = Binary(op.text, left, right, span(_loc(left), _loc(right)))
+    return left
+
+
+def _loc(node):
+    return node.loc
+
+
+def _parse_unary(cur: _Cursor):
+    tok = cur.tok
+    if tok.kind == "op" and tok.text in ("-", "~", "+"):
+        cur.next()
+        operand = _parse_unary(cur)
+        return Unary(tok.text, operand, span(tok.location, _loc(operand)))
+    if tok.kind in ("int", "float"):
+        cur.next()
+        return Num(tok.value, tok.location)
+    if tok.kind == "ident":
+        if tok.text.lower() == "bits" and cur.peek().is_op("("):
+            cur.next()
+            cur.next()
+            inner = parse_expr(cur)
+            close = cur.expect_op(")", "')'")
+            return Bits(inner, span(tok.location, close.location))
+        if register_of(tok) is not None:
+            raise LocatedError(tok.location, f"register {tok.text} cannot stand in an expression")
+        cur.next()
+        return Name(tok.text, tok.location)
+    if tok.is_op("("):
+        cur.next()
+        inner = parse_expr(cur)
+        cur.expect_op(")", "')'")
+        return inner
+    raise LocatedError(tok.location, f"expected an operand, found {_describe(tok)}")
+
+
+def _parse_mem(cur: _Cursor, space: str, start: Token):
+    cur.expect_op("[", "'['")
+    reg = register_of(cur.tok)
+    offset = None
+    if reg is not None:
+        cur.next()
+        if reg.bank != "S":
+            raise LocatedError(reg.loc, f"bad register {reg.bank}{reg.index}: an address register must be S0..S31")
+        if cur.tok.is_op("+") or cur.tok.is_op("-"):
+            sign = cur.next()
+            offset = parse_expr(cur)
+            if sign.text == "-":
+                offset = Unary("-", offset, span(sign.location, _loc(offset)))
+    else:
+        offset = parse_expr(cur)
+    close = cur.expect_op("]", "']'")
+    return Mem(space, reg, offset, span(start.location, close.location))
+
+
+def parse_operand(cur: _Cursor):
+    tok = cur.tok
+    if tok.is_op("["):
+        return _parse_mem(cur, "ub", tok)
+    if tok.kind == "ident" and tok.text.lower() == "gm" and cur.peek().is_op("["):
+        cur.next()
+        return _parse_mem(cur, "gm", tok)
+    reg = register_of(tok)
+    if reg is not None:
+        cur.next()
+        return reg
+    if tok.is_op("(") and _is_group(cur):
+        cur.next()
+        items = [parse_expr(cur)]
+        while cur.tok.is_op(","):
+            cur.next()
+            items.append(parse_expr(cur))
+        close = cur.expect_op(")", "')'")
+        return Group(tuple(items), span(tok.location, close.location))
+    return parse_expr(cur)
+
+
+def _is_group(cur: _Cursor) -> bool:
+    """Whether the '(' at the cursor opens a comma-separated group rather than an expression."""
+    depth = 0
+    for tok in cur.tokens[cur.pos:]:
+        if tok.is_op("("):
+            depth += 1
+        elif tok.is_op(")"):
+            depth -= 1
+            if depth == 0:
+                return False
+        elif tok.is_op(",") and depth == 1:
+            return True
+    return False
+
+
+def _parse_args(cur: _Cursor, name_at: int = -1):
+    """Operands and keyword fields; the operand at position ``name_at`` is read as a bare name."""
+    operands, fields = [], []
+    if cur.tok.kind == "end":
+        return operands, fields
+    while True:
+        tok = cur.tok
+        if tok.kind == "ident" and cur.peek().is_op("=") and register_of(tok) is None:
+            cur.next()
+            cur.next()
+            value_start = cur.tok
+            value = parse_operand(cur)
+            fields.append(Field(tok.text.lower(), value, tok.location, span(value_start.location, cur.last().location)))
+        else:
+            if fields:
+                raise LocatedError(tok.location, "positional operand after keyword fields")
+            if len(operands) == name_at and tok.kind == "ident" and cur.peek().kind in ("op", "end"):
+                operands.append(Name(cur.next().text, tok.location))
+            else:
+                operands.append(parse_operand(cur))
+        if cur.tok.kind == "end":
+            return operands, fields
+        if not cur.tok.is_op(","):
+            raise LocatedError(cur.tok.location, f"unexpected {_describe(cur.tok)} after operand (expected ',')")
+        cur.next()
+
+
+def parse_line(tokens: list[Token], lineno: int) -> Line:
+    cur = _Cursor(tokens)
+    labels = []
+    while cur.tok.kind == "ident" and cur.peek().is_op(":"):
+        labels.append(cur.next())
+        cur.next()
+    tok = cur.tok
+    if tok.kind == "end":
+        return Line(tuple(labels), None)
+    if tok.is_op("."):
+        name = cur.peek()
+        if name.kind != "ident":
+            raise LocatedError(tok.location, "expected a directive name after '.'")
+        cur.next()
+        cur.next()
+        operands, fields = _parse_args(cur, name_at=1 if name.text.lower() != "equ" else 0)
+        if fields:
+            raise LocatedError(fields[0].loc, f"directive .{name.text} takes no keyword fields")
+        return Line(tuple(labels), Directive(name.text.lower(), span(tok.location, name.location), tuple(operands),
+                                             cur.tok.location, lineno))
+    if tok.kind != "ident":
+        raise LocatedError(tok.location, f"expected a mnemonic, found {_describe(tok)}")
+    cur.next()
+    mnemonic, mnemonic_loc = tok.text.upper(), tok.location
+    suffix = suffix_loc = None
+    if cur.tok.is_op("."):
+        cur.next()
+        part = cur.tok
+        if part.kind not in ("ident", "int"):
+            raise LocatedError(part.location, "expected a type suffix after '.'")
+        cur.next()
+        if mnemonic == "DMA":
+            mnemonic = f"DMA.{part.text.upper()}"
+            mnemonic_loc = span(tok.location, part.location)
+        else:
+            suffix, suffix_loc = part.text.lower(), part.location
+    operands, fields = _parse_args(cur)
+    return Line(tuple(labels), Statement(mnemonic, mnemonic_loc, suffix, suffix_loc, tuple(operands), tuple(fields),
+                                         cur.tok.location, lineno))

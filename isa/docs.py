@@ -1,0 +1,72 @@
+"""Write the ISA reference (docs/isa.md) from the table: ``python -m isa.docs > docs/isa.md``."""
+
+from __future__ import annotations
+
+import sys
+
+from isa import TABLE
+from isa.model import MASK_EXT_WORDS, Kind
+
+_KIND_DOC = {
+    Kind.VREG: "vector register V0..V31 (5 bits)",
+    Kind.PREG: "mask register P0..P7 (3 bits)",
+    Kind.SREG: "scalar register S0..S31 (5 bits)",
+    Kind.UB: "UB operand (19 bits, see encoding.md)",
+    Kind.GM: "GM operand (33 bits, see encoding.md)",
+    Kind.SCALAR: "element-type immediate or Sn (33 bits)",
+    Kind.SRC: "Sn or signed immediate",
+    Kind.IMM: "Sn or signed immediate",
+    Kind.TARGET: "label: absolute byte address (24 bits)",
+    Kind.PIPE: "S, V, MTE2, MTE3 (2 bits)",
+    Kind.BARRIER_PIPE: "S, V, MTE2, MTE3, ALL (3 bits)",
+    Kind.EVENT: "event 0..7 (3 bits)",
+    Kind.PATTERN: "ALL ALLF VL1 VL2 VL3 VL4 VL8 VL16 VL32 VL64 VL128 M3 M4 H Q (4 bits)",
+}
+
+
+def render() -> str:
+    out = [
+        "# vcore ISA reference",
+        "",
+        "Generated from `isa/table.py` by `make docs`; do not edit by hand (a test fails when it is stale).",
+        "Bit positions count from bit 0 of the first 64-bit word; word k holds bits 64k..64k+63.",
+        "",
+        f"{len(TABLE)} instruction forms.",
+        "",
+        "| opcode | syntax | types | pipe | words | timing class | summary |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in TABLE:
+        words = f"{row.words}" + (f" (+{MASK_EXT_WORDS} mask)" if row.has_mask else "")
+        types = " ".join(row.types) or "-"
+        out.append(f"| 0x{row.opcode:02x} | `{row.syntax}` | {types} | {row.pipe} | {words} | {row.timing} | "
+                   f"{row.summary} |")
+    for row in TABLE:
+        out += ["", f"## {row.mnemonic} ({row.form}), opcode 0x{row.opcode:02x}", "", f"`{row.syntax}`", "",
+                row.summary + ".", "", "| bits | field | meaning |", "|---|---|---|"]
+        operands = {o.name: o for o in row.operands}
+        keywords = {k.name: k for k in row.keywords}
+        for f in row.fields:
+            if f.name == "opcode":
+                meaning = f"0x{row.opcode:02x}"
+            elif f.name == "type":
+                meaning = "element type code: " + ", ".join(row.types)
+            elif f.name == "mask_mode":
+                meaning = "0 all lanes, 1 mask=N, 2 mask=(LOW, HIGH), 3 count=N; modes 1-3 append 2 mask words"
+            elif f.name in operands:
+                o = operands[f.name]
+                meaning = _KIND_DOC[o.kind]
+                if o.kind in (Kind.SRC, Kind.IMM):
+                    lo, hi = o.imm_range()
+                    meaning += f" (top bit set: Sn in the low 5 bits; else {lo}..{hi})"
+            else:
+                k = keywords[f.name]
+                presence = "; top bit: given" if k.optional else ""
+                default = f", default {k.default}" if k.default is not None else (", required" if k.required else "")
+                meaning = f"`{k.name}=` {k.lo}..{k.hi}{default}{presence}: {k.doc}"
+            out.append(f"| [{f.lo}:{f.hi}) | {f.name} | {meaning} |")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render())

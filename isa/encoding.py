@@ -1,0 +1,353 @@
+"""Instruction values and their binary words: validate, encode, decode.
+
+``Inst`` is what the assembler builds and the decoder returns; ``encode`` and ``decode`` are exact
+inverses over every ``Inst`` that ``problems`` accepts, and ``decode`` accepts nothing else.
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from isa.model import (
+    BARRIER_PIPES,
+    GM_ABS_BITS,
+    GM_OFFSET_BITS,
+    MASK_EXT_WORDS,
+    PATTERNS,
+    PIPES,
+    UB_ABS_BITS,
+    UB_OFFSET_BITS,
+    WORD_BITS,
+    GmRef,
+    Instruction,
+    Kind,
+    MaskMode,
+    Operand,
+    RegOrImm,
+    UbRef,
+)
+from isa.table import TABLE
+from isa.types import BLOCK_BYTES, TYPE_BY_CODE, TYPES, ElementType
+
+WORD_MASK = (1 << WORD_BITS) - 1
+BY_OPCODE: dict[int, Instruction] = {row.opcode: row for row in TABLE}
+
+
+class DecodeError(Exception):
+    """Words that are not a valid instruction. ``pc`` is the byte offset of the offending word."""
+
+    def __init__(self, pc: int, message: str) -> None:
+        super().__init__(f"pc 0x{pc:x}: {message}")
+        self.pc = pc
+        self.message = message
+
+
+@frozen
+class Mask:
+    """The mask of a tensor instruction: ``low`` holds N for CONTINUOUS and COUNT modes."""
+
+    mode: MaskMode
+    low: int = 0
+    high: int = 0
+
+
+@frozen
+class Inst:
+    """One instruction: its row, element type, operand values, keyword values and mask."""
+
+    row: Instruction
+    type: ElementType | None
+    operands: tuple
+    keywords: tuple  # one value per ``row.keywords`` entry (None: an absent optional field)
+    mask: Mask | None = None
+
+    def kw(self, name: str):
+        for spec, value in zip(self.row.keywords, self.keywords, strict=True):
+            if spec.name == name:
+                return value
+        raise KeyError(name)
+
+    @property
+    def words(self) -> int:
+        extra = MASK_EXT_WORDS if self.mask is not None and self.mask.mode != MaskMode.ALL else 0
+        return self.row.words + extra
+
+    @property
+    def size(self) -> int:
+        """Bytes this instruction occupies in the program text."""
+        return self.words * 8
+
+    @property
+    def lanes(self) -> int:
+        return self.type.lanes if self.type is not None else 0
+
+
+def _fits_signed(value: int, bits: int) -> bool:
+    return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
+
+
+def operand_problem(operand: Operand, value, etype: ElementType | None) -> str | None:
+    """Why ``value`` cannot be this operand, or None. Shared by the assembler and the decoder."""
+    kind = operand.kind
+    if kind is Kind.VREG:
+        return None if isinstance(value, int) and 0 <= value < 32 else "vector register must be V0..V31"
+    if kind is Kind.PREG:
+        return None if isinstance(value, int) and 0 <= value < 8 else "mask register must be P0..P7"
+    if kind is Kind.SREG:
+        return None if isinstance(value, int) and 0 <= value < 32 else "scalar register must be S0..S31"
+    if kind is Kind.UB:
+        if value.reg is None:
+            top = (1 << UB_ABS_BITS) - 1
+            return None if 0 <= value.offset <= top else f"UB address {value.offset} out of range 0..0x{top:x}"
+        if value.offset % BLOCK_BYTES:
+            return f"offset {value.offset} from a register must be a multiple of {BLOCK_BYTES} (datablocks)"
+        limit = (1 << (UB_OFFSET_BITS - 1)) * BLOCK_BYTES
+        if not -limit <= value.offset < limit:
+            return f"UB offset {value.offset} out of range {-limit}..{limit - BLOCK_BYTES}"
+        return None
+    if kind is Kind.GM:
+        if value.reg is None:
+            top = (1 << GM_ABS_BITS) - 1
+            return None if 0 <= value.offset <= top else f"GM address {value.offset} out of range 0..0x{top:x}"
+        if not _fits_signed(value.offset, GM_OFFSET_BITS):
+            return f"GM offset {value.offset} out of range of a signed {GM_OFFSET_BITS}-bit number"
+        return None
+    if kind is Kind.SCALAR:
+        if value.reg is not None:
+            return None
+        assert etype is not None
+        return None if 0 <= value.imm < (1 << etype.bits) else f"immediate does not fit {etype.name}"
+    if kind in (Kind.SRC, Kind.IMM):
+        if value.reg is not None:
+            return None
+        lo, hi = operand.imm_range()
+        return None if lo <= value.imm <= hi else f"immediate {value.imm} out of range {lo}..{hi}"
+    if kind is Kind.TARGET:
+        top = (1 << operand.bits) - 1
+        if not 0 <= value <= top or value % 8:
+            return f"branch target {value} must be a multiple of 8 in 0..{top}"
+        return None
+    if kind is Kind.PIPE:
+        return None if value in PIPES else "pipe must be one of " + ", ".join(PIPES)
+    if kind is Kind.BARRIER_PIPE:
+        return None if value in BARRIER_PIPES else "pipe must be one of " + ", ".join(BARRIER_PIPES)
+    if kind is Kind.EVENT:
+        return None if isinstance(value, int) and 0 <= value < 8 else "event must be 0..7"
+    if kind is Kind.PATTERN:
+        return None if value in PATTERNS else "pattern must be one of " + ", ".join(PATTERNS)
+    raise AssertionError(kind)
+
+
+def problems(inst: Inst) -> list[tuple[str, str]]:
+    """Every rule of the contract that ``inst`` breaks, as (slot name, message).
+
+    The slot is an operand or keyword name, ``type``, ``mask`` or ``count``; the assembler turns it
+    into a source location, the decoder into a decode error.
+    """
+    row, etype = inst.row, inst.type
+    found: list[tuple[str, str]] = []
+    if row.typed:
+        if etype is None or etype.name not in row.types:
+            found.append(("type", f"{row.mnemonic} takes the types " + ", ".join(row.types)))
+            return found
+    for operand, value in zip(row.operands, inst.operands, strict=True):
+        message = operand_problem(operand, value, etype)
+        if message:
+            found.append((operand.name, message))
+    for spec, value in zip(row.keywords, inst.keywords, strict=True):
+        if value is None:
+            if spec.required:
+                found.append((spec.name, f"field {spec.name}= is required"))
+            continue
+        if spec.types and (etype is None or etype.name not in spec.types):
+            found.append((spec.name, f"field {spec.name}= needs type " + " or ".join(spec.types)))
+        elif not spec.lo <= value <= spec.hi:
+            what = "mask register" if spec.preg else "value"
+            found.append((spec.name, f"{spec.name}: {what} {value} out of range {spec.lo}..{spec.hi}"))
+    if row.keyword("post") is not None and inst.kw("post") != 0:
+        base = next(v for o, v in zip(row.operands, inst.operands, strict=True) if o.kind is Kind.UB)
+        if base.reg is None:
+            found.append(("post", "post= needs a register base [Sn]"))
+    if inst.mask is not None:
+        found += _mask_problems(inst.mask, etype)
+    return found
+
+
+def _mask_problems(mask: Mask, etype: ElementType | None) -> list[tuple[str, str]]:
+    assert etype is not None
+    lanes = etype.lanes
+    if mask.mode == MaskMode.CONTINUOUS:
+        if mask.high or not 1 <= mask.low <= lanes:
+            return [("mask", f"mask={mask.low}: continuous mask must be 1..{lanes} for {etype.name}")]
+    elif mask.mode == MaskMode.BITS:
+        if not 0 <= mask.low < 1 << 64 or not 0 <= mask.high < 1 << 64:
+            return [("mask", "mask words must be 64-bit unsigned values")]
+        if mask.low == 0 and mask.high == 0:
+            return [("mask", "a mask of 0 selects no lane")]
+        if lanes == 64 and mask.high:
+            return [("mask", f"HIGH must be 0 for the 64 lanes of {etype.name}")]
+    elif mask.mode == MaskMode.COUNT:
+        if mask.high or not 1 <= mask.low < 1 << 32:
+            return [("count", f"count={mask.low} out of range 1..{(1 << 32) - 1}")]
+    return []
+
+
+def _operand_raw(operand: Operand, value) -> int:
+    kind = operand.kind
+    if kind is Kind.UB:
+        if value.reg is None:
+            return value.offset
+        blocks = (value.offset // BLOCK_BYTES) & ((1 << UB_OFFSET_BITS) - 1)
+        return 1 << UB_ABS_BITS | blocks << 5 | value.reg
+    if kind is Kind.GM:
+        if value.reg is None:
+            return value.offset
+        return 1 << GM_ABS_BITS | (value.offset & ((1 << GM_OFFSET_BITS) - 1)) << 5 | value.reg
+    if kind is Kind.SCALAR:
+        return 1 << 32 | value.reg if value.reg is not None else value.imm
+    if kind in (Kind.SRC, Kind.IMM):
+        if value.reg is not None:
+            return 1 << operand.imm_bits | value.reg
+        return value.imm & ((1 << operand.imm_bits) - 1)
+    if kind is Kind.PIPE:
+        return PIPES.index(value)
+    if kind is Kind.BARRIER_PIPE:
+        return BARRIER_PIPES.index(value)
+    if kind is Kind.PATTERN:
+        return PATTERNS.index(value)
+    return value
+
+
+def _signed(raw: int, bits: int) -> int:
+    return raw - (1 << bits) if raw >> (bits - 1) else raw
+
+
+@frozen
+class _Bad:
+    """Why raw operand bits are not a canonical encoding."""
+
+    why: str
+
+
+def _operand_value(operand: Operand, raw: int):
+    """The value behind raw operand bits, or a ``_Bad`` saying why the bits are not canonical."""
+    kind = operand.kind
+    if kind is Kind.UB:
+        if raw >> UB_ABS_BITS:
+            return UbRef(raw & 31, _signed((raw >> 5) & ((1 << UB_OFFSET_BITS) - 1), UB_OFFSET_BITS) * BLOCK_BYTES)
+        return UbRef(None, raw)
+    if kind is Kind.GM:
+        if raw >> GM_ABS_BITS:
+            return GmRef(raw & 31, _signed(raw >> 5 & ((1 << GM_OFFSET_BITS) - 1), GM_OFFSET_BITS))
+        return GmRef(None, raw)
+    if kind is Kind.SCALAR:
+        if raw >> 32:
+            return RegOrImm(raw & 31) if not (raw & ((1 << 32) - 1)) >> 5 else _Bad("reserved scalar bits set")
+        return RegOrImm(None, raw)
+    if kind in (Kind.SRC, Kind.IMM):
+        bits = operand.imm_bits
+        if raw >> bits:
+            return RegOrImm(raw & 31) if not (raw & ((1 << bits) - 1)) >> 5 else _Bad("reserved register bits set")
+        return RegOrImm(None, _signed(raw, bits))
+    if kind is Kind.PIPE:
+        return PIPES[raw]
+    if kind is Kind.BARRIER_PIPE:
+        return BARRIER_PIPES[raw] if raw < len(BARRIER_PIPES) else _Bad("pipe code out of range")
+    if kind is Kind.PATTERN:
+        return PATTERNS[raw] if raw < len(PATTERNS) else _Bad("pattern code out of range")
+    return raw
+
+
+def encode(inst: Inst) -> list[int]:
+    """The 64-bit words of a valid instruction (``problems(inst)`` must be empty)."""
+    row = inst.row
+    bits = row.opcode
+    if row.typed:
+        bits |= inst.type.code << row.field("type").lo
+    for operand, value in zip(row.operands, inst.operands, strict=True):
+        bits |= _operand_raw(operand, value) << row.field(operand.name).lo
+    for spec, value in zip(row.keywords, inst.keywords, strict=True):
+        if value is None:
+            continue
+        raw = value & ((1 << spec.bits) - 1)
+        if spec.optional:
+            raw |= 1 << spec.bits
+        bits |= raw << row.field(spec.name).lo
+    if row.has_mask:
+        mode = inst.mask.mode if inst.mask is not None else MaskMode.ALL
+        bits |= int(mode) << row.field("mask_mode").lo
+        if mode != MaskMode.ALL:
+            bits |= (inst.mask.low | inst.mask.high << 64) << (row.words * WORD_BITS)
+    return [(bits >> (WORD_BITS * k)) & WORD_MASK for k in range(inst.words)]
+
+
+def decode(words, index: int = 0) -> Inst:
+    """Decode the instruction starting at ``words[index]`` (a sequence of ints)."""
+    pc = index * 8
+    if index >= len(words):
+        raise DecodeError(pc, "program text ends inside an instruction")
+    row = BY_OPCODE.get(words[index] & 0xFF)
+    if row is None:
+        raise DecodeError(pc, f"unknown opcode 0x{words[index] & 0xFF:02x}")
+    if index + row.words > len(words):
+        raise DecodeError(pc, f"program text ends inside {row.mnemonic}")
+    bits = 0
+    for k in range(row.words):
+        bits |= int(words[index + k]) << (WORD_BITS * k)
+
+    def take(name: str) -> int:
+        f = row.field(name)
+        return (bits >> f.lo) & ((1 << f.width) - 1)
+
+    used = sum(f.width for f in row.fields)
+    if bits >> used:
+        raise DecodeError(pc, f"{row.mnemonic}: reserved bits set")
+    etype = None
+    if row.typed:
+        etype = TYPE_BY_CODE.get(take("type"))
+        if etype is None or etype.name not in row.types:
+            raise DecodeError(pc, f"{row.mnemonic}: type code {take('type')} not allowed")
+    operands = []
+    for operand in row.operands:
+        value = _operand_value(operand, take(operand.name))
+        if isinstance(value, _Bad):
+            raise DecodeError(pc, f"{row.mnemonic} {operand.name}: {value.why}")
+        operands.append(value)
+    keywords = []
+    for spec in row.keywords:
+        raw = take(spec.name)
+        if spec.optional:
+            if not raw >> spec.bits:
+                if raw:
+                    raise DecodeError(pc, f"{row.mnemonic}: bits of absent field {spec.name} set")
+                keywords.append(None)
+                continue
+            raw &= (1 << spec.bits) - 1
+        keywords.append(_signed(raw, spec.bits) if spec.signed else raw)
+    mask = None
+    if row.has_mask:
+        mode = MaskMode(take("mask_mode"))
+        if mode != MaskMode.ALL:
+            if index + row.words + MASK_EXT_WORDS > len(words):
+                raise DecodeError(pc, f"program text ends inside the mask words of {row.mnemonic}")
+            mask = Mask(mode, int(words[index + row.words]), int(words[index + row.words + 1]))
+    inst = Inst(row, etype, tuple(operands), tuple(keywords), mask)
+    found = problems(inst)
+    if found:
+        raise DecodeError(pc, f"{row.mnemonic}: {found[0][1]}")
+    return inst
+
+
+def decode_program(words) -> list[tuple[int, Inst]]:
+    """Every instruction of a program text, as (pc, Inst)."""
+    out = []
+    index = 0
+    while index < len(words):
+        inst = decode(words, index)
+        out.append((index * 8, inst))
+        index += inst.words
+    return out
+
+
+def type_named(name: str) -> ElementType | None:
+    return TYPES.get(name.lower())

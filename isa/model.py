@@ -1,0 +1,227 @@
+"""The vocabulary of the ISA table: operand kinds, keyword fields, bit fields and instruction rows.
+
+Every other part of vcore (assembler, encoder, decoder, disassembler, emulator, docs) reads these
+records; nothing here knows about text or execution.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from attrs import field, frozen
+
+WORD_BITS = 64
+
+
+class Kind(enum.Enum):
+    """Kinds of positional operand. Each has one encoding, declared once in ``KIND_BITS``."""
+
+    VREG = "vreg"  # V0..V31
+    PREG = "preg"  # P0..P7
+    SREG = "sreg"  # S0..S31
+    UB = "ub"  # [EXPR] | [Sn] | [Sn + EXPR]
+    GM = "gm"  # gm[EXPR] | gm[Sn] | gm[Sn + EXPR]
+    SCALAR = "scalar"  # a value of the element type (immediate bits) or Sn
+    SRC = "src"  # Sn or a signed immediate (scalar ALU and branch second operand)
+    IMM = "imm"  # MOV source: Sn or a signed immediate
+    TARGET = "target"  # a label: absolute byte address in the program text
+    PIPE = "pipe"  # S | V | MTE2 | MTE3
+    BARRIER_PIPE = "barrier_pipe"  # a pipe or ALL
+    EVENT = "event"  # 0..7
+    PATTERN = "pattern"  # PSET patterns
+
+
+PIPES = ("S", "V", "MTE2", "MTE3")
+BARRIER_PIPES = (*PIPES, "ALL")
+PATTERNS = ("ALL", "ALLF", "VL1", "VL2", "VL3", "VL4", "VL8", "VL16", "VL32", "VL64", "VL128", "M3", "M4", "H", "Q")
+
+# UB operand: 19 bits. Bit 18 clear: bits [0:18) are an absolute byte address (0..0x3FFFF, the
+# largest UB of any profile). Bit 18 set: bits [0:5) name the base register Sn and bits [5:18)
+# hold a signed offset counted in 32-byte datablocks (every UB operand is 32-byte aligned).
+UB_BITS = 19
+UB_ABS_BITS = 18
+UB_OFFSET_BITS = 13
+# GM operand: 33 bits. Bit 32 clear: a 32-bit absolute byte address. Bit 32 set: bits [0:5) the
+# base register, bits [5:32) a signed 27-bit byte offset.
+GM_BITS = 33
+GM_ABS_BITS = 32
+GM_OFFSET_BITS = 27
+# SCALAR operand: 33 bits. Bit 32 set: bits [0:5) name Sn (its low bits read as the element type).
+# Bit 32 clear: bits [0:32) hold the immediate's bit pattern in the element type (zero-extended).
+SCALAR_BITS = 33
+
+KIND_BITS = {
+    Kind.VREG: 5,
+    Kind.PREG: 3,
+    Kind.SREG: 5,
+    Kind.UB: UB_BITS,
+    Kind.GM: GM_BITS,
+    Kind.SCALAR: SCALAR_BITS,
+    Kind.TARGET: 24,
+    Kind.PIPE: 2,
+    Kind.BARRIER_PIPE: 3,
+    Kind.EVENT: 3,
+    Kind.PATTERN: 4,
+}
+# SRC and IMM: one flag bit (set: a register in the low 5 bits) plus a signed immediate whose
+# width the row gives (``Operand.imm_bits``).
+
+
+@frozen
+class UbRef:
+    """A UB address operand: absolute (``reg is None``) or ``[Sreg + offset]`` (offset in bytes)."""
+
+    reg: int | None
+    offset: int
+
+
+@frozen
+class GmRef:
+    """A GM address operand: absolute (``reg is None``) or ``gm[Sreg + offset]`` (bytes)."""
+
+    reg: int | None
+    offset: int
+
+
+@frozen
+class RegOrImm:
+    """A scalar register or an immediate. For SCALAR operands ``imm`` is the element's bit pattern."""
+
+    reg: int | None
+    imm: int = 0
+
+
+@frozen
+class Operand:
+    """One positional operand of a row."""
+
+    name: str
+    kind: Kind
+    imm_bits: int = 0  # SRC / IMM only: width of the signed immediate
+
+    @property
+    def bits(self) -> int:
+        if self.kind in (Kind.SRC, Kind.IMM):
+            return 1 + self.imm_bits
+        return KIND_BITS[self.kind]
+
+    def imm_range(self) -> tuple[int, int]:
+        return -(1 << (self.imm_bits - 1)), (1 << (self.imm_bits - 1)) - 1
+
+
+@frozen
+class Keyword:
+    """A ``name=value`` field. ``default`` None with ``required`` False means optional (a presence
+    bit in the word); ``preg`` fields take a mask register instead of a number."""
+
+    name: str
+    bits: int
+    lo: int
+    hi: int
+    default: int | None = None
+    required: bool = False
+    preg: bool = False
+    types: tuple[str, ...] = ()  # allowed only with these element types (empty: any)
+    doc: str = ""
+
+    @property
+    def optional(self) -> bool:
+        return self.default is None and not self.required
+
+    @property
+    def encoded_bits(self) -> int:
+        return self.bits + (1 if self.optional else 0)
+
+    @property
+    def signed(self) -> bool:
+        return self.lo < 0
+
+
+@frozen
+class BitField:
+    """Bits ``[lo, lo + width)`` of an instruction's bit string (word k holds bits 64k..64k+63)."""
+
+    name: str
+    lo: int
+    width: int
+
+    @property
+    def hi(self) -> int:
+        return self.lo + self.width
+
+
+class MaskMode(enum.IntEnum):
+    """The 2-bit mask-mode field of tensor instructions; modes 1-3 append the 128-bit mask words."""
+
+    ALL = 0
+    CONTINUOUS = 1
+    BITS = 2
+    COUNT = 3
+
+
+MASK_MODE_BITS = 2
+MASK_EXT_WORDS = 2
+
+
+@frozen
+class Instruction:
+    """One row of the table: everything about one instruction form."""
+
+    mnemonic: str
+    form: str  # the operand shape, e.g. "tensor-binary"; tells rows of one mnemonic apart
+    opcode: int
+    types: tuple[str, ...]
+    operands: tuple[Operand, ...]
+    keywords: tuple[Keyword, ...]
+    pipe: str  # S, V, MTE2, MTE3; "flag" for SETFLAG/WAITFLAG/BARRIER (their operands say)
+    timing: str  # timing class the profile prices
+    family: str  # semantics family the emulator registers a function for
+    op: str  # the operation inside the family (add, exp, gm2ub, ...)
+    summary: str
+    has_mask: bool = False  # tensor mask / count fields (mask mode + 128-bit extension)
+    fields: tuple[BitField, ...] = field(default=())
+    words: int = 1  # fixed words before any mask extension
+
+    @property
+    def typed(self) -> bool:
+        return bool(self.types)
+
+    def keyword(self, name: str) -> Keyword | None:
+        for kw in self.keywords:
+            if kw.name == name:
+                return kw
+        return None
+
+    def field(self, name: str) -> BitField:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    @property
+    def syntax(self) -> str:
+        """The assembly syntax, generated for the docs and for diagnostics."""
+        head = self.mnemonic + (".T" if self.typed else "")
+        shapes = {
+            Kind.VREG: "Vn",
+            Kind.PREG: "Pn",
+            Kind.SREG: "Sn",
+            Kind.UB: "[ub]",
+            Kind.GM: "gm[addr]",
+            Kind.SCALAR: "SCALAR|Sn",
+            Kind.SRC: "Sn|EXPR",
+            Kind.IMM: "EXPR|Sn",
+            Kind.TARGET: "label",
+            Kind.PIPE: "PIPE",
+            Kind.BARRIER_PIPE: "PIPE|ALL",
+            Kind.EVENT: "EVENT",
+            Kind.PATTERN: "PATTERN",
+        }
+        parts = [f"{shapes[o.kind]}" if o.kind in (Kind.UB, Kind.GM) else f"{o.name}:{shapes[o.kind]}"
+                 for o in self.operands]
+        for kw in self.keywords:
+            value = "Pn" if kw.preg else "N"
+            parts.append(f"{kw.name}={value}" if kw.required else f"[{kw.name}={value}]")
+        if self.has_mask:
+            parts += ["[mask=N|(LOW,HIGH)]", "[count=N]"]
+        return head + (" " + ", ".join(parts) if parts else "")

@@ -1,0 +1,87 @@
+"""Element values and their bit patterns: parse a number into T's bits, print bits so they re-parse.
+
+Floats are printed with the fewest digits that give back the same bits when rounded to T; NaNs
+other than the canonical ``nan`` / ``-nan`` print as ``bits(0x...)``, which the assembler accepts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+
+from isa.types import TYPES, ElementType
+
+NUMPY_DTYPES: dict[str, np.dtype] = {
+    "f16": np.dtype("<f2"),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f32": np.dtype("<f4"),
+    "s8": np.dtype("i1"),
+    "u8": np.dtype("u1"),
+    "s16": np.dtype("<i2"),
+    "u16": np.dtype("<u2"),
+    "s32": np.dtype("<i4"),
+    "u32": np.dtype("<u4"),
+    "e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
+    "e5m2": np.dtype(ml_dtypes.float8_e5m2),
+    "b8": np.dtype("u1"),
+    "b16": np.dtype("<u2"),
+    "b32": np.dtype("<u4"),
+}
+UINT_OF_SIZE = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
+
+
+def dtype_of(etype: ElementType | str) -> np.dtype:
+    return NUMPY_DTYPES[etype if isinstance(etype, str) else etype.name]
+
+
+def float_bits(value: float, etype: ElementType) -> int:
+    """Bits of ``value`` rounded to nearest even in the float type (overflow gives inf, or NaN in e4m3)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        # Python floats are doubles; one rounding from double to T.
+        arr = np.array([value], dtype=np.float64).astype(dtype_of(etype))
+    return int(arr.view(UINT_OF_SIZE[etype.size])[0])
+
+
+def bits_value(bits: int, etype: ElementType) -> float | int:
+    """The value that ``bits`` encode in ``etype``: a float for float types, an int otherwise."""
+    arr = np.array([bits], dtype=UINT_OF_SIZE[etype.size]).view(dtype_of(etype))
+    if etype.is_float:
+        return float(arr.astype(np.float64)[0])
+    return int(arr[0])
+
+
+def int_bits(value: int, etype: ElementType) -> int:
+    return value & ((1 << etype.bits) - 1)
+
+
+def format_bits(bits: int, etype: ElementType) -> str:
+    """Text that parses back (``parse`` below, or the assembler) to exactly ``bits``."""
+    value = bits_value(bits, etype)
+    if not etype.is_float:
+        return str(value)
+    if math.isnan(value):
+        for text in ("nan", "-nan"):
+            if float_bits(float(text), etype) == bits:
+                return text
+        return f"bits(0x{bits:0{etype.size * 2}x})"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    for digits in range(1, 18):
+        text = f"{value:.{digits}g}"
+        if float_bits(float(text), etype) == bits:
+            break
+    if not any(c in text for c in ".en"):
+        text += ".0"
+    return text
+
+
+def format_value(value: float | int, etype: ElementType) -> str:
+    if etype.is_float:
+        return format_bits(float_bits(float(value), etype), etype)
+    return str(int(value))
+
+
+def type_named(name: str) -> ElementType:
+    return TYPES[name]

@@ -1,0 +1,824 @@
+"""Independent, deliberately slow reference model (test oracle) for vcore.
+
+Written only from shared/CONTRACT.md (sections 1, 2, 3.1), shared/SEMANTICS.md and
+the seed documents, without looking at the emulator, so that the two can be
+checked against each other.  Everything is done one lane at a time with plain
+Python loops and Python ints/floats; numpy is only used to hold memory and to
+reinterpret bit patterns.
+
+Conventions
+-----------
+* Memory (UB or GM) is a 1-D numpy uint8 array, mutated in place.
+* A vector register is a numpy uint8 array of 256 bytes.
+* A mask register is a numpy bool array of 256 entries, one per byte of VL.  A
+  lane of w bytes, index i, is active when entry i*w is set; writers set all w
+  entries of a lane.
+* Element types are the strings of ``DTYPES``.
+* Float results are computed in float64 and rounded ONCE to the element type
+  by ``round_to_type`` (our own round-to-nearest-even, not a library cast).
+  For add/sub/mul/sqrt of f16/bf16/f32 this is the correctly rounded result
+  (53 >= 2p+2).  NaN results are the canonical quiet NaN of the type (sign 0),
+  except ``abs`` which only clears the sign bit of the input bits.
+* Invalid parameters raise ValueError, out-of-range memory accesses raise
+  IndexError; in both cases nothing has been written yet.
+"""
+
+import math
+
+import numpy as np
+import ml_dtypes
+
+# ---------------------------------------------------------------------------
+# element types
+# ---------------------------------------------------------------------------
+
+DTYPES = {
+    'f16': np.dtype('<f2'),
+    'bf16': np.dtype(ml_dtypes.bfloat16),
+    'f32': np.dtype('<f4'),
+    's8': np.dtype('<i1'),
+    'u8': np.dtype('<u1'),
+    's16': np.dtype('<i2'),
+    'u16': np.dtype('<u2'),
+    's32': np.dtype('<i4'),
+    'u32': np.dtype('<u4'),
+    'e4m3': np.dtype(ml_dtypes.float8_e4m3fn),
+    'e5m2': np.dtype(ml_dtypes.float8_e5m2),
+}
+
+SIZE = {t: DTYPES[t].itemsize for t in DTYPES}
+
+FLOAT_TYPES = ('f16', 'bf16', 'f32', 'e4m3', 'e5m2')
+INT_TYPES = ('s8', 'u8', 's16', 'u16', 's32', 'u32')
+SIGNED_TYPES = ('s8', 's16', 's32')
+
+# types the arithmetic ops accept
+TENSOR_TYPES = ('f16', 'bf16', 'f32', 's16', 'u16', 's32', 'u32')
+REGISTER_ARITH_TYPES = ('f16', 'bf16', 'f32', 's8', 'u8', 's16', 'u16', 's32', 'u32')
+
+# float formats: (precision p incl. hidden bit, emin, largest finite, has_inf)
+_FLOAT_FMT = {
+    'f16': (11, -14, (2.0 - 2.0 ** -10) * 2.0 ** 15, True),
+    'bf16': (8, -126, (2.0 - 2.0 ** -7) * 2.0 ** 127, True),
+    'f32': (24, -126, (2.0 - 2.0 ** -23) * 2.0 ** 127, True),
+    'e5m2': (3, -14, 1.75 * 2.0 ** 15, True),        # 57344
+    'e4m3': (4, -6, 1.75 * 2.0 ** 8, False),          # 448, no inf (fn)
+}
+
+# canonical quiet NaN bit patterns (positive)
+QNAN = {'f16': 0x7E00, 'bf16': 0x7FC0, 'f32': 0x7FC00000, 'e4m3': 0x7F, 'e5m2': 0x7E}
+
+_UINT_OF_SIZE = {1: np.dtype('<u1'), 2: np.dtype('<u2'), 4: np.dtype('<u4')}
+
+BINARY_OPS = ('add', 'sub', 'mul', 'max', 'min')
+UNARY_OPS = ('exp', 'abs', 'relu', 'ln', 'sqrt')
+SCALAR_OPS = {'adds': 'add', 'muls': 'mul', 'maxs': 'max', 'mins': 'min'}
+
+VL = 256
+BLOCK = 32
+
+
+def _check_type(t, allowed=None):
+    if t not in DTYPES:
+        raise ValueError('unknown element type %r' % (t,))
+    if allowed is not None and t not in allowed:
+        raise ValueError('type %s not allowed here (allowed: %s)' % (t, ', '.join(allowed)))
+
+
+# ---------------------------------------------------------------------------
+# scalar encode / decode of one element
+# ---------------------------------------------------------------------------
+
+def round_to_type(x, t):
+    """Round the float ``x`` (taken exactly) to the float type ``t``,
+    round-to-nearest-even, with gradual underflow and IEEE overflow
+    (to inf, or to NaN for e4m3 which has no inf).  Returns a Python float
+    that is exactly representable in ``t`` (or inf / nan)."""
+    p, emin, max_finite, has_inf = _FLOAT_FMT[t]
+    x = float(x)
+    if math.isnan(x):
+        return math.nan
+    if math.isinf(x):
+        return x if has_inf else math.nan
+    if x == 0.0:
+        return x                                   # keeps the sign of zero
+    ax = abs(x)
+    _m, e = math.frexp(ax)                         # ax = m * 2**e, 0.5 <= m < 1
+    lead = e - 1                                   # exponent of the leading bit
+    quantum = max(lead, emin) - (p - 1)            # exponent of the last kept bit
+    scaled = math.ldexp(ax, -quantum)              # exact (power-of-two scaling)
+    n = round(scaled)                              # Python round: half to even, exact
+    r = math.ldexp(float(n), quantum)
+    if r > max_finite:
+        r = math.inf if has_inf else math.nan
+    return math.copysign(r, x)
+
+
+def _float_bits(value, t):
+    """Python float -> bit pattern (int) of float type t (rounding once)."""
+    r = round_to_type(value, t)
+    if math.isnan(r):
+        return QNAN[t]
+    # r is exactly representable, so any conversion is exact
+    arr = np.array([r], dtype=np.float64).astype(DTYPES[t])
+    return int(arr.view(_UINT_OF_SIZE[SIZE[t]])[0])
+
+
+def _bits_float(bits, t):
+    """bit pattern (int) of float type t -> Python float (exact)."""
+    arr = np.array([bits], dtype=_UINT_OF_SIZE[SIZE[t]]).view(DTYPES[t])
+    return float(arr[0])
+
+
+def _wrap_int(v, t):
+    """Python int -> the value of integer type t it wraps to (two's complement)."""
+    nbits = 8 * SIZE[t]
+    v = int(v) % (1 << nbits)
+    if t in SIGNED_TYPES and v >= (1 << (nbits - 1)):
+        v -= 1 << nbits
+    return v
+
+
+def _int_bits(v, t):
+    return int(v) % (1 << (8 * SIZE[t]))
+
+
+def _bits_int(bits, t):
+    return _wrap_int(bits, t)
+
+
+def encode(value, t):
+    """One value -> bit pattern (int) of type t."""
+    if t in FLOAT_TYPES:
+        return _float_bits(float(value), t)
+    return _int_bits(int(value), t)
+
+
+def decode(bits, t):
+    """bit pattern (int) -> Python float (float types) or int (integer types)."""
+    if t in FLOAT_TYPES:
+        return _bits_float(bits, t)
+    return _bits_int(bits, t)
+
+
+def _sign_bit(t):
+    return 1 << (8 * SIZE[t] - 1)
+
+
+def _is_nan_bits(bits, t):
+    return t in FLOAT_TYPES and math.isnan(_bits_float(bits, t))
+
+
+# ---------------------------------------------------------------------------
+# one lane of an operation, on bit patterns
+# ---------------------------------------------------------------------------
+
+def lane_binary(op, t, xb, yb):
+    """Binary op on one lane: bit patterns in, bit pattern out."""
+    if t in INT_TYPES:
+        x = _bits_int(xb, t)
+        y = _bits_int(yb, t)
+        if op == 'add':
+            r = x + y
+        elif op == 'sub':
+            r = x - y
+        elif op == 'mul':
+            r = x * y
+        elif op == 'max':
+            r = x if x >= y else y
+        elif op == 'min':
+            r = x if x <= y else y
+        else:
+            raise ValueError('unknown binary op %r' % (op,))
+        return _int_bits(r, t)
+
+    x = _bits_float(xb, t)
+    y = _bits_float(yb, t)
+    if op in ('max', 'min'):
+        if math.isnan(x) or math.isnan(y):
+            return QNAN[t]
+        if x == 0.0 and y == 0.0:
+            x_neg = math.copysign(1.0, x) < 0
+            y_neg = math.copysign(1.0, y) < 0
+            if op == 'max':
+                result_neg = x_neg and y_neg         # +0 unless both are -0
+            else:
+                result_neg = x_neg or y_neg          # -0 unless both are +0
+            return _float_bits(-0.0 if result_neg else 0.0, t)
+        if op == 'max':
+            return xb if x >= y else yb
+        return xb if x <= y else yb
+    if op == 'add':
+        r = x + y
+    elif op == 'sub':
+        r = x - y
+    elif op == 'mul':
+        r = x * y
+    else:
+        raise ValueError('unknown binary op %r' % (op,))
+    return _float_bits(r, t)
+
+
+def lane_unary(op, t, xb):
+    """Unary op on one lane: bit pattern in, bit pattern out."""
+    if t in INT_TYPES:
+        x = _bits_int(xb, t)
+        if op == 'abs':
+            r = -x if x < 0 else x                 # wraps for the most negative value
+        elif op == 'relu':
+            r = x if x > 0 else 0
+        elif op in ('exp', 'ln', 'sqrt'):
+            raise ValueError('%s is not defined for integer type %s' % (op, t))
+        else:
+            raise ValueError('unknown unary op %r' % (op,))
+        return _int_bits(r, t)
+
+    if op == 'abs':
+        return xb & ~_sign_bit(t) & ((1 << (8 * SIZE[t])) - 1)
+    x = _bits_float(xb, t)
+    if math.isnan(x):
+        return QNAN[t]
+    if op == 'relu':
+        return xb if x > 0.0 else _float_bits(0.0, t)
+    if op == 'exp':
+        with np.errstate(all='ignore'):
+            r = float(np.exp(np.float64(x)))
+        return _float_bits(r, t)
+    if op == 'ln':
+        if x == 0.0:
+            r = -math.inf
+        elif x < 0.0:
+            r = math.nan
+        elif math.isinf(x):
+            r = math.inf
+        else:
+            r = math.log(x)
+        return _float_bits(r, t)
+    if op == 'sqrt':
+        if x == 0.0:
+            r = x                                  # sqrt(-0) = -0
+        elif x < 0.0:
+            r = math.nan
+        else:
+            r = math.sqrt(x)
+        return _float_bits(r, t)
+    raise ValueError('unknown unary op %r' % (op,))
+
+
+# ---------------------------------------------------------------------------
+# memory helpers
+# ---------------------------------------------------------------------------
+
+def _check_mem(mem):
+    if not isinstance(mem, np.ndarray) or mem.dtype != np.uint8 or mem.ndim != 1:
+        raise ValueError('memory must be a 1-D numpy uint8 array')
+
+
+def _check_range(mem, addr, nbytes, what='access'):
+    if addr < 0 or addr + nbytes > len(mem):
+        raise IndexError('%s of %d bytes at %#x is outside memory of %d bytes'
+                         % (what, nbytes, addr, len(mem)))
+
+
+def _check_align(addr, what='address'):
+    if addr % BLOCK != 0:
+        raise ValueError('%s %#x is not 32-byte aligned' % (what, addr))
+
+
+def _read(mem, addr, nbytes):
+    value = 0
+    for k in range(nbytes):
+        value |= int(mem[addr + k]) << (8 * k)
+    return value
+
+
+def _write(mem, addr, nbytes, value):
+    for k in range(nbytes):
+        mem[addr + k] = (value >> (8 * k)) & 0xFF
+
+
+# ---------------------------------------------------------------------------
+# 1. tensor instructions
+# ---------------------------------------------------------------------------
+
+def _as_tuple(x, n, name):
+    if isinstance(x, (int, np.integer)):
+        return (int(x),) * n
+    x = tuple(int(v) for v in x)
+    if len(x) < n:
+        raise ValueError('%s needs %d entries, got %r' % (name, n, x))
+    return x[:n]
+
+
+def _tensor_mask(mask, t):
+    lanes = VL // SIZE[t]
+    if mask is None:
+        return [True] * lanes
+    if isinstance(mask, (tuple, list)):
+        if len(mask) == 1:
+            low, high = int(mask[0]), 0
+        elif len(mask) == 2:
+            low, high = int(mask[0]), int(mask[1])
+        else:
+            raise ValueError('bit mask must be (low, high)')
+        if not (0 <= low < 1 << 64 and 0 <= high < 1 << 64):
+            raise ValueError('mask words must be 64-bit unsigned')
+        if SIZE[t] == 4 and high != 0:
+            raise ValueError('32-bit types use the low mask word only (high must be 0)')
+        if low == 0 and high == 0:
+            raise ValueError('a mask of 0 is an error')
+        active = []
+        for i in range(lanes):
+            if i < 64:
+                active.append(((low >> i) & 1) == 1)
+            else:
+                active.append(((high >> (i - 64)) & 1) == 1)
+        return active
+    n = int(mask)
+    if not 1 <= n <= lanes:
+        raise ValueError('continuous mask %d outside 1..%d' % (n, lanes))
+    return [i < n for i in range(lanes)]
+
+
+def tensor_op(ub, op, t, dst, srcs, *, repeat=1, dst_blk=1, src_blk=(1, 1), dst_rep=8,
+              src_rep=(8, 8), mask=None, count=None, scalar=None):
+    """Reference for the iterated UB-to-UB tensor instructions (CONTRACT 2.1)."""
+    _check_mem(ub)
+    _check_type(t, TENSOR_TYPES)
+    if op in BINARY_OPS:
+        kind, nsrc, lane_op = 'binary', 2, op
+    elif op in UNARY_OPS:
+        kind, nsrc, lane_op = 'unary', 1, op
+    elif op in SCALAR_OPS:
+        kind, nsrc, lane_op = 'scalar', 1, SCALAR_OPS[op]
+    else:
+        raise ValueError('unknown tensor op %r' % (op,))
+    if kind == 'unary' and t in INT_TYPES and op in ('exp', 'ln', 'sqrt'):
+        raise ValueError('%s is not defined for integer type %s' % (op, t))
+
+    if isinstance(srcs, (int, np.integer)):
+        srcs = (int(srcs),)
+    srcs = tuple(int(s) for s in srcs)
+    if len(srcs) != nsrc:
+        raise ValueError('%s needs %d source(s), got %d' % (op, nsrc, len(srcs)))
+    sblk = _as_tuple(src_blk, nsrc, 'src_blk')
+    srep = _as_tuple(src_rep, nsrc, 'src_rep')
+    dst = int(dst)
+
+    # field ranges (CONTRACT 2.1 table; scalar forms take the unary fields)
+    if kind == 'binary':
+        blk_max, rep_max = 255, 255
+    else:
+        blk_max, rep_max = 65535, 4095
+    if not 1 <= dst_blk <= blk_max:
+        raise ValueError('dst_blk %d outside 1..%d' % (dst_blk, blk_max))
+    for v in sblk:
+        if not 0 <= v <= blk_max:
+            raise ValueError('src_blk %d outside 0..%d' % (v, blk_max))
+    for v in (dst_rep,) + srep:
+        if not 0 <= v <= rep_max:
+            raise ValueError('repeat stride %d outside 0..%d' % (v, rep_max))
+
+    for a in (dst,) + srcs:
+        _check_align(a, 'UB operand')
+
+    if kind == 'scalar':
+        if scalar is None:
+            raise ValueError('%s needs a scalar' % (op,))
+        scalar_bits = encode(scalar, t)            # rounded / wrapped to type t
+    elif scalar is not None:
+        raise ValueError('%s takes no scalar' % (op,))
+
+    size = SIZE[t]
+    lanes = VL // size
+    per_block = BLOCK // size
+
+    # which lanes take part in each iteration
+    if count is not None:
+        if mask is not None or repeat != 1:
+            raise ValueError('count must not be combined with repeat or mask')
+        count = int(count)
+        if count < 1:
+            raise ValueError('count must be >= 1')
+        iterations = (count + lanes - 1) // lanes
+        actives = []
+        for r in range(iterations):
+            remaining = count - r * lanes
+            n = lanes if remaining >= lanes else remaining
+            actives.append([i < n for i in range(lanes)])
+    else:
+        if not 0 <= repeat <= 255:
+            raise ValueError('repeat %d outside 0..255' % (repeat,))
+        iterations = repeat
+        if iterations == 0:
+            return
+        one = _tensor_mask(mask, t)
+        actives = [one] * iterations
+
+    def block_addr(base, blk, rep, r, b):
+        return base + (r * rep + b * blk) * BLOCK
+
+    # every iteration reads 8 datablocks per source and writes 8 (SEMANTICS):
+    # check them all before touching memory
+    for r in range(iterations):
+        for b in range(8):
+            _check_range(ub, block_addr(dst, dst_blk, dst_rep, r, b), BLOCK, 'dst datablock')
+            for s in range(nsrc):
+                _check_range(ub, block_addr(srcs[s], sblk[s], srep[s], r, b), BLOCK,
+                             'src%d datablock' % s)
+
+    for r in range(iterations):
+        active = actives[r]
+        # read all sources of this iteration first
+        src_vals = []
+        for s in range(nsrc):
+            vals = []
+            for lane in range(lanes):
+                b = lane // per_block
+                j = lane % per_block
+                addr = block_addr(srcs[s], sblk[s], srep[s], r, b) + j * size
+                vals.append(_read(ub, addr, size))
+            src_vals.append(vals)
+        # compute the active lanes
+        results = {}
+        for lane in range(lanes):
+            if not active[lane]:
+                continue
+            if kind == 'binary':
+                results[lane] = lane_binary(lane_op, t, src_vals[0][lane], src_vals[1][lane])
+            elif kind == 'scalar':
+                results[lane] = lane_binary(lane_op, t, src_vals[0][lane], scalar_bits)
+            else:
+                results[lane] = lane_unary(lane_op, t, src_vals[0][lane])
+        # then write them; masked-off lanes keep their bytes
+        for lane in range(lanes):
+            if lane in results:
+                b = lane // per_block
+                j = lane % per_block
+                addr = block_addr(dst, dst_blk, dst_rep, r, b) + j * size
+                _write(ub, addr, size, results[lane])
+
+
+# ---------------------------------------------------------------------------
+# 2. register instructions
+# ---------------------------------------------------------------------------
+
+def _check_vreg(v, name='vector register'):
+    v = np.asarray(v)
+    if v.dtype != np.uint8 or v.shape != (VL,):
+        raise ValueError('%s must be a uint8 array of 256 bytes' % name)
+    return v
+
+
+def _check_pmask(p):
+    p = np.asarray(p)
+    if p.shape != (VL,):
+        raise ValueError('mask register must have 256 entries')
+    return p.astype(bool)
+
+
+def lane_active(pmask, lane, width):
+    """A lane of ``width`` bytes is active when mask entry lane*width is set."""
+    return bool(pmask[lane * width])
+
+
+def make_mask(width, active):
+    """Mask register from a per-lane list of booleans (lane width in bytes);
+    lanes past the end of the list are inactive."""
+    m = np.zeros(VL, dtype=bool)
+    for i, a in enumerate(active):
+        if a:
+            for k in range(width):
+                m[i * width + k] = True
+    return m
+
+
+def _get_lane(vreg, lane, width):
+    return _read(vreg, lane * width, width)
+
+
+def _set_lane(vreg, lane, width, bits):
+    _write(vreg, lane * width, width, bits)
+
+
+def _vreg_byte_addr(addr, k, blk):
+    """UB address of byte k of a register for VLD/VST at addr."""
+    if blk is None:
+        return addr + k
+    return addr + (k // BLOCK) * blk * BLOCK + (k % BLOCK)
+
+
+def vld(ub, addr, blk=None):
+    """VLD: 256 bytes from UB (contiguous, or datablock b at addr + b*blk*32)."""
+    _check_mem(ub)
+    _check_align(addr, 'VLD address')
+    if blk is not None and blk < 0:
+        raise ValueError('blk must be >= 0')
+    for b in range(8):
+        _check_range(ub, _vreg_byte_addr(addr, b * BLOCK, blk), BLOCK, 'VLD datablock')
+    out = np.zeros(VL, dtype=np.uint8)
+    for k in range(VL):
+        out[k] = ub[_vreg_byte_addr(addr, k, blk)]
+    return out
+
+
+def vst(ub, addr, vreg, pmask, t, blk=None):
+    """VST: store the active lanes of type t; other UB bytes unchanged.
+    With blk, register byte k goes to addr + (k//32)*blk*32 + k%32; when blocks
+    land on the same bytes (blk=0) the later block of the register wins."""
+    _check_mem(ub)
+    _check_type(t)
+    vreg = _check_vreg(vreg)
+    pmask = _check_pmask(pmask)
+    _check_align(addr, 'VST address')
+    if blk is not None and blk < 0:
+        raise ValueError('blk must be >= 0')
+    for b in range(8):
+        _check_range(ub, _vreg_byte_addr(addr, b * BLOCK, blk), BLOCK, 'VST datablock')
+    w = SIZE[t]
+    for lane in range(VL // w):
+        if lane_active(pmask, lane, w):
+            for k in range(lane * w, lane * w + w):
+                ub[_vreg_byte_addr(addr, k, blk)] = vreg[k]
+
+
+def vop(op, t, a, b, pmask):
+    """Binary register op; lanes outside pmask are zero."""
+    _check_type(t, REGISTER_ARITH_TYPES)
+    if op not in BINARY_OPS:
+        raise ValueError('unknown binary op %r' % (op,))
+    a = _check_vreg(a)
+    b = _check_vreg(b)
+    pmask = _check_pmask(pmask)
+    w = SIZE[t]
+    out = np.zeros(VL, dtype=np.uint8)
+    for lane in range(VL // w):
+        if lane_active(pmask, lane, w):
+            _set_lane(out, lane, w, lane_binary(op, t, _get_lane(a, lane, w), _get_lane(b, lane, w)))
+    return out
+
+
+def vop_scalar(op, t, a, scalar, pmask):
+    """Register op with a scalar ('adds', 'muls', 'maxs', 'mins'; the plain
+    names 'add', ... are accepted too).  The scalar is rounded/wrapped to t."""
+    _check_type(t, REGISTER_ARITH_TYPES)
+    if op in SCALAR_OPS:
+        op = SCALAR_OPS[op]
+    if op not in SCALAR_OPS.values():
+        raise ValueError('unknown scalar op %r' % (op,))
+    a = _check_vreg(a)
+    pmask = _check_pmask(pmask)
+    sb = encode(scalar, t)
+    w = SIZE[t]
+    out = np.zeros(VL, dtype=np.uint8)
+    for lane in range(VL // w):
+        if lane_active(pmask, lane, w):
+            _set_lane(out, lane, w, lane_binary(op, t, _get_lane(a, lane, w), sb))
+    return out
+
+
+def vop_unary(op, t, a, pmask):
+    """Unary register op; lanes outside pmask are zero."""
+    _check_type(t, REGISTER_ARITH_TYPES)
+    if op not in UNARY_OPS:
+        raise ValueError('unknown unary op %r' % (op,))
+    if t in INT_TYPES and op in ('exp', 'ln', 'sqrt'):
+        raise ValueError('%s is not defined for integer type %s' % (op, t))
+    a = _check_vreg(a)
+    pmask = _check_pmask(pmask)
+    w = SIZE[t]
+    out = np.zeros(VL, dtype=np.uint8)
+    for lane in range(VL // w):
+        if lane_active(pmask, lane, w):
+            _set_lane(out, lane, w, lane_unary(op, t, _get_lane(a, lane, w)))
+    return out
+
+
+def vsub_carry(a, b, pmask):
+    """VSUB.u32 with carry: {carry, d} = {0,a} + {0,~b} + 1 per lane.
+    Returns (d, carry_mask); masked-off lanes have d = 0 and carry = 0."""
+    a = _check_vreg(a)
+    b = _check_vreg(b)
+    pmask = _check_pmask(pmask)
+    out = np.zeros(VL, dtype=np.uint8)
+    carry = np.zeros(VL, dtype=bool)
+    for lane in range(64):
+        if not lane_active(pmask, lane, 4):
+            continue
+        x = _get_lane(a, lane, 4)
+        y = _get_lane(b, lane, 4)
+        total = x + ((~y) & 0xFFFFFFFF) + 1        # 33-bit sum
+        _set_lane(out, lane, 4, total & 0xFFFFFFFF)
+        if total >> 32:
+            for k in range(4):
+                carry[lane * 4 + k] = True
+    return out, carry
+
+
+def vgather_ub(ub, base, t, idx_vreg, pmask):
+    """UB gather: d[i] = the element of type t at base + idx[i]*size.
+    8/16-bit t: 128 u16 index lanes, 16-bit result lanes (8-bit values
+    zero-extended); 32-bit t: 64 u32 index lanes, 32-bit result lanes.
+    The mask lane width is the result lane width.  Masked-off lanes are zero
+    and never read."""
+    _check_mem(ub)
+    _check_type(t)
+    idx_vreg = _check_vreg(idx_vreg, 'index register')
+    pmask = _check_pmask(pmask)
+    _check_align(base, 'gather base')
+    size = SIZE[t]
+    lane_w = 4 if size == 4 else 2                 # index and result lane width
+    nlanes = VL // lane_w
+    addrs = {}
+    for lane in range(nlanes):
+        if lane_active(pmask, lane, lane_w):
+            idx = _get_lane(idx_vreg, lane, lane_w)
+            addr = base + idx * size
+            _check_range(ub, addr, size, 'gather lane %d' % lane)
+            addrs[lane] = addr
+    out = np.zeros(VL, dtype=np.uint8)
+    for lane in range(nlanes):
+        if lane in addrs:
+            value = _read(ub, addrs[lane], size)    # unsigned bits: zero extension
+            _set_lane(out, lane, lane_w, value)
+    return out
+
+
+def vgather_reg(t, src_vreg, idx_vreg):
+    """Register gather: d[i] = s[idx[i] % lanes], index lanes of t's width."""
+    _check_type(t)
+    src_vreg = _check_vreg(src_vreg)
+    idx_vreg = _check_vreg(idx_vreg, 'index register')
+    w = SIZE[t]
+    lanes = VL // w
+    out = np.zeros(VL, dtype=np.uint8)
+    for lane in range(lanes):
+        idx = _get_lane(idx_vreg, lane, w)
+        _set_lane(out, lane, w, _get_lane(src_vreg, idx % lanes, w))
+    return out
+
+
+def vscatter(ub, base, t, src_vreg, idx_vreg, pmask):
+    """Scatter to UB (16/32-bit t): element at base + idx[i]*size = s[i] for the
+    active lanes, lanes in increasing order so that the higher lane wins."""
+    _check_mem(ub)
+    _check_type(t)
+    w = SIZE[t]
+    if w not in (2, 4):
+        raise ValueError('scatter takes 16- and 32-bit types only')
+    src_vreg = _check_vreg(src_vreg)
+    idx_vreg = _check_vreg(idx_vreg, 'index register')
+    pmask = _check_pmask(pmask)
+    lanes = VL // w
+    addrs = {}
+    for lane in range(lanes):
+        if lane_active(pmask, lane, w):
+            addr = base + _get_lane(idx_vreg, lane, w) * w
+            _check_range(ub, addr, w, 'scatter lane %d' % lane)
+            addrs[lane] = addr
+    for lane in range(lanes):
+        if lane in addrs:
+            _write(ub, addrs[lane], w, _get_lane(src_vreg, lane, w))
+
+
+def _mask_width_bytes(w):
+    if w not in (8, 16, 32):
+        raise ValueError('mask element width must be 8, 16 or 32 bits')
+    return w // 8
+
+
+def pset(w, pattern):
+    """PSET.Bw: mask register from a pattern."""
+    wb = _mask_width_bytes(w)
+    lanes = VL // wb
+    p = str(pattern).upper()
+    vl_sizes = {'VL1': 1, 'VL2': 2, 'VL3': 3, 'VL4': 4, 'VL8': 8, 'VL16': 16,
+                'VL32': 32, 'VL64': 64, 'VL128': 128}
+    if p == 'ALL':
+        n = lanes
+    elif p == 'ALLF':
+        n = 0
+    elif p in vl_sizes:
+        n = min(vl_sizes[p], lanes)
+    elif p == 'M3':
+        n = (lanes // 3) * 3
+    elif p == 'M4':
+        n = (lanes // 4) * 4
+    elif p == 'H':
+        n = lanes // 2
+    elif p == 'Q':
+        n = lanes // 4
+    else:
+        raise ValueError('unknown PSET pattern %r' % (pattern,))
+    return make_mask(wb, [i < n for i in range(lanes)])
+
+
+def pupdate(w, s):
+    """PUPDATE.Bw: first min(s, lanes) lanes active; returns (mask, max(0, s - lanes))."""
+    wb = _mask_width_bytes(w)
+    lanes = VL // wb
+    s = int(s)
+    n = max(0, min(s, lanes))
+    return make_mask(wb, [i < n for i in range(lanes)]), max(0, s - lanes)
+
+
+def dma(src_mem, src_addr, dst_mem, dst_addr, blocks, length, srcgap=0, dstgap=0):
+    """DMA: block k of length*32 bytes from src_addr + k*(length+srcgap)*32 to
+    dst_addr + k*(length+dstgap)*32, blocks in order.  Zero blocks or length
+    is a no-op."""
+    _check_mem(src_mem)
+    _check_mem(dst_mem)
+    if blocks < 0 or length < 0 or srcgap < 0 or dstgap < 0:
+        raise ValueError('DMA parameters must be >= 0')
+    if blocks == 0 or length == 0:
+        return
+    nbytes = length * BLOCK
+    for k in range(blocks):
+        _check_range(src_mem, src_addr + k * (length + srcgap) * BLOCK, nbytes, 'DMA source block')
+        _check_range(dst_mem, dst_addr + k * (length + dstgap) * BLOCK, nbytes, 'DMA destination block')
+    for k in range(blocks):
+        s = src_addr + k * (length + srcgap) * BLOCK
+        d = dst_addr + k * (length + dstgap) * BLOCK
+        chunk = [int(src_mem[s + i]) for i in range(nbytes)]   # read the block, then write it
+        for i in range(nbytes):
+            dst_mem[d + i] = chunk[i]
+
+
+# ---------------------------------------------------------------------------
+# 3. conversion and comparison helpers
+# ---------------------------------------------------------------------------
+
+def to_bytes(values, t):
+    """Values -> little-endian bytes of type t.  An array already of DTYPES[t]
+    is taken bit for bit; otherwise floats are rounded once (nearest even) and
+    integers wrap modulo 2**bits."""
+    _check_type(t)
+    if isinstance(values, np.ndarray) and values.dtype == DTYPES[t]:
+        bits = values.ravel().view(_UINT_OF_SIZE[SIZE[t]])
+        bits_list = [int(b) for b in bits]
+    else:
+        if np.isscalar(values):
+            values = [values]
+        bits_list = [encode(v, t) for v in np.asarray(values, dtype=object).ravel()]
+    size = SIZE[t]
+    out = np.zeros(len(bits_list) * size, dtype=np.uint8)
+    for i, b in enumerate(bits_list):
+        _write(out, i * size, size, b)
+    return out
+
+
+def from_bytes(buf, t):
+    """Little-endian bytes -> numpy array of DTYPES[t]."""
+    _check_type(t)
+    b = np.asarray(buf, dtype=np.uint8).ravel()
+    if len(b) % SIZE[t]:
+        raise ValueError('%d bytes is not a whole number of %s elements' % (len(b), t))
+    return np.frombuffer(b.tobytes(), dtype=DTYPES[t]).copy()
+
+
+def bits_of(values, t):
+    """Per-element bit patterns (list of ints) of values of type t."""
+    b = to_bytes(values, t)
+    size = SIZE[t]
+    return [_read(b, i * size, size) for i in range(len(b) // size)]
+
+
+ULP_INFINITE = np.iinfo(np.int64).max   # distance between a NaN and a non-NaN
+
+
+def ulp_distance(a, b, t):
+    """Number of representable values of type t between a and b, per element.
+    +0 and -0 count as the same value; NaN vs NaN is 0; NaN vs anything else is
+    ULP_INFINITE.  For integer types, |a - b|."""
+    ba = bits_of(a, t)
+    bb = bits_of(b, t)
+    if len(ba) != len(bb):
+        raise ValueError('length mismatch %d vs %d' % (len(ba), len(bb)))
+    out = np.zeros(len(ba), dtype=np.int64)
+    sign = _sign_bit(t)
+    for i in range(len(ba)):
+        if t in INT_TYPES:
+            out[i] = abs(_bits_int(ba[i], t) - _bits_int(bb[i], t))
+            continue
+        na = _is_nan_bits(ba[i], t)
+        nb = _is_nan_bits(bb[i], t)
+        if na and nb:
+            out[i] = 0
+        elif na or nb:
+            out[i] = ULP_INFINITE
+        else:
+            ka = -(ba[i] & (sign - 1)) if ba[i] & sign else ba[i]
+            kb = -(bb[i] & (sign - 1)) if bb[i] & sign else bb[i]
+            out[i] = abs(ka - kb)
+    return out
+
+
+def values_equal(a, b, t):
+    """Element-wise: same bit pattern, or both NaN (NaN payloads are not
+    specified by the contract)."""
+    ba = bits_of(a, t)
+    bb = bits_of(b, t)
+    if len(ba) != len(bb):
+        raise ValueError('length mismatch %d vs %d' % (len(ba), len(bb)))
+    return np.array([x == y or (_is_nan_bits(x, t) and _is_nan_bits(y, t))
+                     for x, y in zip(ba, bb)], dtype=bool)

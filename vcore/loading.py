@@ -1,0 +1,57 @@
+"""Turn a path or text into a checked ``Program``: assemble ``.asm``, read and decode ``.vbin``."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from assembler import assemble
+from isa import DecodeError, decode_program
+from isa.program import MAGIC, Program, VbinError, from_bytes
+
+
+class LoadError(Exception):
+    """A program file that cannot be read or decoded; the message names the file."""
+
+
+def load_program(data: bytes | str, filename: str = "<input>") -> Program:
+    """A program from ``.vbin`` bytes or assembly text; raises AsmError or LoadError."""
+    if isinstance(data, bytes) and data.startswith(MAGIC):
+        try:
+            program = from_bytes(data, filename)
+            decode_program(program.words)
+        except (VbinError, DecodeError) as err:
+            raise LoadError(f"{filename}: error: {err}") from None
+        return program
+    if isinstance(data, bytes):
+        if filename.endswith(".vbin"):
+            raise LoadError(f"{filename}: error: not a vcore binary (bad magic)")
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise LoadError(f"{filename}: error: neither a vcore binary nor UTF-8 assembly text ({err.reason} "
+                            f"at byte {err.start})") from None
+    return assemble(data, filename)
+
+
+def read_program_file(path: str | os.PathLike) -> Program:
+    try:
+        blob = Path(path).read_bytes()
+    except OSError as err:
+        raise LoadError(f"{path}: error: cannot read: {err.strerror or err}") from None
+    return load_program(blob, str(path))
+
+
+def write_atomic(path: str | os.PathLike, data: bytes | str) -> None:
+    """Write to a temporary file beside ``path`` and rename it into place: never a half-written file."""
+    target = Path(path)
+    payload = data.encode() if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
