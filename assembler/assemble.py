@@ -8,16 +8,15 @@ from __future__ import annotations
 import difflib
 import math
 
+from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location
+from assembler.lexer import tokenize
+from assembler.parser import parse_line
+from assembler.syntax import Binary, Bits, Directive, Field, Group, Mem, Name, Num, Reg, Statement, Unary
 from isa import MNEMONICS, TYPES, Inst, Instruction, Kind, Mask, MaskMode, RegOrImm, encode, problems
 from isa.model import GmRef, UbRef
 from isa.program import DataRecord, Program, SourceLine
 from isa.types import ElementType
 from isa.values import float_bits, int_bits
-
-from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location
-from assembler.lexer import tokenize
-from assembler.parser import parse_line
-from assembler.syntax import Binary, Bits, Directive, Field, Group, Mem, Name, Num, Reg, Statement, Unary
 
 DATA_DIRECTIVES = {"ub": ("ub", "list"), "gm": ("gm", "list"), "ubfill": ("ub", "fill"), "gmfill": ("gm", "fill")}
 DIRECTIVES = ("equ", *DATA_DIRECTIVES)

@@ -22,8 +22,8 @@ def register_of(token: Token) -> Reg | None:
         return None
     bank, index = m.group(1).upper(), int(m.group(2))
     if index >= _REGISTER_LIMIT[bank]:
-        raise LocatedError(token.location,
-                           f"bad register {token.text}: {bank} registers are {bank}0..{bank}{_REGISTER_LIMIT[bank] - 1}")
+        top = _REGISTER_LIMIT[bank] - 1
+        raise LocatedError(token.location, f"bad register {token.text}: {bank} registers are {bank}0..{bank}{top}")
     return Reg(bank, index, token.location)
 
 

@@ -146,10 +146,9 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
     """
     row, etype = inst.row, inst.type
     found: list[tuple[str, str]] = []
-    if row.typed:
-        if etype is None or etype.name not in row.types:
-            found.append(("type", f"{row.mnemonic} takes the types " + ", ".join(row.types)))
-            return found
+    if row.typed and (etype is None or etype.name not in row.types):
+        found.append(("type", f"{row.mnemonic} takes the types " + ", ".join(row.types)))
+        return found
     for operand, value in zip(row.operands, inst.operands, strict=True):
         message = operand_problem(operand, value, etype)
         if message:
@@ -170,6 +169,8 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
             found.append(("post", "post= needs a register base [Sn]"))
     if inst.mask is not None:
         found += _mask_problems(inst.mask, etype)
+        if inst.mask.mode == MaskMode.COUNT and inst.kw("repeat") != 1:
+            found.append(("count", "count= cannot be combined with repeat="))
     return found
 
 
@@ -186,9 +187,8 @@ def _mask_problems(mask: Mask, etype: ElementType | None) -> list[tuple[str, str
             return [("mask", "a mask of 0 selects no lane")]
         if lanes == 64 and mask.high:
             return [("mask", f"HIGH must be 0 for the 64 lanes of {etype.name}")]
-    elif mask.mode == MaskMode.COUNT:
-        if mask.high or not 1 <= mask.low < 1 << 32:
-            return [("count", f"count={mask.low} out of range 1..{(1 << 32) - 1}")]
+    elif mask.mode == MaskMode.COUNT and (mask.high or not 1 <= mask.low < 1 << 32):
+        return [("count", f"count={mask.low} out of range 1..{(1 << 32) - 1}")]
     return []
 
 

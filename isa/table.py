@@ -8,7 +8,7 @@ mode is not ALL is followed by two 64-bit mask words (see ``docs/encoding.md``).
 
 from __future__ import annotations
 
-from isa import types as T
+from isa import types as T  # noqa: N812  (the type sets read as T.TENSOR_TYPES, like the docs)
 from isa.model import (
     MASK_MODE_BITS,
     WORD_BITS,
@@ -82,7 +82,8 @@ UNARY_STRIDES = (
     _stride("dstrep", 12, 0, 8, "destination repeat stride, in datablocks"),
     _stride("srcrep", 12, 0, 8, "source repeat stride"),
 )
-POST = Keyword("post", 16, -(1 << 15), (1 << 15) - 1, default=0, doc="add N elements to the base register after the access")
+POST = Keyword("post", 16, -(1 << 15), (1 << 15) - 1, default=0,
+               doc="add N elements to the base register after the access")
 BLK = Keyword("blk", 8, 0, 255, doc="datablock mode: block b at Sa + b*B*32")
 CARRY = Keyword("carry", 3, 0, 7, preg=True, types=("u32",), doc="mask register receiving the carry (u32 only)")
 DMA_FIELDS = (

@@ -5,17 +5,26 @@ Every user error ends here as one message on stderr and exit status 2 (1 for a r
 
 from __future__ import annotations
 
+import io
+import json
 import sys
 from pathlib import Path
 
 import click
+import numpy as np
 
 from assembler import AsmError, disassemble, listing
+from emulator import Fault, Machine, ProfileError, load_profile
+from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
+from emulator.profile import BUILTIN, builtin_text
+from emulator.report import build_report, element_list
+from emulator.state import MAX_GM_SIZE
 from isa.program import to_bytes
 from vcore.loading import LoadError, read_program_file, write_atomic
+from vcore.specs import SpecError, parse_dump, parse_load, read_load_file
 
 
-def _fail(message: str, status: int = 2) -> None:
+def _fail(message: str, status: int = 2):
     click.echo(message, err=True)
     sys.exit(status)
 
@@ -23,10 +32,15 @@ def _fail(message: str, status: int = 2) -> None:
 def _read(path: str):
     try:
         return read_program_file(path)
-    except AsmError as err:
+    except (AsmError, LoadError) as err:
         _fail(str(err))
-    except LoadError as err:
-        _fail(str(err))
+
+
+def _write(path: str, data) -> None:
+    try:
+        write_atomic(path, data)
+    except OSError as err:
+        _fail(f"{path}: error: cannot write: {err.strerror or err}")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -44,11 +58,7 @@ def asm_command(source: str, output: str | None, show_listing: bool) -> None:
     program = _read(source)
     if program.source is None:
         _fail(f"{source}: error: already a vcore binary, not assembly text")
-    target = output or str(Path(source).with_suffix(".vbin"))
-    try:
-        write_atomic(target, to_bytes(program))
-    except OSError as err:
-        _fail(f"{target}: error: cannot write: {err.strerror or err}")
+    _write(output or str(Path(source).with_suffix(".vbin")), to_bytes(program))
     if show_listing:
         click.echo(listing(program), nl=False)
 
@@ -58,6 +68,90 @@ def asm_command(source: str, output: str | None, show_listing: bool) -> None:
 def disasm_command(binary: str) -> None:
     """Print BINARY as assembly that re-assembles to the identical file."""
     click.echo(disassemble(_read(binary)), nl=False)
+
+
+def _format_values(values: list) -> str:
+    return " ".join(str(v) if not isinstance(v, float) else repr(v) for v in values)
+
+
+@main.command("run")
+@click.argument("program_path", metavar="PROG.asm|PROG.vbin", type=click.Path(dir_okay=False))
+@click.option("--profile", "profile_name", default="950", show_default=True, help="950, a2, or FILE.toml")
+@click.option("--load", "loads", multiple=True, metavar="SPACE:ADDR=FILE", help="copy a file into memory first")
+@click.option("--dump", "dumps", multiple=True, metavar="SPACE:ADDR:TYPE:COUNT[=FILE.npy]",
+              help="print (or save) memory after the run")
+@click.option("--report", "report_format", type=click.Choice(["text", "json", "none"]), default="text",
+              show_default=True)
+@click.option("--report-file", type=click.Path(dir_okay=False), help="also write the JSON report here")
+@click.option("--gm-size", type=int, default=DEFAULT_GM_SIZE, show_default=True, help="bytes of GM")
+@click.option("--max-instructions", type=click.IntRange(min=1), default=DEFAULT_MAX_INSTRUCTIONS,
+              show_default=True, help="fault past this many executed instructions")
+def run_command(program_path, profile_name, loads, dumps, report_format, report_file, gm_size,
+                max_instructions) -> None:
+    """Run a program and print its report."""
+    try:
+        profile = load_profile(profile_name)
+    except ProfileError as err:
+        _fail(f"vcore: error: {err}")
+    if not 1 <= gm_size <= MAX_GM_SIZE:
+        _fail(f"vcore: error: --gm-size must be 1..{MAX_GM_SIZE} bytes, not {gm_size}")
+    try:
+        load_specs = [parse_load(s) for s in loads]
+        dump_specs = [parse_dump(s) for s in dumps]
+        load_data = [read_load_file(s.file) for s in load_specs]
+    except SpecError as err:
+        _fail(f"vcore: error: {err}")
+    program = _read(program_path)
+    try:
+        machine = Machine(program, profile, gm_size)
+    except Fault as err:
+        _fail(f"{program_path}: error: {err}", 1)
+    for spec, data in zip(load_specs, load_data, strict=True):
+        try:
+            machine.write(spec.space, spec.addr, data)
+        except Fault as err:
+            _fail(f"vcore: error: --load {spec.space}:0x{spec.addr:x}={spec.file}: {err}")
+    result = machine.run(max_instructions=max_instructions)
+    dumped = {}
+    for spec in dump_specs:
+        try:
+            values = machine.read(spec.space, spec.addr, spec.type, spec.count)
+        except Fault as err:
+            _fail(f"vcore: error: --dump {spec.key}: {err}")
+        if spec.file:
+            buffer = io.BytesIO()
+            np.save(buffer, values, allow_pickle=False)
+            _write(spec.file, buffer.getvalue())
+        else:
+            dumped[spec.key] = element_list(values)
+    report = build_report(machine, result, dumped)
+    if report_file:
+        _write(report_file, json.dumps(report.to_json(), indent=2) + "\n")
+    if report_format == "json":
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        for key, values in dumped.items():
+            click.echo(f"{key} = {_format_values(values)}")
+        if report_format == "text":
+            click.echo(report.to_text(), nl=False)
+    if result.fault is not None:
+        _fail(str(result.fault), 130 if result.fault.kind == "interrupt" else 1)
+
+
+@main.group("profile")
+def profile_group() -> None:
+    """Timing and machine profiles."""
+
+
+@profile_group.command("show")
+@click.argument("name", default="950")
+def profile_show(name: str) -> None:
+    """Print profile NAME (950, a2, or a FILE.toml) as TOML."""
+    try:
+        text = builtin_text(name) if name in BUILTIN else load_profile(name).source_text
+    except ProfileError as err:
+        _fail(f"vcore: error: {err}")
+    click.echo(text, nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,28 @@
+"""Runtime faults: values that name what went wrong; the machine adds the pc and source line."""
+
+from __future__ import annotations
+
+
+class Fault(Exception):
+    """A program fault (exit status 1). ``pc`` and ``where`` are filled in by the machine."""
+
+    def __init__(self, message: str, kind: str = "fault") -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind  # fault, limit, deadlock, race, interrupt
+        self.pc: int | None = None
+        self.where: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.where}: error: {self.message}" if self.where else self.message
+
+
+def check_range(space: str, size: int, start: int, end: int, what: str) -> None:
+    """Fault unless bytes [start, end) lie inside a memory of ``size`` bytes."""
+    if start < 0 or end > size:
+        raise Fault(f"{what}: {space} bytes 0x{max(start, 0):x}..0x{end:x} outside {space} (size 0x{size:x})")
+
+
+def check_aligned(addr: int, what: str, align: int = 32) -> None:
+    if addr % align:
+        raise Fault(f"{what}: UB address 0x{addr:x} is not {align}-byte aligned")

@@ -1,0 +1,137 @@
+"""The machine: state, a program bound to semantics, and the run loop.
+
+``Machine(program, profile)`` loads the program's data directives; ``run()`` executes until HALT,
+the end of the text, a fault or a limit, and returns a ``RunResult``. A fault is kept as a value
+with the pc and source line, and the state stays as it was at the fault.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from attrs import define, field
+
+# Importing the families registers their semantics.
+from emulator import scalar, tensor, vector  # noqa: F401
+from emulator.faults import Fault
+from emulator.profile import Profile, load_profile
+from emulator.semantics import HALT_PC, Bound, bind
+from emulator.state import State
+from isa import TYPES, decode_program
+from isa.program import Program
+from isa.text import inst_text
+from isa.values import dtype_of
+
+DEFAULT_GM_SIZE = 16 << 20
+DEFAULT_MAX_INSTRUCTIONS = 50_000_000
+
+
+@define
+class RunResult:
+    """How a run ended: ``fault`` is None for a clean end."""
+
+    instructions: int
+    fault: Fault | None = None
+    halted: bool = False
+    counts: dict = field(factory=dict)  # pc -> times run
+
+
+class Machine(State):
+    """An emulated vector core with one program loaded."""
+
+    def __init__(self, program: Program, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE) -> None:
+        self.profile = load_profile(profile) if isinstance(profile, str) else profile
+        super().__init__(self.profile.ub_size, gm_size)
+        self.program = program
+        self.bound: list[Bound] = [bind(inst, pc) for pc, inst in decode_program(program.words)]
+        self._by_word: list = [None] * len(program.words)
+        for b in self.bound:
+            self._by_word[b.pc // 8] = b.run
+        self._counts = [0] * len(program.words)
+        self.pc = 0
+        self.executed = 0
+        self.halted = False
+        self.fault: Fault | None = None
+        self._load_data()
+
+    # -- memory access for users -----------------------------------------------------------------
+    def _load_data(self) -> None:
+        for rec in self.program.data:
+            mem = self.memory(rec.space)
+            if rec.addr + rec.nbytes > mem.size:
+                raise Fault(f".{rec.space}{'fill' if rec.kind == 'fill' else ''} data at 0x{rec.addr:x} "
+                            f"({rec.nbytes} bytes) runs past the end of {rec.space.upper()} (size 0x{mem.size:x})")
+            if rec.kind == "fill":
+                element = np.frombuffer(rec.payload, dtype=np.uint8)
+                mem[rec.addr:rec.addr + rec.nbytes] = np.tile(element, rec.count)
+            else:
+                mem[rec.addr:rec.addr + rec.nbytes] = np.frombuffer(rec.payload, dtype=np.uint8)
+
+    def write(self, space: str, addr: int, data) -> None:
+        """Copy an array's bytes (little endian) or raw bytes into UB or GM at ``addr``."""
+        if isinstance(data, np.ndarray):
+            arr = data.astype(data.dtype.newbyteorder("<"), copy=False) if data.dtype.byteorder == ">" else data
+            raw = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
+        else:
+            raw = np.frombuffer(bytes(data), dtype=np.uint8)
+        mem = self.memory(space)
+        if addr < 0 or addr + raw.size > mem.size:
+            raise Fault(f"{raw.size} bytes at {space}:0x{addr:x} run past the end of {space.upper()} "
+                        f"(size 0x{mem.size:x})")
+        mem[addr:addr + raw.size] = raw
+
+    def read(self, space: str, addr: int, type_name: str, count: int) -> np.ndarray:
+        """``count`` elements of ``type_name`` at ``addr`` (a copy)."""
+        etype = TYPES[type_name]
+        raw = self.read_bytes(space, addr, count * etype.size)
+        return raw.copy().view(dtype_of(etype))
+
+    # -- running -----------------------------------------------------------------------------------
+    def where(self, pc: int) -> str:
+        """``file:line`` for a pc of a program run from source, else the file and pc."""
+        src = (self.program.source or {}).get(pc)
+        if src is not None:
+            return f"{self.program.filename}:{src.line}"
+        return self.program.filename
+
+    def text_at(self, pc: int) -> str:
+        src = (self.program.source or {}).get(pc)
+        if src is not None:
+            return src.text
+        for b in self.bound:
+            if b.pc == pc:
+                return inst_text(b.inst)
+        return "?"
+
+    def _fault_at(self, fault: Fault, pc: int) -> Fault:
+        fault.pc = pc
+        fault.where = self.where(pc)
+        fault.message = f"{fault.message}\n  at pc 0x{pc:04x}: {self.text_at(pc)}"
+        return fault
+
+    def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> RunResult:
+        ops, counts = self._by_word, self._counts
+        end = len(ops)
+        pc, executed = self.pc, self.executed
+        try:
+            while pc != HALT_PC:
+                index = pc >> 3
+                if index >= end:
+                    break
+                op = ops[index]
+                if op is None:
+                    raise Fault(f"control reached pc 0x{pc:x}, inside an instruction")
+                if executed >= max_instructions:
+                    raise Fault(f"--max-instructions {max_instructions} reached", kind="limit")
+                counts[index] += 1
+                executed += 1
+                pc = op(self)
+        except Fault as fault:
+            self.fault = self._fault_at(fault, pc)
+        except KeyboardInterrupt:
+            self.fault = self._fault_at(Fault("interrupted", kind="interrupt"), pc)
+        self.halted = pc == HALT_PC
+        self.pc, self.executed = pc, executed
+        return RunResult(executed, self.fault, self.halted, self.counts())
+
+    def counts(self) -> dict[int, int]:
+        return {i * 8: n for i, n in enumerate(self._counts) if n}

@@ -1,0 +1,155 @@
+"""Scalar unit, control flow, DMA and synchronisation semantics.
+
+Scalar registers hold signed 64-bit values; arithmetic wraps. Shifts take the count modulo 64 and
+SHR is logical. Branches compare signed. Flags and barriers carry no data: their effect is on time,
+which the cycle model accounts for.
+"""
+
+from __future__ import annotations
+
+from numpy.lib.stride_tricks import as_strided
+
+from emulator.faults import Fault, check_range
+from emulator.semantics import HALT_PC, implements
+from emulator.state import S_MASK, wrap64
+from isa import Inst
+from isa.types import BLOCK_BYTES
+
+_ALU = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "and": lambda a, b: a & b,
+    "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b,
+    "shl": lambda a, b: a << (b & 63),
+    "shr": lambda a, b: (a & S_MASK) >> (b & 63),
+}
+_COMPARE = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "ge": lambda a, b: a >= b,
+}
+
+
+@implements("mov")
+def bind_mov(inst: Inst, pc: int):
+    sd, src = inst.operands
+    next_pc = pc + inst.size
+    if src.reg is None:
+        value = wrap64(src.imm)
+
+        def run_imm(m):
+            if sd:
+                m.s[sd] = value
+            return next_pc
+
+        return run_imm
+
+    sreg = src.reg
+
+    def run(m):
+        if sd:
+            m.s[sd] = m.s[sreg]
+        return next_pc
+
+    return run
+
+
+@implements("alu")
+def bind_alu(inst: Inst, pc: int):
+    sd, sa, sb = inst.operands
+    fn = _ALU[inst.row.op]
+    next_pc = pc + inst.size
+    if sb.reg is None:
+        imm = sb.imm
+
+        def run_imm(m):
+            if sd:
+                m.s[sd] = wrap64(fn(m.s[sa], imm))
+            return next_pc
+
+        return run_imm
+
+    rb = sb.reg
+
+    def run(m):
+        if sd:
+            m.s[sd] = wrap64(fn(m.s[sa], m.s[rb]))
+        return next_pc
+
+    return run
+
+
+@implements("branch")
+def bind_branch(inst: Inst, pc: int):
+    sa, sb, target = inst.operands
+    test = _COMPARE[inst.row.op]
+    next_pc = pc + inst.size
+    if sb.reg is None:
+        imm = sb.imm
+
+        def run_imm(m):
+            return target if test(m.s[sa], imm) else next_pc
+
+        return run_imm
+
+    rb = sb.reg
+
+    def run(m):
+        return target if test(m.s[sa], m.s[rb]) else next_pc
+
+    return run
+
+
+@implements("jump")
+def bind_jump(inst: Inst, pc: int):
+    (target,) = inst.operands
+    return lambda m: target
+
+
+@implements("nop", "setflag", "waitflag", "barrier")
+def bind_nop(inst: Inst, pc: int):
+    next_pc = pc + inst.size
+    return lambda m: next_pc
+
+
+@implements("halt")
+def bind_halt(inst: Inst, pc: int):
+    return lambda m: HALT_PC
+
+
+def dma_spans(inst: Inst) -> tuple[int, int, int, int]:
+    blocks, length, srcgap, dstgap = (inst.kw(n) for n in ("blocks", "len", "srcgap", "dstgap"))
+    return blocks, length * BLOCK_BYTES, (length + srcgap) * BLOCK_BYTES, (length + dstgap) * BLOCK_BYTES
+
+
+@implements("dma")
+def bind_dma(inst: Inst, pc: int):
+    to_ub = inst.row.op == "gm2ub"
+    dst_ref, src_ref = inst.operands
+    blocks, nbytes, src_pitch, dst_pitch = dma_spans(inst)
+    next_pc = pc + inst.size
+    src_space, dst_space = ("gm", "ub") if to_ub else ("ub", "gm")
+
+    def run(m):
+        src = src_ref.offset if src_ref.reg is None else m.s[src_ref.reg] + src_ref.offset
+        dst = dst_ref.offset if dst_ref.reg is None else m.s[dst_ref.reg] + dst_ref.offset
+        ub_addr = dst if to_ub else src
+        if ub_addr % BLOCK_BYTES:
+            raise Fault(f"DMA: UB address 0x{ub_addr:x} is not 32-byte aligned")
+        src_mem, dst_mem = m.memory(src_space), m.memory(dst_space)
+        check_range(src_space.upper(), src_mem.size, src, src + (blocks - 1) * src_pitch + nbytes, "DMA source")
+        check_range(dst_space.upper(), dst_mem.size, dst, dst + (blocks - 1) * dst_pitch + nbytes,
+                    "DMA destination")
+        if blocks == 1 or (src_pitch == nbytes and dst_pitch == nbytes):
+            total = (blocks - 1) * src_pitch + nbytes
+            dst_mem[dst:dst + total] = src_mem[src:src + total]
+            return next_pc
+        source = as_strided(src_mem[src:], shape=(blocks, nbytes), strides=(src_pitch, 1), writeable=False)
+        target = as_strided(dst_mem[dst:], shape=(blocks, nbytes), strides=(dst_pitch, 1))
+        target[...] = source.copy()
+        return next_pc
+
+    return run

@@ -1,0 +1,67 @@
+"""Machine state: UB, GM, scalar, vector and mask registers, and the access helpers on them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from emulator.faults import Fault, check_aligned, check_range
+from isa.values import dtype_of
+
+S_MASK = (1 << 64) - 1
+S_SIGN = 1 << 63
+MAX_GM_SIZE = 1 << 32
+
+
+def wrap64(value: int) -> int:
+    """A Python int as the signed 64-bit value a scalar register holds."""
+    value &= S_MASK
+    return value - (1 << 64) if value & S_SIGN else value
+
+
+class State:
+    """The architectural state. Memories are uint8 arrays; registers are plain arrays too."""
+
+    def __init__(self, ub_size: int, gm_size: int) -> None:
+        if not 0 < gm_size <= MAX_GM_SIZE:
+            raise ValueError(f"GM size {gm_size} out of range 1..{MAX_GM_SIZE}")
+        self.ub = np.zeros(ub_size, dtype=np.uint8)
+        self.gm = np.zeros(gm_size, dtype=np.uint8)
+        self.s = [0] * 32
+        self.v = np.zeros((32, 256), dtype=np.uint8)
+        self.p = np.zeros((8, 256), dtype=np.bool_)
+        self._views: dict = {}
+
+    def memory(self, space: str) -> np.ndarray:
+        return self.ub if space == "ub" else self.gm
+
+    def view(self, space: str, etype) -> np.ndarray:
+        """A typed view of a whole memory (its size is a multiple of every element size)."""
+        key = (space, etype.name)
+        view = self._views.get(key)
+        if view is None:
+            view = self._views[key] = self.memory(space).view(dtype_of(etype))
+        return view
+
+    def set_s(self, index: int, value: int) -> None:
+        if index:
+            self.s[index] = wrap64(value)
+
+    def ub_block_address(self, ref, what: str) -> int:
+        """The UB address of an operand, checked to be 32-byte aligned."""
+        addr = ref.offset if ref.reg is None else self.s[ref.reg] + ref.offset
+        check_aligned(addr, what)
+        return addr
+
+    def check_ub(self, start: int, end: int, what: str) -> None:
+        check_range("UB", self.ub.size, start, end, what)
+
+    def check_gm(self, start: int, end: int, what: str) -> None:
+        check_range("GM", self.gm.size, start, end, what)
+
+    def read_bytes(self, space: str, addr: int, count: int) -> np.ndarray:
+        mem = self.memory(space)
+        check_range(space.upper(), mem.size, addr, addr + count, "read")
+        return mem[addr:addr + count]
+
+
+__all__ = ["MAX_GM_SIZE", "Fault", "State", "wrap64"]

@@ -1,0 +1,124 @@
+"""Tensor instructions (UB to UB, iterated): one numpy pass over all iterations and lanes.
+
+Sources of an iteration are read before its results are written. Iterations that may read what an
+earlier one wrote (``geometry.dependency_distance``) run in groups that keep that order; all others
+run as one pass, where the later iteration's write wins on overlap, as in order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from emulator import geometry, numerics
+from emulator.faults import Fault
+from emulator.semantics import implements
+from isa import Inst, MaskMode
+from isa.values import dtype_of
+
+MAX_CHUNK = 4096  # iterations per numpy pass: bounds the index arrays' memory
+MAX_SEQUENTIAL_PASSES = 1 << 16  # dependent iterations run in at most this many passes
+
+
+def lane_mask(inst: Inst) -> np.ndarray | None:
+    """The per-iteration lane mask of a tensor instruction (None: every lane)."""
+    mask, lanes = inst.mask, inst.type.lanes
+    if mask is None or mask.mode == MaskMode.COUNT:
+        return None
+    if mask.mode == MaskMode.CONTINUOUS:
+        return np.arange(lanes) < mask.low
+    bits = mask.low | mask.high << 64
+    if bits >> lanes == 0 and bits == (1 << lanes) - 1:
+        return None
+    return (bits >> np.arange(lanes, dtype=object) & 1).astype(bool)
+
+
+def iterations_of(inst: Inst) -> int:
+    if inst.mask is not None and inst.mask.mode == MaskMode.COUNT:
+        return -(-inst.mask.low // inst.type.lanes)
+    return inst.kw("repeat")
+
+
+def strides_of(inst: Inst) -> list[tuple[int, int]]:
+    """(block stride, repeat stride) of each UB operand, destination first."""
+    names = ("dst", "src0", "src1") if inst.row.form == "tensor-binary" else ("dst", "src")
+    return [(inst.kw(f"{n}blk"), inst.kw(f"{n}rep")) for n in names]
+
+
+@implements("tensor")
+def bind_tensor(inst: Inst, pc: int):
+    op, etype = inst.row.op, inst.type
+    esize, lanes = etype.size, etype.lanes
+    nmem = 3 if inst.row.form == "tensor-binary" else 2
+    refs = inst.operands[:nmem]
+    strides = strides_of(inst)
+    iterations = iterations_of(inst)
+    count = inst.mask.low if inst.mask is not None and inst.mask.mode == MaskMode.COUNT else None
+    lanes_on = lane_mask(inst)
+    scalar_ref = inst.operands[2] if inst.row.form == "tensor-scalar" else None
+    dtype = dtype_of(etype)
+    imm = None
+    if scalar_ref is not None and scalar_ref.reg is None:
+        imm = np.array([scalar_ref.imm], dtype=np.uint64).astype(f"<u{esize}").view(dtype)[0]
+    next_pc = pc + inst.size
+    names = ("destination", "source 0", "source 1") if nmem == 3 else ("destination", "source")
+    extents = [geometry.extent(iterations, rep, blk) for blk, rep in strides] if iterations else []
+    offsets_cache: dict = {}
+
+    def offsets(chunk: int, k: int) -> np.ndarray:
+        key = (chunk, k)
+        arr = offsets_cache.get(key)
+        if arr is None:
+            blk, rep = strides[k]
+            arr = offsets_cache[key] = geometry.element_offsets(chunk, rep, blk, esize)
+        return arr
+
+    per_block = 32 // esize
+    contiguous = [blk == 1 and rep == 8 for blk, rep in strides]
+
+    def region(base: int, first: int, chunk: int, k: int):
+        """The elements of iterations [first, first + chunk) of operand k: a slice when contiguous."""
+        start = base + first * strides[k][1] * per_block
+        if contiguous[k]:
+            return slice(start, start + chunk * lanes)
+        return start + offsets(chunk, k)
+
+    def run(m):
+        if iterations == 0:
+            return next_pc
+        bases = []
+        for k, ref in enumerate(refs):
+            addr = m.ub_block_address(ref, names[k])
+            m.check_ub(addr, addr + extents[k], names[k])
+            bases.append(addr // esize)
+        scalar = imm
+        if scalar_ref is not None and imm is None:
+            raw = m.s[scalar_ref.reg] & ((1 << (8 * esize)) - 1)
+            scalar = np.array([raw], dtype=np.uint64).astype(f"<u{esize}").view(dtype)[0]
+        view = m.view("ub", etype)
+        step = min(iterations, MAX_CHUNK)
+        for k in range(1, nmem):
+            (dblk, drep), (sblk, srep) = strides[0], strides[k]
+            distance = geometry.dependency_distance(iterations, (bases[0] - bases[k]) * esize, drep, dblk, srep, sblk)
+            step = min(step, distance)
+        if -(-iterations // step) > MAX_SEQUENTIAL_PASSES:
+            raise Fault(f"{iterations} mutually dependent iterations exceed the emulator's limit")
+        for first in range(0, iterations, step):
+            chunk = min(step, iterations - first)
+            srcs = [view[region(bases[k], first, chunk, k)].reshape(chunk, lanes) for k in range(1, nmem)]
+            result = numerics.apply(op, etype, srcs, scalar)
+            target = region(bases[0], first, chunk, 0)
+            if count is not None:
+                active = max(0, min(chunk * lanes, count - first * lanes))
+                if isinstance(target, slice):
+                    view[target.start:target.start + active] = result.reshape(-1)[:active]
+                else:
+                    view[target.reshape(-1)[:active]] = result.reshape(-1)[:active]
+            elif lanes_on is None:
+                view[target] = result.reshape(-1) if isinstance(target, slice) else result
+            elif isinstance(target, slice):
+                view[target].reshape(chunk, lanes)[:, lanes_on] = result[:, lanes_on]
+            else:
+                view[target[:, lanes_on]] = result[:, lanes_on]
+        return next_pc
+
+    return run

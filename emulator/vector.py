@@ -1,0 +1,287 @@
+"""Register (vector function) instructions: loads, stores, compute with zeroing, gather, scatter, masks.
+
+A vector register is 256 bytes; a mask register 256 bools, one per byte of VL: a w-byte lane i is
+active when entry i*w is set, and writers set all w entries of a lane.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from emulator import numerics
+from emulator.faults import Fault
+from emulator.semantics import implements
+from isa import Inst
+from isa.types import BLOCK_BYTES, TYPES, VL_BYTES
+from isa.values import dtype_of
+
+_BLOCK_LANES = np.arange(VL_BYTES) // BLOCK_BYTES  # which datablock each register byte is in
+_BYTE_IN_BLOCK = np.arange(VL_BYTES) % BLOCK_BYTES
+
+
+def active_lanes(p: np.ndarray, width: int) -> np.ndarray:
+    """Lane activity of a mask register for lanes of ``width`` bytes."""
+    return p[::width]
+
+
+def lanes_to_mask(active: np.ndarray, width: int) -> np.ndarray:
+    return np.repeat(active, width)
+
+
+def _register_bytes(addr: int, blk: int | None) -> np.ndarray | None:
+    """UB byte offsets of a register's 256 bytes in datablock mode (None: contiguous)."""
+    if blk is None:
+        return None
+    return addr + _BLOCK_LANES * blk * BLOCK_BYTES + _BYTE_IN_BLOCK
+
+
+def _scalar_value(m, ref, etype):
+    raw = ref.imm if ref.reg is None else m.s[ref.reg] & ((1 << etype.bits) - 1)
+    return np.array([raw], dtype=np.uint64).astype(f"<u{etype.size}").view(dtype_of(etype))[0]
+
+
+def _access(m, inst: Inst, ref, what: str) -> tuple[int, int | None, int]:
+    """Address, datablock stride and post-update of a VLD/VST operand; applies post= to the register."""
+    addr = m.ub_block_address(ref, what)
+    blk = inst.kw("blk")
+    end = addr + (7 * blk + 1) * BLOCK_BYTES if blk is not None else addr + VL_BYTES
+    m.check_ub(addr, end, what)
+    post = inst.kw("post")
+    if post:
+        m.set_s(ref.reg, m.s[ref.reg] + post * inst.type.size)
+    return addr, blk, end
+
+
+@implements("vld")
+def bind_vld(inst: Inst, pc: int):
+    vd, ref = inst.operands
+    next_pc = pc + inst.size
+
+    def run(m):
+        addr, blk, _ = _access(m, inst, ref, "VLD")
+        if blk is None:
+            m.v[vd] = m.ub[addr:addr + VL_BYTES]
+        else:
+            m.v[vd] = m.ub[_register_bytes(addr, blk)]
+        return next_pc
+
+    return run
+
+
+@implements("vst")
+def bind_vst(inst: Inst, pc: int):
+    ref, vs, pm = inst.operands
+    width = inst.type.size
+    next_pc = pc + inst.size
+
+    def run(m):
+        addr, blk, _ = _access(m, inst, ref, "VST")
+        byte_on = lanes_to_mask(active_lanes(m.p[pm], width), width)
+        where = _register_bytes(addr, blk)
+        if where is None:
+            target = m.ub[addr:addr + VL_BYTES]
+            target[byte_on] = m.v[vs][byte_on]
+        else:
+            m.ub[where[byte_on]] = m.v[vs][byte_on]
+        return next_pc
+
+    return run
+
+
+def _compute(m, inst: Inst, srcs, scalar, pm: int, vd: int) -> None:
+    etype = inst.type
+    dtype = dtype_of(etype)
+    on = active_lanes(m.p[pm], etype.size)
+    result = numerics.apply(inst.row.op, etype, [m.v[s].view(dtype) for s in srcs], scalar)
+    result[~on] = 0
+    m.v[vd] = result.view(np.uint8)
+
+
+@implements("vbinary")
+def bind_vbinary(inst: Inst, pc: int):
+    vd, va, vb, pm = inst.operands
+    next_pc = pc + inst.size
+    carry = inst.kw("carry") if inst.row.keyword("carry") is not None else None
+    if carry is not None:
+        def run_carry(m):
+            on = active_lanes(m.p[pm], 4)
+            a = m.v[va].view("<u4").astype(np.uint64)
+            b = m.v[vb].view("<u4").astype(np.uint64)
+            total = a + (~b & 0xFFFFFFFF) + 1  # {carry, d} = {0,a} + {0,~b} + 1
+            d = (total & 0xFFFFFFFF).astype("<u4")
+            d[~on] = 0
+            m.p[carry] = lanes_to_mask((total >> 32).astype(bool) & on, 4)
+            m.v[vd] = d.view(np.uint8)
+            return next_pc
+
+        return run_carry
+
+    def run(m):
+        _compute(m, inst, (va, vb), None, pm, vd)
+        return next_pc
+
+    return run
+
+
+@implements("vunary")
+def bind_vunary(inst: Inst, pc: int):
+    vd, va, pm = inst.operands
+    next_pc = pc + inst.size
+
+    def run(m):
+        _compute(m, inst, (va,), None, pm, vd)
+        return next_pc
+
+    return run
+
+
+@implements("vscalar")
+def bind_vscalar(inst: Inst, pc: int):
+    vd, va, ref, pm = inst.operands
+    next_pc = pc + inst.size
+
+    def run(m):
+        _compute(m, inst, (va,), _scalar_value(m, ref, inst.type), pm, vd)
+        return next_pc
+
+    return run
+
+
+def _index_type(etype) -> str:
+    return "<u4" if etype.size == 4 else "<u2"
+
+
+@implements("vgather_ub")
+def bind_vgather_ub(inst: Inst, pc: int):
+    vd, ref, vi, pm = inst.operands
+    etype = inst.type
+    lane_width = 4 if etype.size == 4 else 2
+    next_pc = pc + inst.size
+
+    def run(m):
+        base = m.ub_block_address(ref, "VGATHER")
+        idx = m.v[vi].view(_index_type(etype)).astype(np.int64)
+        on = active_lanes(m.p[pm], lane_width)
+        start = base + idx[on] * etype.size
+        if start.size and (start.min() < 0 or start.max() + etype.size > m.ub.size):
+            lane = int(np.flatnonzero(on)[np.argmax((start < 0) | (start + etype.size > m.ub.size))])
+            raise Fault(f"VGATHER: index {int(idx[lane])} of lane {lane} reads outside UB "
+                        f"(byte 0x{base + int(idx[lane]) * etype.size:x}, UB size 0x{m.ub.size:x})")
+        if etype.size == 1:
+            out = np.zeros(128, dtype="<u2")
+            out[on] = m.ub[start]
+        else:
+            out = np.zeros(idx.size, dtype=f"<u{etype.size}")
+            out[on] = m.view("ub", TYPES[f"u{etype.bits}"])[start // etype.size]
+        m.v[vd] = out.view(np.uint8)
+        return next_pc
+
+    return run
+
+
+@implements("vgather_reg")
+def bind_vgather_reg(inst: Inst, pc: int):
+    vd, vs, vi = inst.operands
+    etype = inst.type
+    udt = f"<u{etype.size}" if etype.size > 1 else "u1"
+    lanes = etype.lanes
+    next_pc = pc + inst.size
+
+    def run(m):
+        idx = m.v[vi].view(udt) % lanes
+        m.v[vd] = m.v[vs].view(udt)[idx].view(np.uint8)
+        return next_pc
+
+    return run
+
+
+@implements("vscatter")
+def bind_vscatter(inst: Inst, pc: int):
+    ref, vs, vi, pm = inst.operands
+    etype = inst.type
+    next_pc = pc + inst.size
+    udt = TYPES[f"u{etype.bits}"]
+
+    def run(m):
+        base = m.ub_block_address(ref, "VSCATTER")
+        idx = m.v[vi].view(_index_type(etype)).astype(np.int64)
+        on = active_lanes(m.p[pm], etype.size)
+        start = base + idx[on] * etype.size
+        if start.size and start.max() + etype.size > m.ub.size:
+            lane = int(np.flatnonzero(on)[np.argmax(start + etype.size > m.ub.size)])
+            raise Fault(f"VSCATTER: index {int(idx[lane])} of lane {lane} writes outside UB "
+                        f"(byte 0x{base + int(idx[lane]) * etype.size:x}, UB size 0x{m.ub.size:x})")
+        # Ascending lane order: numpy keeps the last write, so the higher lane wins.
+        m.view("ub", udt)[start // etype.size] = m.v[vs].view(f"<u{etype.size}")[on]
+        return next_pc
+
+    return run
+
+
+def pattern_lanes(pattern: str, lanes: int) -> int:
+    if pattern == "ALL":
+        return lanes
+    if pattern == "ALLF":
+        return 0
+    if pattern.startswith("VL"):
+        return min(int(pattern[2:]), lanes)
+    return {"M3": lanes - lanes % 3, "M4": lanes - lanes % 4, "H": lanes // 2, "Q": lanes // 4}[pattern]
+
+
+@implements("pset")
+def bind_pset(inst: Inst, pc: int):
+    pd, pattern = inst.operands
+    width = inst.type.size
+    value = lanes_to_mask(np.arange(256 // width) < pattern_lanes(pattern, 256 // width), width)
+    next_pc = pc + inst.size
+
+    def run(m):
+        m.p[pd] = value
+        return next_pc
+
+    return run
+
+
+@implements("pupdate")
+def bind_pupdate(inst: Inst, pc: int):
+    pd, sc = inst.operands
+    width = inst.type.size
+    lanes = 256 // width
+    lane_index = np.arange(lanes)
+    next_pc = pc + inst.size
+
+    def run(m):
+        count = m.s[sc]
+        m.p[pd] = lanes_to_mask(lane_index < min(max(count, 0), lanes), width)
+        m.set_s(sc, max(0, count - lanes))
+        return next_pc
+
+    return run
+
+
+@implements("pld")
+def bind_pld(inst: Inst, pc: int):
+    pd, ref = inst.operands
+    next_pc = pc + inst.size
+
+    def run(m):
+        addr = m.ub_block_address(ref, "PLD")
+        m.check_ub(addr, addr + 32, "PLD")
+        m.p[pd] = np.unpackbits(m.ub[addr:addr + 32], bitorder="little").astype(bool)
+        return next_pc
+
+    return run
+
+
+@implements("pst")
+def bind_pst(inst: Inst, pc: int):
+    ref, ps = inst.operands
+    next_pc = pc + inst.size
+
+    def run(m):
+        addr = m.ub_block_address(ref, "PST")
+        m.check_ub(addr, addr + 32, "PST")
+        m.ub[addr:addr + 32] = np.packbits(m.p[ps], bitorder="little")
+        return next_pc
+
+    return run

@@ -1,0 +1,186 @@
+"""`vcore run` and `vcore profile show` through the real command line, in subprocesses."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+VCORE = str(Path(sys.executable).with_name("vcore"))
+
+PROGRAM = """\
+.ubfill 0x0, f16, 256, 1.5
+.ubfill 0x800, f16, 256, 2.25
+    MOV S5, 42
+    VADD.f16 [0x1000], [0x0], [0x800], repeat=2
+    HALT
+"""
+
+
+def vcore(*args, cwd=None):
+    return subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=60)
+
+
+@pytest.fixture
+def prog(tmp_path):
+    path = tmp_path / "p.asm"
+    path.write_text(PROGRAM)
+    return path
+
+
+def test_text_report_and_dump(prog):
+    r = vcore("run", prog, "--dump", "ub:0x1000:f16:3")
+    assert r.returncode == 0, r.stderr
+    assert "ub:0x1000:f16:3 = 3.75 3.75 3.75" in r.stdout
+    assert "VADD.f16 [0x1000], [0x0], [0x800], repeat=2" in r.stdout
+
+
+def test_json_report_fields(prog, tmp_path):
+    out = tmp_path / "r.json"
+    r = vcore("run", prog, "--report", "json", "--report-file", out, "--dump", "ub:0x1000:f16:2")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report == json.loads(out.read_text())
+    assert report["schema"] == "vcore.report/1"
+    assert report["profile"] == "950"
+    assert report["instructions"] == 3
+    assert report["scalars"]["S5"] == 42 and report["scalars"]["S0"] == 0 and len(report["scalars"]) == 32
+    assert report["dumps"] == {"ub:0x1000:f16:2": [3.75, 3.75]}
+    vadd = next(e for e in report["per_pc"] if e["text"].startswith("VADD"))
+    assert vadd == {"pc": 8, "line": 4, "text": "VADD.f16 [0x1000], [0x0], [0x800], repeat=2", "pipe": "V",
+                    "count": 1}
+
+
+def test_report_none_prints_only_dumps(prog):
+    r = vcore("run", prog, "--report", "none", "--dump", "ub:0x0:f16:1")
+    assert r.stdout == "ub:0x0:f16:1 = 1.5\n"
+
+
+def test_dump_to_npy(prog, tmp_path):
+    target = tmp_path / "d.npy"
+    r = vcore("run", prog, "--report", "none", "--dump", f"ub:0x1000:f16:4={target}")
+    assert r.returncode == 0, r.stderr
+    arr = np.load(target)
+    assert arr.dtype == np.float16 and arr.tolist() == [3.75] * 4
+
+
+def test_load_npy_and_raw(tmp_path):
+    src = tmp_path / "l.asm"
+    src.write_text("VADD.f32 [0x200], [0x0], [0x100], mask=4\n")
+    np.save(tmp_path / "a.npy", np.arange(64, dtype=">f4"))  # big endian on disk: loaded as values
+    (tmp_path / "b.bin").write_bytes(np.full(64, 0.5, dtype="<f4").tobytes())
+    r = vcore("run", src, "--report", "none", "--load", f"ub:0x0={tmp_path / 'a.npy'}",
+              "--load", f"ub:0x100={tmp_path / 'b.bin'}", "--dump", "ub:0x200:f32:5")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ub:0x200:f32:5 = 0.5 1.5 2.5 3.5 0.0"
+
+
+def test_pickled_npy_is_refused(prog, tmp_path):
+    bad = tmp_path / "obj.npy"
+    np.save(bad, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    r = vcore("run", prog, "--load", f"ub:0x0={bad}")
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and "obj.npy" in r.stderr
+
+
+def test_pickle_file_named_npy_is_refused(prog, tmp_path):
+    bad = tmp_path / "p.npy"
+    bad.write_bytes(pickle.dumps([1, 2, 3]))
+    r = vcore("run", prog, "--load", f"ub:0x0={bad}")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("spec", ["ub:0x0:f16", "xx:0:f16:1", "ub:zz:f16:1", "ub:0:f17:1", "ub:0:f16:0",
+                                  "ub:0:f16:2="])
+def test_malformed_dump_spec(prog, spec):
+    r = vcore("run", prog, "--dump", spec)
+    assert r.returncode == 2 and "error" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_dump_past_end_of_memory(prog):
+    r = vcore("run", prog, "--dump", "ub:0x3fffe:f16:2")
+    assert r.returncode == 2 and "outside UB" in r.stderr
+
+
+def test_load_past_end_of_memory(prog, tmp_path):
+    raw = tmp_path / "big.bin"
+    raw.write_bytes(b"\1" * 64)
+    r = vcore("run", prog, "--load", f"ub:0x3fff0={raw}")
+    assert r.returncode == 2 and "past the end of UB" in r.stderr
+
+
+def test_fault_exit_1_names_pc_and_line_and_keeps_state(tmp_path):
+    src = tmp_path / "f.asm"
+    src.write_text(".ubfill 0x0, f16, 128, 1.0\n    VADDS.f16 [0x100], [0x0], 1.0\n    MOV S1, 16\n"
+                   "    VADD.f16 [S1], [0x0], [0x0]\n    MOV S2, 7\n")
+    r = vcore("run", src, "--report", "json", "--dump", "ub:0x100:f16:1")
+    assert r.returncode == 1
+    assert f"{src}:4: error:" in r.stderr and "pc 0x0020" in r.stderr  # VADDS is 3 words (0x18), MOV 1 and "not 32-byte aligned" in r.stderr
+    assert "VADD.f16 [S1], [0x0], [0x0]" in r.stderr and "Traceback" not in r.stderr
+    report = json.loads(r.stdout)
+    assert report["dumps"]["ub:0x100:f16:1"] == [2.0]
+    assert report["scalars"]["S1"] == 16 and report["scalars"]["S2"] == 0
+    assert report["fault"]["kind"] == "fault"
+
+
+def test_a2_has_a_smaller_ub(tmp_path):
+    src = tmp_path / "a2.asm"
+    src.write_text("VADD.f32 [0x30000], [0x0], [0x0]\n")
+    assert vcore("run", src).returncode == 0
+    r = vcore("run", src, "--profile", "a2")
+    assert r.returncode == 1 and "outside UB (size 0x30000)" in r.stderr
+
+
+def test_max_instructions(tmp_path):
+    src = tmp_path / "loop.asm"
+    src.write_text("loop: JMP loop\n")
+    r = vcore("run", src, "--max-instructions", "1000")
+    assert r.returncode == 1 and "--max-instructions 1000" in r.stderr
+
+
+@pytest.mark.parametrize("size", ["0", str((1 << 32) + 1)])
+def test_gm_size_bounds(prog, size):
+    r = vcore("run", prog, "--gm-size", size)
+    assert r.returncode == 2 and "--gm-size" in r.stderr
+
+
+def test_unknown_profile(prog):
+    r = vcore("run", prog, "--profile", "910")
+    assert r.returncode == 2 and "unknown profile '910'" in r.stderr
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    ('name = "x"\n[machine]\nub_size = 65536\n', "missing key 'machine.clock_ghz'"),
+    ('name = "x"\n[machine]\nub_size = 65536\nclock_ghz = 1.0\nturbo = 1\n', "unknown key 'machine.turbo'"),
+    ('name = "x"\n[machine\n', "malformed TOML"),
+    ('name = "x"\n[machine]\nub_size = 100\nclock_ghz = 1.0\n', "ub_size"),
+])
+def test_bad_profile_files(prog, tmp_path, text, fragment):
+    path = tmp_path / "p.toml"
+    path.write_text(text)
+    r = vcore("run", prog, "--profile", path)
+    assert r.returncode == 2 and fragment in r.stderr and "Traceback" not in r.stderr
+
+
+def test_profile_show_round_trips_through_a_file(prog, tmp_path):
+    shown = vcore("profile", "show", "a2")
+    assert shown.returncode == 0 and 'name = "a2"' in shown.stdout
+    copy = tmp_path / "mine.toml"
+    copy.write_text(shown.stdout)
+    r = vcore("run", prog, "--profile", copy, "--report", "json")
+    assert r.returncode == 0 and json.loads(r.stdout)["profile"] == "a2"
+    assert vcore("profile", "show").stdout.startswith("# vcore machine and timing profile: Ascend 950")
+
+
+def test_vbin_run_reports_disassembly(prog, tmp_path):
+    out = tmp_path / "p.vbin"
+    assert vcore("asm", prog, "-o", out).returncode == 0
+    r = vcore("run", out, "--report", "json")
+    assert r.returncode == 0, r.stderr
+    entry = json.loads(r.stdout)["per_pc"][1]
+    assert entry["line"] is None and entry["text"] == "VADD.f16 [0x1000], [0x0], [0x800], repeat=2"
