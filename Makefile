@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/vcore asm $(EXAMPLE) -o $(VENV)/example.vbin --listing
-	$(BIN)/vcore run $(VENV)/example.vbin --dump ub:0x1000:f16:8
+	$(BIN)/vcore run $(EXAMPLE) --dump ub:0x1000:f16:8
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

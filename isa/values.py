@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import math
 
-import ml_dtypes
 import numpy as np
 
 from isa.types import TYPES, ElementType
 
 NUMPY_DTYPES: dict[str, np.dtype] = {
     "f16": np.dtype("<f2"),
-    "bf16": np.dtype(ml_dtypes.bfloat16),
     "f32": np.dtype("<f4"),
     "s8": np.dtype("i1"),
     "u8": np.dtype("u1"),
@@ -23,17 +21,24 @@ NUMPY_DTYPES: dict[str, np.dtype] = {
     "u16": np.dtype("<u2"),
     "s32": np.dtype("<i4"),
     "u32": np.dtype("<u4"),
-    "e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
-    "e5m2": np.dtype(ml_dtypes.float8_e5m2),
     "b8": np.dtype("u1"),
     "b16": np.dtype("<u2"),
     "b32": np.dtype("<u4"),
 }
+# bfloat16 and fp8 come from ml_dtypes, whose import costs most of a second: it is loaded the
+# first time a program or a value needs one of them.
+_ML_DTYPES = {"bf16": "bfloat16", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
 UINT_OF_SIZE = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
 
 
 def dtype_of(etype: ElementType | str) -> np.dtype:
-    return NUMPY_DTYPES[etype if isinstance(etype, str) else etype.name]
+    name = etype if isinstance(etype, str) else etype.name
+    dtype = NUMPY_DTYPES.get(name)
+    if dtype is None:
+        import ml_dtypes  # noqa: PLC0415  (deferred on purpose, see above)
+
+        dtype = NUMPY_DTYPES[name] = np.dtype(getattr(ml_dtypes, _ML_DTYPES[name]))
+    return dtype
 
 
 def float_bits(value: float, etype: ElementType) -> int:
