@@ -21,6 +21,7 @@ from isa.values import float_bits, int_bits
 DATA_DIRECTIVES = {"ub": ("ub", "list"), "gm": ("gm", "list"), "ubfill": ("ub", "fill"), "gmfill": ("gm", "fill")}
 DIRECTIVES = ("equ", *DATA_DIRECTIVES)
 MAX_SHIFT = 127
+MAX_MAGNITUDE = 1 << 128  # expressions stay far inside this, and no input can make a huge integer
 U32_MAX = (1 << 32) - 1
 _KIND_WORDS = {
     Kind.VREG: "a vector register V0..V31",
@@ -37,6 +38,32 @@ _KIND_WORDS = {
     Kind.EVENT: "an event number 0..7",
     Kind.PATTERN: "a mask pattern",
 }
+
+
+def _truncating_div(a: int, b: int) -> int:
+    """Division rounding toward zero, as in C."""
+    quotient = abs(a) // abs(b)
+    return quotient if (a >= 0) == (b >= 0) else -quotient
+
+
+def _apply(op: str, a: int, b: int) -> int:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        return _truncating_div(a, b)
+    if op == "%":
+        return a - b * _truncating_div(a, b)
+    if op == "&":
+        return a & b
+    if op == "|":
+        return a | b
+    if op == "<<":
+        return a << b
+    return a >> b
 
 
 def all_mnemonics() -> list[str]:
@@ -71,15 +98,19 @@ def _shape_fits(kind: Kind, node) -> bool:
 class _Assembler:
     def __init__(self, text: str, filename: str) -> None:
         self.filename = filename
-        self.lines = text.splitlines()
+        # Only \n ends a line (a form feed or U+2028 inside a comment must not shift line numbers).
+        self.lines = [line.removesuffix("\r") for line in text.split("\n")]
         self.diagnostics: list[Diagnostic] = []
         self.labels: dict[str, tuple[int, Location]] = {}
         self.equs: dict[str, tuple[object, Location]] = {}
         self.evaluating: set[str] = set()
         self.equ_values: dict[str, int] = {}
+        self.failed_equs: set[str] = set()
 
     # -- diagnostics -------------------------------------------------------------------------
     def error(self, location: Location, message: str) -> None:
+        if not message:
+            return
         source = self.lines[location.line - 1] if 0 < location.line <= len(self.lines) else ""
         self.diagnostics.append(Diagnostic(location, message, source.rstrip("\n")))
 
@@ -96,6 +127,8 @@ class _Assembler:
             return self.labels[name][0]
         if name in self.equ_values:
             return self.equ_values[name]
+        if name in self.failed_equs:
+            raise LocatedError(location, "")  # its error is reported once, at the .equ
         if name in self.equs:
             if name in self.evaluating:
                 raise LocatedError(location, f"constant '{name}' is defined in terms of itself")
@@ -126,11 +159,10 @@ class _Assembler:
                 raise LocatedError(node.right.loc, "division by zero")
             if op in ("<<", ">>") and not 0 <= b <= MAX_SHIFT:
                 raise LocatedError(node.right.loc, f"shift count {b} out of range 0..{MAX_SHIFT}")
-            if op == "/":
-                return abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
-            if op == "%":
-                return a - b * (abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1))
-            return {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "<<": a << b, ">>": a >> b}[op]
+            value = _apply(op, a, b)
+            if abs(value) >= MAX_MAGNITUDE:
+                raise LocatedError(node.loc, "value out of range of a 128-bit number")
+            return value
         if isinstance(node, Bits):
             raise LocatedError(node.loc, "bits(...) stands only where a float value is expected")
         raise LocatedError(node.loc, "expected an expression")
@@ -343,6 +375,12 @@ class _Assembler:
                     continue
                 parsed.append((stmt, row, pc))
                 pc += self.size_of(row, stmt)
+        for name, (expr, location) in self.equs.items():
+            try:
+                self.value_of(name, location)
+            except LocatedError as err:
+                self.error(err.location, err.message)
+                self.failed_equs.add(name)
         words: list[int] = []
         data: list[DataRecord] = []
         source: dict[int, SourceLine] = {}

@@ -23,7 +23,9 @@ class Diagnostic:
         loc = self.location
         text = f"{loc.file}:{loc.line}:{loc.col}: error: {self.message}"
         if self.source_line:
-            caret = " " * (loc.col - 1) + "^" + "~" * max(0, min(loc.length, len(self.source_line)) - 1)
+            # Keep the line's tabs in the padding so the caret sits under the column on any terminal.
+            pad = "".join(c if c == "\t" else " " for c in self.source_line[:loc.col - 1])
+            caret = pad + "^" + "~" * max(0, min(loc.length, len(self.source_line)) - 1)
             text += f"\n{self.source_line}\n{caret}"
         return text
 

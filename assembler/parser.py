@@ -108,10 +108,8 @@ def _parse_mem(cur: _Cursor, space: str, start: Token):
         if reg.bank != "S":
             raise LocatedError(reg.loc, f"bad register {reg.bank}{reg.index}: an address register must be S0..S31")
         if cur.tok.is_op("+") or cur.tok.is_op("-"):
-            sign = cur.next()
+            # The sign binds to the first term only: [S1 - 32 + 64] is S1 + ((-32) + 64).
             offset = parse_expr(cur)
-            if sign.text == "-":
-                offset = Unary("-", offset, span(sign.location, _loc(offset)))
     else:
         offset = parse_expr(cur)
     close = cur.expect_op("]", "']'")

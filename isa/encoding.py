@@ -149,7 +149,16 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
     if row.typed and (etype is None or etype.name not in row.types):
         found.append(("type", f"{row.mnemonic} takes the types " + ", ".join(row.types)))
         return found
+    if len(inst.operands) != len(row.operands) or len(inst.keywords) != len(row.keywords):
+        return [("type", f"{row.mnemonic} takes {len(row.operands)} operands and {len(row.keywords)} fields")]
+    if inst.mask is not None and (not row.has_mask or inst.mask.mode == MaskMode.ALL):
+        found.append(("mask", f"{row.mnemonic} takes no mask" if not row.has_mask else "an all-lanes mask is "
+                              "written by leaving mask= out"))
+        return found
     for operand, value in zip(row.operands, inst.operands, strict=True):
+        if operand.kind in (Kind.SCALAR, Kind.SRC, Kind.IMM) and value.reg is not None and value.imm:
+            found.append((operand.name, "a register operand carries no immediate"))
+            continue
         message = operand_problem(operand, value, etype)
         if message:
             found.append((operand.name, message))

@@ -128,6 +128,8 @@ def from_bytes(blob: bytes, filename: str = "<vbin>") -> Program:
         size = etype.size * (count if kind == 0 else 1)
         if count == 0 or pos + size + _pad8(size) > len(blob):
             raise VbinError(f"malformed data record at byte {pos - RECORD.size}")
+        if addr + count * etype.size > 1 << 32:
+            raise VbinError(f"data record at byte {pos - RECORD.size} runs past the 4 GiB address space")
         payload = blob[pos:pos + size]
         if any(blob[pos + size:pos + size + _pad8(size)]):
             raise VbinError(f"non-zero padding after data record at byte {pos - RECORD.size}")

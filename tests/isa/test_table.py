@@ -1,0 +1,259 @@
+"""The instruction table: its self-check rejects malformed rows, and it covers the contract's language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import pytest
+
+import isa
+from isa import TABLE, Kind, TableError, check_table
+from isa.model import BitField
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _row(mnemonic: str, form: str) -> isa.Instruction:
+    return next(r for r in TABLE if r.mnemonic == mnemonic and r.form == form)
+
+
+def _replace_row(row: isa.Instruction, new: isa.Instruction) -> tuple[isa.Instruction, ...]:
+    return tuple(new if r is row else r for r in TABLE)
+
+
+def _replace_keyword(row: isa.Instruction, name: str, **changes) -> isa.Instruction:
+    keywords = tuple(attrs.evolve(k, **changes) if k.name == name else k for k in row.keywords)
+    return attrs.evolve(row, keywords=keywords)
+
+
+# -- the self-check --------------------------------------------------------------------------------
+
+def test_the_real_table_passes_its_check():
+    check_table(TABLE)
+
+
+def test_bit_owned_twice_is_caught():
+    row = _row("VADD", "tensor-binary")
+    # Move src0 one bit down so that it overlaps the last bit of dst.
+    fields = tuple(attrs.evolve(f, lo=f.lo - 1) if f.name == "src0" else f for f in row.fields)
+    with pytest.raises(TableError, match=r"bit 30 owned by dst and src0"):
+        check_table(_replace_row(row, attrs.evolve(row, fields=fields)))
+
+
+def test_field_overlapping_the_opcode_is_caught():
+    row = _row("NOP", "none")
+    bad = attrs.evolve(row, fields=(*row.fields, BitField("extra", 7, 2)))
+    with pytest.raises(TableError, match="owned by opcode and extra"):
+        check_table(_replace_row(row, bad))
+
+
+def test_duplicate_opcode_is_caught():
+    nop, halt = _row("NOP", "none"), _row("HALT", "none")
+    with pytest.raises(TableError, match=r"opcode 0x55 also used by NOP"):
+        check_table(_replace_row(halt, attrs.evolve(halt, opcode=nop.opcode)))
+
+
+@pytest.mark.parametrize("opcode", [0, 256])
+def test_opcode_outside_eight_bits_is_caught(opcode):
+    row = _row("NOP", "none")
+    with pytest.raises(TableError, match="opcode"):
+        check_table(_replace_row(row, attrs.evolve(row, opcode=opcode)))
+
+
+@pytest.mark.parametrize(("mnemonic", "form", "name", "default"), [
+    ("VADD", "tensor-binary", "repeat", 256),
+    ("VADD", "tensor-binary", "dstblk", 0),  # dstblk is 1..255
+    ("VEXP", "tensor-unary", "dstrep", 4096),
+    ("DMA.GM2UB", "dma-in", "blocks", 0),
+])
+def test_default_out_of_range_is_caught(mnemonic, form, name, default):
+    row = _row(mnemonic, form)
+    with pytest.raises(TableError, match=f"default of {name} outside its range"):
+        check_table(_replace_row(row, _replace_keyword(row, name, default=default)))
+
+
+def test_range_wider_than_the_field_is_caught():
+    row = _row("VADD", "tensor-binary")
+    with pytest.raises(TableError, match="does not fit 8 bits"):
+        check_table(_replace_row(row, _replace_keyword(row, "repeat", hi=256)))
+
+
+def test_empty_range_is_caught():
+    row = _row("VADD", "tensor-binary")
+    with pytest.raises(TableError, match="empty range"):
+        check_table(_replace_row(row, _replace_keyword(row, "repeat", lo=5, hi=4, default=None)))
+
+
+def test_field_past_the_rows_words_is_caught():
+    row = _row("HALT", "none")
+    with pytest.raises(TableError, match="outside its 1 words"):
+        check_table(_replace_row(row, attrs.evolve(row, fields=(*row.fields, BitField("x", 60, 8)))))
+
+
+def test_duplicate_mnemonic_and_form_is_caught():
+    nop, halt = _row("NOP", "none"), _row("HALT", "none")
+    with pytest.raises(TableError, match="two rows with one mnemonic and form"):
+        check_table(_replace_row(halt, attrs.evolve(halt, mnemonic=nop.mnemonic)))
+
+
+def test_unknown_type_is_caught():
+    row = _row("VLD", "reg-load")
+    with pytest.raises(TableError, match="unknown type f64"):
+        check_table(_replace_row(row, attrs.evolve(row, types=(*row.types, "f64"))))
+
+
+def test_keyword_naming_a_type_the_row_lacks_is_caught():
+    row = _row("VSUB", "reg-binary")
+    with pytest.raises(TableError, match="names types the row lacks"):
+        check_table(_replace_row(row, _replace_keyword(row, "carry", types=("f64",))))
+
+
+def test_duplicate_field_names_are_caught():
+    row = _row("VLD", "reg-load")
+    post = row.keyword("post")
+    with pytest.raises(TableError, match="duplicate operand or field names"):
+        check_table(_replace_row(row, attrs.evolve(row, keywords=(*row.keywords, post))))
+
+
+# -- properties of the real table --------------------------------------------------------------------
+
+def test_every_row_has_a_unique_opcode():
+    opcodes = [r.opcode for r in TABLE]
+    assert len(opcodes) == len(set(opcodes))
+    assert all(0 < op < 256 for op in opcodes)
+    assert {r.opcode: r for r in TABLE} == isa.BY_OPCODE
+
+
+def test_fields_are_packed_in_declaration_order_without_gaps():
+    """docs/encoding.md: opcode [0:8), type [8:12) on typed rows, then operands, keywords, mask mode."""
+    for row in TABLE:
+        names = ["opcode"] + (["type"] if row.typed else []) + [o.name for o in row.operands] \
+            + [k.name for k in row.keywords] + (["mask_mode"] if row.has_mask else [])
+        assert [f.name for f in row.fields] == names, row.mnemonic
+        pos = 0
+        for f in row.fields:
+            assert f.lo == pos, (row.mnemonic, f.name)
+            pos = f.hi
+        assert row.field("opcode").width == 8
+        if row.typed:
+            assert (row.field("type").lo, row.field("type").width) == (8, 4)
+        assert row.words == -(-pos // 64)
+
+
+def test_word_counts_follow_the_documented_forms():
+    """docs/encoding.md: short 1 word, tensor binary/unary and DMA 2 words, tensor scalar 3 words."""
+    for row in TABLE:
+        if row.form in ("tensor-binary", "tensor-unary", "dma-in", "dma-out"):
+            assert row.words == 2, row.mnemonic
+        elif row.form == "tensor-scalar":
+            assert row.words == 3, row.mnemonic
+        else:
+            assert row.words == 1, row.mnemonic
+        assert row.has_mask == row.form.startswith("tensor-")
+
+
+# Every mnemonic of CONTRACT.md section 2, with the operand shapes the contract writes for it.
+V, P, S, UB, GM = Kind.VREG, Kind.PREG, Kind.SREG, Kind.UB, Kind.GM
+SCALAR = Kind.SCALAR
+CONTRACT_FORMS = {
+    # 2.1 tensor
+    **{m: [(UB, UB, UB)] for m in ("VADD", "VSUB", "VMUL", "VMAX", "VMIN")},
+    **{m: [(UB, UB)] for m in ("VEXP", "VABS", "VRELU", "VLN", "VSQRT")},
+    **{m: [(UB, UB, SCALAR)] for m in ("VADDS", "VMULS", "VMAXS", "VMINS")},
+    # 2.2 register
+    "VLD": [(V, UB)],
+    "VST": [(UB, V, P)],
+    "VGATHER": [(V, UB, V, P), (V, V, V)],
+    "VSCATTER": [(UB, V, V, P)],
+    "PSET": [(P, Kind.PATTERN)],
+    "PUPDATE": [(P, S)],
+    "PLD": [(P, UB)],
+    "PST": [(UB, P)],
+    # 2.3 scalar, data movement, sync
+    "MOV": [(S, Kind.IMM)],
+    **{m: [(S, S, Kind.SRC)] for m in ("ADD", "SUB", "MUL", "AND", "OR", "XOR", "SHL", "SHR")},
+    **{m: [(S, Kind.SRC, Kind.TARGET)] for m in ("BEQ", "BNE", "BLT", "BGE")},
+    "JMP": [(Kind.TARGET,)],
+    "NOP": [()],
+    "HALT": [()],
+    "DMA.GM2UB": [(UB, GM)],
+    "DMA.UB2GM": [(GM, UB)],
+    "SETFLAG": [(Kind.PIPE, Kind.PIPE, Kind.EVENT)],
+    "WAITFLAG": [(Kind.PIPE, Kind.PIPE, Kind.EVENT)],
+    "BARRIER": [(Kind.BARRIER_PIPE,)],
+}
+for _m in ("VADD", "VSUB", "VMUL", "VMAX", "VMIN"):
+    CONTRACT_FORMS[_m] = [*CONTRACT_FORMS[_m], (V, V, V, P)]
+for _m in ("VADDS", "VMULS", "VMAXS", "VMINS"):
+    CONTRACT_FORMS[_m] = [*CONTRACT_FORMS[_m], (V, V, SCALAR, P)]
+for _m in ("VEXP", "VABS", "VRELU", "VLN", "VSQRT"):
+    CONTRACT_FORMS[_m] = [*CONTRACT_FORMS[_m], (V, V, P)]
+
+
+@pytest.mark.parametrize("mnemonic", sorted(CONTRACT_FORMS))
+def test_every_contract_mnemonic_and_form_is_in_the_table(mnemonic):
+    assert mnemonic in isa.MNEMONICS, f"{mnemonic} missing from the table"
+    shapes = {tuple(o.kind for o in r.operands) for r in isa.MNEMONICS[mnemonic]}
+    for want in CONTRACT_FORMS[mnemonic]:
+        assert want in shapes, f"{mnemonic}: no row with operands {want}"
+
+
+def test_contract_field_ranges_and_defaults():
+    """CONTRACT.md 2.1 / 2.2 / 2.3 field tables."""
+    want_binary = {"repeat": (0, 255, 1), "dstblk": (1, 255, 1), "src0blk": (0, 255, 1), "src1blk": (0, 255, 1),
+                   "dstrep": (0, 255, 8), "src0rep": (0, 255, 8), "src1rep": (0, 255, 8)}
+    want_unary = {"repeat": (0, 255, 1), "dstblk": (1, 65535, 1), "srcblk": (0, 65535, 1),
+                  "dstrep": (0, 4095, 8), "srcrep": (0, 4095, 8)}
+    want_dma = {"blocks": (1, 4095, 1), "len": (1, 65535, None), "srcgap": (0, 65535, 0), "dstgap": (0, 65535, 0)}
+    for row in TABLE:
+        got = {k.name: (k.lo, k.hi, k.default) for k in row.keywords}
+        if row.form == "tensor-binary":
+            assert got == want_binary, row.mnemonic
+        elif row.form in ("tensor-unary", "tensor-scalar"):
+            assert got == want_unary, row.mnemonic
+        elif row.form.startswith("dma"):
+            assert got == want_dma, row.mnemonic
+            assert row.keyword("len").required
+    for form in ("reg-load", "reg-store"):
+        row = next(r for r in TABLE if r.form == form)
+        assert row.keyword("post").default == 0
+        assert (row.keyword("blk").lo, row.keyword("blk").optional) == (0, True)
+    carry = _row("VSUB", "reg-binary").keyword("carry")
+    assert carry.preg and carry.types == ("u32",) and carry.optional
+
+
+def test_contract_types():
+    tensor = {"f16", "bf16", "f32", "s16", "u16", "s32", "u32"}
+    for row in TABLE:
+        if row.form in ("tensor-binary", "tensor-scalar"):
+            assert set(row.types) == tensor, row.mnemonic
+        elif row.form == "tensor-unary":
+            assert set(row.types) <= tensor and row.types, row.mnemonic
+    assert set(_row("PSET", "mask-pattern").types) == {"b8", "b16", "b32"}
+    assert set(_row("PUPDATE", "mask-update").types) == {"b8", "b16", "b32"}
+    for form in ("reg-load", "reg-gather-ub", "reg-gather-reg"):
+        assert {"e4m3", "e5m2"} <= set(next(r for r in TABLE if r.form == form).types)
+    assert isa.PATTERNS == ("ALL", "ALLF", "VL1", "VL2", "VL3", "VL4", "VL8", "VL16", "VL32", "VL64", "VL128",
+                            "M3", "M4", "H", "Q")
+    assert isa.PIPES == ("S", "V", "MTE2", "MTE3")
+
+
+# -- the generated reference ---------------------------------------------------------------------------
+
+def test_docs_isa_md_is_up_to_date():
+    from isa import docs
+
+    on_disk = (ROOT / "docs" / "isa.md").read_text(encoding="utf-8")
+    assert on_disk == docs.render(), "docs/isa.md is stale: run `make docs` to regenerate it from isa/table.py"
+
+
+def test_docs_list_every_row_and_field():
+    from isa import docs
+
+    text = docs.render()
+    assert f"{len(TABLE)} instruction forms." in text
+    for row in TABLE:
+        assert f"## {row.mnemonic} ({row.form}), opcode 0x{row.opcode:02x}" in text
+        for f in row.fields:
+            assert f"| [{f.lo}:{f.hi}) | {f.name} |" in text

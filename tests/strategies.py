@@ -1,0 +1,225 @@
+"""Hypothesis strategies for vcore's ISA: valid ``isa.Inst`` values of any row, programs and data records.
+
+Written from docs/encoding.md and shared/CONTRACT.md section 2 (operand ranges, keyword ranges, mask
+modes), not from the encoder: every generated value is a canonical instruction, i.e. exactly what
+the assembler builds and the decoder returns (absent mask = ``None``, a register operand carries
+``imm=0``). Instances that ``isa.problems`` rejects are filtered out, but the generators are built
+so that this rarely happens (the only rule they do not encode up front is ``post=`` needing a
+register base, which they handle by construction too).
+
+Import from a test with::
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import strategies
+"""
+
+from __future__ import annotations
+
+import struct
+
+from hypothesis import strategies as st
+
+import isa
+from isa import BARRIER_PIPES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
+from isa.program import DataRecord, Program
+from isa.types import TYPES
+
+U64 = (1 << 64) - 1
+U32 = (1 << 32) - 1
+
+# Element types a data directive may name (the mask widths b8/b16/b32 are not data).
+DATA_TYPES = tuple(name for name, t in TYPES.items() if t.kind != "mask")
+
+
+def edgy_int(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """An integer in lo..hi with the extremes (and 0, +-1 when inside) drawn often."""
+    specials = sorted({v for v in (lo, hi, lo + 1, hi - 1, 0, 1, -1) if lo <= v <= hi})
+    return st.one_of(st.sampled_from(specials), st.integers(lo, hi))
+
+
+# -- element bit patterns -----------------------------------------------------------------------
+
+# (exponent bits, mantissa bits) of the float formats, from the contract's type list.
+_FLOAT_LAYOUT = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23), "e4m3": (4, 3), "e5m2": (5, 2)}
+
+
+def _float_specials(name: str) -> list[int]:
+    """Bit patterns worth hitting for a float type: +-0, +-inf, NaNs (quiet, signalling, payload),
+    smallest and largest subnormal, smallest normal, largest finite, one."""
+    e, m = _FLOAT_LAYOUT[name]
+    bits = 1 + e + m
+    sign = 1 << (bits - 1)
+    exp_all = ((1 << e) - 1) << m
+    out = {0, sign, 1, (1 << m) - 1, 1 << m, sign | 1}
+    if name == "e4m3":
+        # e4m3fn: no inf; S.1111.111 is the only NaN; S.1111.110 = 448 is the largest finite.
+        out |= {0x7F, 0xFF, 0x7E, 0xFE}
+    else:
+        out |= {exp_all, sign | exp_all,  # +-inf
+                exp_all | (1 << (m - 1)), sign | exp_all | (1 << (m - 1)),  # quiet NaN
+                exp_all | 1, exp_all | ((1 << m) - 1), sign | exp_all | 1,  # signalling / payload NaN
+                exp_all - 1}  # largest finite
+    out.add(((1 << (e - 1)) - 1) << m)  # 1.0
+    return sorted(v & ((1 << bits) - 1) for v in out)
+
+
+def element_bits(type_name: str) -> st.SearchStrategy[int]:
+    """Any bit pattern of one element of the type, with the interesting ones drawn often."""
+    t = TYPES[type_name]
+    top = (1 << t.bits) - 1
+    if t.is_float:
+        return st.one_of(st.sampled_from(_float_specials(type_name)), st.integers(0, top))
+    return st.one_of(st.sampled_from(sorted({0, 1, top, top >> 1, (top >> 1) + 1})), st.integers(0, top))
+
+
+# -- operands -----------------------------------------------------------------------------------
+
+def ub_operand() -> st.SearchStrategy[UbRef]:
+    """``[addr]`` (byte address 0..0x3FFFF) or ``[Sn + off]`` (off a multiple of 32 in -131072..131040)."""
+    absolute = st.builds(UbRef, st.none(), edgy_int(0, 0x3FFFF))
+    based = st.builds(UbRef, edgy_int(0, 31), edgy_int(-4096, 4095).map(lambda b: b * 32))
+    return st.one_of(absolute, based)
+
+
+def gm_operand() -> st.SearchStrategy[GmRef]:
+    """``gm[addr]`` (32-bit address) or ``gm[Sn + off]`` (signed 27-bit byte offset)."""
+    absolute = st.builds(GmRef, st.none(), edgy_int(0, U32))
+    based = st.builds(GmRef, edgy_int(0, 31), edgy_int(-(1 << 26), (1 << 26) - 1))
+    return st.one_of(absolute, based)
+
+
+def reg_or_imm(imm_bits: int) -> st.SearchStrategy[RegOrImm]:
+    lo, hi = -(1 << (imm_bits - 1)), (1 << (imm_bits - 1)) - 1
+    return st.one_of(st.builds(RegOrImm, edgy_int(0, 31)), st.builds(RegOrImm, st.none(), edgy_int(lo, hi)))
+
+
+def scalar_operand(type_name: str) -> st.SearchStrategy[RegOrImm]:
+    return st.one_of(st.builds(RegOrImm, edgy_int(0, 31)), st.builds(RegOrImm, st.none(), element_bits(type_name)))
+
+
+def branch_target(program_bytes: int | None = None) -> st.SearchStrategy[int]:
+    """A byte address, a multiple of 8 in the 24-bit field (or inside a program of that size)."""
+    top = (1 << 24) - 8 if program_bytes is None else max(0, program_bytes)
+    return edgy_int(0, top // 8).map(lambda n: n * 8)
+
+
+def operand_value(operand: isa.Operand, type_name: str | None, targets: st.SearchStrategy[int]):
+    kind = operand.kind
+    if kind is Kind.VREG or kind is Kind.SREG:
+        return edgy_int(0, 31)
+    if kind is Kind.PREG:
+        return edgy_int(0, 7)
+    if kind is Kind.UB:
+        return ub_operand()
+    if kind is Kind.GM:
+        return gm_operand()
+    if kind is Kind.SCALAR:
+        return scalar_operand(type_name)
+    if kind in (Kind.SRC, Kind.IMM):
+        return reg_or_imm(operand.imm_bits)
+    if kind is Kind.TARGET:
+        return targets
+    if kind is Kind.PIPE:
+        return st.sampled_from(PIPES)
+    if kind is Kind.BARRIER_PIPE:
+        return st.sampled_from(BARRIER_PIPES)
+    if kind is Kind.EVENT:
+        return edgy_int(0, 7)
+    if kind is Kind.PATTERN:
+        return st.sampled_from(PATTERNS)
+    raise AssertionError(kind)
+
+
+def keyword_value(spec: isa.Keyword, type_name: str | None):
+    """A value for a keyword field: its default, lo, hi, anything between, or absent (optional)."""
+    if spec.types and type_name not in spec.types:
+        return st.none()  # e.g. carry= only exists for u32
+    values = edgy_int(spec.lo, spec.hi)
+    if spec.optional:
+        return st.one_of(st.none(), values)
+    if spec.required:
+        return values
+    return st.one_of(st.just(spec.default), values)
+
+
+def mask_value(lanes: int) -> st.SearchStrategy[Mask | None]:
+    """Every mask mode: all lanes (None), mask=N, mask=(LOW, HIGH) and count=N, with their extremes."""
+    continuous = st.builds(Mask, st.just(MaskMode.CONTINUOUS), edgy_int(1, lanes))
+    high = st.just(0) if lanes == 64 else edgy_int(0, U64)
+    bits = st.builds(Mask, st.just(MaskMode.BITS), edgy_int(0, U64), high).filter(lambda m: m.low or m.high)
+    count = st.builds(Mask, st.just(MaskMode.COUNT), edgy_int(1, U32))
+    return st.one_of(st.none(), continuous, bits, count)
+
+
+@st.composite
+def inst_of_row(draw, row: isa.Instruction, targets: st.SearchStrategy[int] | None = None) -> Inst:
+    """A valid instruction of the given row (a random element type from ``row.types``)."""
+    targets = targets if targets is not None else branch_target()
+    type_name = None
+    if row.typed:
+        # Types that unlock a keyword (carry= needs u32) are drawn half of the time, so those fields get used.
+        unlocking = sorted({t for kw in row.keywords for t in kw.types})
+        choices = st.sampled_from(row.types)
+        type_name = draw(st.one_of(choices, st.sampled_from(unlocking)) if unlocking else choices)
+    operands = tuple(draw(operand_value(o, type_name, targets)) for o in row.operands)
+    keywords = []
+    for spec in row.keywords:
+        value = draw(keyword_value(spec, type_name))
+        if spec.name == "post":
+            base = next(v for o, v in zip(row.operands, operands, strict=True) if o.kind is Kind.UB)
+            if base.reg is None:
+                value = 0  # post-update needs a register base
+        keywords.append(value)
+    mask = None
+    if row.has_mask:
+        mask = draw(mask_value(TYPES[type_name].lanes))
+        if mask is not None and mask.mode == MaskMode.COUNT:
+            # count= excludes repeat= (contract 2.1): the repeat field keeps its default.
+            keywords = [spec.default if spec.name == "repeat" else v
+                        for spec, v in zip(row.keywords, keywords, strict=True)]
+    etype = TYPES[type_name] if type_name is not None else None
+    return Inst(row, etype, operands, tuple(keywords), mask)
+
+
+def valid(inst: Inst) -> bool:
+    return not isa.problems(inst)
+
+
+def insts(targets: st.SearchStrategy[int] | None = None) -> st.SearchStrategy[Inst]:
+    """A valid instruction of ANY row of the table."""
+    return st.sampled_from(isa.TABLE).flatmap(lambda row: inst_of_row(row, targets)).filter(valid)
+
+
+# -- data records and programs ------------------------------------------------------------------
+
+@st.composite
+def data_records(draw) -> DataRecord:
+    """A ``.ub``/``.gm``/``.ubfill``/``.gmfill`` record of any data type that the assembler can write back:
+    its bytes end inside the 4 GiB address space."""
+    type_name = draw(st.sampled_from(DATA_TYPES))
+    size = TYPES[type_name].size
+    space = draw(st.sampled_from(("ub", "gm")))
+    kind = draw(st.sampled_from(("list", "fill")))
+    fmt = {1: "<B", 2: "<H", 4: "<I"}[size]
+    if kind == "list":
+        elements = draw(st.lists(element_bits(type_name), min_size=1, max_size=12))
+        count = len(elements)
+        payload = b"".join(struct.pack(fmt, e) for e in elements)
+    else:
+        count = draw(edgy_int(1, U32 // size))
+        payload = struct.pack(fmt, draw(element_bits(type_name)))
+    addr = draw(edgy_int(0, (1 << 32) - count * size))
+    return DataRecord(space, kind, type_name, addr, count, payload)
+
+
+@st.composite
+def programs(draw, max_insts: int = 12, max_records: int = 4) -> Program:
+    """A program of valid instructions (branch targets anywhere in or just past the text, or far away)
+    and data records."""
+    # Branch targets are drawn before the text exists, so aim at a plausible text size; targets that
+    # are not instruction starts are printed numerically by the disassembler and must survive too.
+    targets = st.one_of(branch_target(max_insts * 40), branch_target())
+    body = draw(st.lists(insts(targets), min_size=0, max_size=max_insts))
+    words = tuple(w for inst in body for w in isa.encode(inst))
+    data = tuple(draw(st.lists(data_records(), max_size=max_records)))
+    return Program(words=words, data=data)
