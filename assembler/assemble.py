@@ -375,7 +375,7 @@ class _Assembler:
                     continue
                 parsed.append((stmt, row, pc))
                 pc += self.size_of(row, stmt)
-        for name, (expr, location) in self.equs.items():
+        for name, (_, location) in self.equs.items():
             try:
                 self.value_of(name, location)
             except LocatedError as err:

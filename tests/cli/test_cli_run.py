@@ -120,7 +120,8 @@ def test_fault_exit_1_names_pc_and_line_and_keeps_state(tmp_path):
                    "    VADD.f16 [S1], [0x0], [0x0]\n    MOV S2, 7\n")
     r = vcore("run", src, "--report", "json", "--dump", "ub:0x100:f16:1")
     assert r.returncode == 1
-    assert f"{src}:4: error:" in r.stderr and "pc 0x0020" in r.stderr  # VADDS is 3 words (0x18), MOV 1 and "not 32-byte aligned" in r.stderr
+    # VADDS is 3 words (0x0..0x18), MOV one (0x18), so VADD stands at 0x20.
+    assert f"{src}:4: error:" in r.stderr and "pc 0x0020" in r.stderr and "not 32-byte aligned" in r.stderr
     assert "VADD.f16 [S1], [0x0], [0x0]" in r.stderr and "Traceback" not in r.stderr
     report = json.loads(r.stdout)
     assert report["dumps"]["ub:0x100:f16:1"] == [2.0]
