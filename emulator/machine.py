@@ -103,6 +103,9 @@ class Machine(State):
         return "?"
 
     def _fault_at(self, fault: Fault, pc: int) -> Fault:
+        holder = next((b for b in self.bound if b.pc < pc < b.pc + b.inst.size), None)
+        if holder is not None:  # control reached the middle of an instruction: name that instruction
+            pc = holder.pc
         fault.pc = pc
         fault.where = self.where(pc)
         fault.message = f"{fault.message}\n  at pc 0x{pc:04x}: {self.text_at(pc)}"

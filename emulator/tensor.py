@@ -118,7 +118,8 @@ def bind_tensor(inst: Inst, pc: int):
             elif isinstance(target, slice):
                 view[target].reshape(chunk, lanes)[:, lanes_on] = result[:, lanes_on]
             else:
-                view[target[:, lanes_on]] = result[:, lanes_on]
+                # Flatten in C order so overlapping iterations assign in order: the later one wins.
+                view[target[:, lanes_on].reshape(-1)] = result[:, lanes_on].reshape(-1)
         return next_pc
 
     return run

@@ -188,7 +188,7 @@ def bind_vgather_reg(inst: Inst, pc: int):
     next_pc = pc + inst.size
 
     def run(m):
-        idx = m.v[vi].view(udt) % lanes
+        idx = m.v[vi].view(udt).astype(np.int64) % lanes
         m.v[vd] = m.v[vs].view(udt)[idx].view(np.uint8)
         return next_pc
 

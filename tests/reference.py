@@ -25,8 +25,8 @@ Conventions
 
 import math
 
-import numpy as np
 import ml_dtypes
+import numpy as np
 
 # ---------------------------------------------------------------------------
 # element types

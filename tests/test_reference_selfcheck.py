@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as R  # noqa: E402
+import reference as R
 
 SENT_F16 = 9.0          # sentinel for "left unchanged"
 
