@@ -6,7 +6,6 @@ Every problem becomes a located ``Diagnostic``; all of them are reported togethe
 from __future__ import annotations
 
 import difflib
-import math
 
 from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location
 from assembler.lexer import tokenize
@@ -232,10 +231,9 @@ class _Assembler:
     def operand_value(self, operand, node, etype: ElementType | None):
         kind = operand.kind
         if not _shape_fits(kind, node):
-            found = f"register {node.bank}{node.index}" if isinstance(node, Reg) else "something else"
             if isinstance(node, Reg):
                 raise LocatedError(node.loc, f"bad register {node.bank}{node.index}: expected {_KIND_WORDS[kind]}")
-            raise LocatedError(node.loc, f"expected {_KIND_WORDS[kind]} for {operand.name}, found {found}")
+            raise LocatedError(node.loc, f"expected {_KIND_WORDS[kind]} for {operand.name}, found something else")
         if kind in (Kind.VREG, Kind.PREG, Kind.SREG):
             return node.index
         if kind in (Kind.UB, Kind.GM):
@@ -414,7 +412,3 @@ class _Assembler:
 def assemble(text: str, filename: str = "<input>") -> Program:
     """Assemble source text; raises ``AsmError`` with every diagnostic."""
     return _Assembler(text, filename).run()
-
-
-def is_finite_float(value: float) -> bool:
-    return math.isfinite(value)

@@ -43,6 +43,7 @@ class Machine(State):
         super().__init__(self.profile.ub_size, gm_size)
         self.program = program
         self.bound: list[Bound] = [bind(inst, pc) for pc, inst in decode_program(program.words)]
+        self._bound_at = {b.pc: b for b in self.bound}
         self._by_word: list = [None] * len(program.words)
         for b in self.bound:
             self._by_word[b.pc // 8] = b.run
@@ -97,10 +98,8 @@ class Machine(State):
         src = (self.program.source or {}).get(pc)
         if src is not None:
             return src.text
-        for b in self.bound:
-            if b.pc == pc:
-                return inst_text(b.inst)
-        return "?"
+        b = self._bound_at.get(pc)
+        return inst_text(b.inst) if b is not None else "?"
 
     def _fault_at(self, fault: Fault, pc: int) -> Fault:
         holder = next((b for b in self.bound if b.pc < pc < b.pc + b.inst.size), None)

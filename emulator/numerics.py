@@ -69,6 +69,12 @@ def unary(op: str, a: np.ndarray, is_float: bool) -> np.ndarray:
     raise AssertionError(op)
 
 
+def element_of_bits(raw: int, etype: ElementType):
+    """The element of ``etype`` whose bit pattern is the low bits of ``raw`` (an immediate or Sn)."""
+    bits = np.array([raw & ((1 << etype.bits) - 1)], dtype=np.uint64).astype(f"<u{etype.size}")
+    return bits.view(dtype_of(etype))[0]
+
+
 SCALAR_BASE = {"adds": "add", "muls": "mul", "maxs": "max", "mins": "min"}
 
 

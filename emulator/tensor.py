@@ -13,7 +13,6 @@ from emulator import geometry, numerics
 from emulator.faults import Fault
 from emulator.semantics import implements
 from isa import Inst, MaskMode
-from isa.values import dtype_of
 
 MAX_CHUNK = 4096  # iterations per numpy pass: bounds the index arrays' memory
 MAX_SEQUENTIAL_PASSES = 1 << 16  # dependent iterations run in at most this many passes
@@ -55,22 +54,12 @@ def bind_tensor(inst: Inst, pc: int):
     count = inst.mask.low if inst.mask is not None and inst.mask.mode == MaskMode.COUNT else None
     lanes_on = lane_mask(inst)
     scalar_ref = inst.operands[2] if inst.row.form == "tensor-scalar" else None
-    dtype = dtype_of(etype)
     imm = None
     if scalar_ref is not None and scalar_ref.reg is None:
-        imm = np.array([scalar_ref.imm], dtype=np.uint64).astype(f"<u{esize}").view(dtype)[0]
+        imm = numerics.element_of_bits(scalar_ref.imm, etype)
     next_pc = pc + inst.size
     names = ("destination", "source 0", "source 1") if nmem == 3 else ("destination", "source")
     extents = [geometry.extent(iterations, rep, blk) for blk, rep in strides] if iterations else []
-    offsets_cache: dict = {}
-
-    def offsets(chunk: int, k: int) -> np.ndarray:
-        key = (chunk, k)
-        arr = offsets_cache.get(key)
-        if arr is None:
-            blk, rep = strides[k]
-            arr = offsets_cache[key] = geometry.element_offsets(chunk, rep, blk, esize)
-        return arr
 
     per_block = 32 // esize
     contiguous = [blk == 1 and rep == 8 for blk, rep in strides]
@@ -80,7 +69,8 @@ def bind_tensor(inst: Inst, pc: int):
         start = base + first * strides[k][1] * per_block
         if contiguous[k]:
             return slice(start, start + chunk * lanes)
-        return start + offsets(chunk, k)
+        blk, rep = strides[k]
+        return start + geometry.element_offsets(chunk, rep, blk, esize)
 
     def run(m):
         if iterations == 0:
@@ -92,8 +82,7 @@ def bind_tensor(inst: Inst, pc: int):
             bases.append(addr // esize)
         scalar = imm
         if scalar_ref is not None and imm is None:
-            raw = m.s[scalar_ref.reg] & ((1 << (8 * esize)) - 1)
-            scalar = np.array([raw], dtype=np.uint64).astype(f"<u{esize}").view(dtype)[0]
+            scalar = numerics.element_of_bits(m.s[scalar_ref.reg], etype)
         view = m.view("ub", etype)
         step = min(iterations, MAX_CHUNK)
         for k in range(1, nmem):

@@ -36,8 +36,7 @@ def _register_bytes(addr: int, blk: int | None) -> np.ndarray | None:
 
 
 def _scalar_value(m, ref, etype):
-    raw = ref.imm if ref.reg is None else m.s[ref.reg] & ((1 << etype.bits) - 1)
-    return np.array([raw], dtype=np.uint64).astype(f"<u{etype.size}").view(dtype_of(etype))[0]
+    return numerics.element_of_bits(ref.imm if ref.reg is None else m.s[ref.reg], etype)
 
 
 def _access(m, inst: Inst, ref, what: str) -> tuple[int, int | None, int]:

@@ -27,7 +27,7 @@ from isa.model import (
     UbRef,
 )
 from isa.table import TABLE
-from isa.types import BLOCK_BYTES, TYPE_BY_CODE, TYPES, ElementType
+from isa.types import BLOCK_BYTES, TYPE_BY_CODE, ElementType
 
 WORD_MASK = (1 << WORD_BITS) - 1
 BY_OPCODE: dict[int, Instruction] = {row.opcode: row for row in TABLE}
@@ -356,7 +356,3 @@ def decode_program(words) -> list[tuple[int, Inst]]:
         out.append((index * 8, inst))
         index += inst.words
     return out
-
-
-def type_named(name: str) -> ElementType | None:
-    return TYPES.get(name.lower())

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from isa.types import TYPES, ElementType
+from isa.types import ElementType
 
 NUMPY_DTYPES: dict[str, np.dtype] = {
     "f16": np.dtype("<f2"),
@@ -86,7 +86,3 @@ def format_value(value: float | int, etype: ElementType) -> str:
     if etype.is_float:
         return format_bits(float_bits(float(value), etype), etype)
     return str(int(value))
-
-
-def type_named(name: str) -> ElementType:
-    return TYPES[name]
