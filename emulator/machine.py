@@ -16,6 +16,7 @@ from emulator.faults import Fault
 from emulator.profile import Profile, load_profile
 from emulator.semantics import HALT_PC, Bound, bind
 from emulator.state import State
+from emulator.timing import Engine
 from isa import TYPES, decode_program
 from isa.program import Program
 from isa.text import inst_text
@@ -33,6 +34,7 @@ class RunResult:
     fault: Fault | None = None
     halted: bool = False
     counts: dict = field(factory=dict)  # pc -> times run
+    total_cycles: int = 0
 
 
 class Machine(State):
@@ -45,9 +47,15 @@ class Machine(State):
         self.bound: list[Bound] = [bind(inst, pc) for pc, inst in decode_program(program.words)]
         self._bound_at = {b.pc: b for b in self.bound}
         self._by_word: list = [None] * len(program.words)
+        self._counts = [0] * len(program.words)
+        self._s_cost = [0] * len(program.words)  # cycles each instruction occupies the scalar unit
+        self.pipes: dict[int, str] = {}
+        self.engine = Engine(self)
         for b in self.bound:
             self._by_word[b.pc // 8] = b.run
-        self._counts = [0] * len(program.words)
+            self._s_cost[b.pc // 8] = self.engine.costs.s_cycles(b.inst)
+            self.pipes[b.pc] = b.pipe
+        self.now = 0  # the scalar unit's cycle: the dispatch time of the next instruction
         self.pc = 0
         self.executed = 0
         self.halted = False
@@ -110,8 +118,37 @@ class Machine(State):
         fault.message = f"{fault.message}\n  at pc 0x{pc:04x}: {self.text_at(pc)}"
         return fault
 
-    def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> RunResult:
-        ops, counts = self._by_word, self._counts
+    def inst_at(self, pc: int):
+        return self._bound_at[pc].inst
+
+    def describe(self, pc: int) -> str:
+        """``line N: text`` (or ``pc 0x...: text``) of an instruction, for messages."""
+        src = (self.program.source or {}).get(pc)
+        return f"line {src.line} ({src.text})" if src is not None else f"pc 0x{pc:04x} ({self.text_at(pc)})"
+
+    def who(self, pc: int) -> dict:
+        src = (self.program.source or {}).get(pc)
+        return {"pc": pc, "line": src.line if src is not None else None, "pipe": self.pipes.get(pc, "S"),
+                "text": self.text_at(pc), "where": f"line {src.line}" if src is not None else f"pc 0x{pc:04x}"}
+
+    def flat(self, space: str) -> np.ndarray:
+        """A space as one flat array: ub, gm, V (the vector register file), P (the mask registers)."""
+        if space == "ub":
+            return self.ub
+        if space == "gm":
+            return self.gm
+        return (self.v if space == "V" else self.p).reshape(-1)
+
+    def submit(self, job) -> None:
+        self.engine.submit(job, self.pipes[job.pc])
+
+    def fault_at(self, fault: Fault, pc: int) -> Fault:
+        return self._fault_at(fault, pc)
+
+    def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, max_cycles: int | None = None,
+            strict: bool = False, trace: bool = False) -> RunResult:
+        engine = self.engine = Engine(self, strict=strict, max_cycles=max_cycles, trace=trace)
+        ops, counts, s_cost = self._by_word, self._counts, self._s_cost
         end = len(ops)
         pc, executed = self.pc, self.executed
         try:
@@ -119,6 +156,7 @@ class Machine(State):
                 index = pc >> 3
                 if index >= end:
                     break
+                self.pc = pc
                 op = ops[index]
                 if op is None:
                     raise Fault(f"control reached pc 0x{pc:x}, inside an instruction")
@@ -126,14 +164,36 @@ class Machine(State):
                     raise Fault(f"--max-instructions {max_instructions} reached", kind="limit")
                 counts[index] += 1
                 executed += 1
+                began = self.now
                 pc = op(self)
+                self.now += s_cost[index]
+                if trace:
+                    engine.slices.append(("S", self.pc, began, self.now, None))
+                if max_cycles is not None and self.now > max_cycles:
+                    raise Fault(f"--max-cycles {max_cycles} reached", kind="limit")
+            self.pc = pc
+            engine.finish()
         except Fault as fault:
-            self.fault = self._fault_at(fault, pc)
+            self.fault = self._settle(fault)
         except KeyboardInterrupt:
-            self.fault = self._fault_at(Fault("interrupted", kind="interrupt"), pc)
+            self.fault = self._settle(Fault("interrupted", kind="interrupt"))
         self.halted = pc == HALT_PC
         self.pc, self.executed = pc, executed
-        return RunResult(executed, self.fault, self.halted, self.counts())
+        total = max(self.now, *engine.done.values())
+        return RunResult(executed, self.fault, self.halted, self.counts(), total)
+
+    def _settle(self, fault: Fault) -> Fault:
+        """The state at a fault: what was dispatched before the faulting instruction completes;
+        a fault inside the engine (a job's own fault, a race, a deadlock) keeps what has started."""
+        if fault.pc is None:
+            fault = self._fault_at(fault, self.pc)
+            try:
+                self.engine.finish()
+            except Fault:
+                self.engine.land_started()
+        else:
+            self.engine.land_started()
+        return fault
 
     def counts(self) -> dict[int, int]:
         return {i * 8: n for i, n in enumerate(self._counts) if n}

@@ -1,11 +1,14 @@
 """Profiles: the machine and timing parameters, read from TOML (built-in ``950`` and ``a2``, or a file).
 
-Every key is required and unknown keys are refused, so a user's copy cannot silently drift.
+The built-in ``950`` profile is the schema: a profile must have exactly its keys, each of the same
+kind (a number, a list of as many numbers, or a string), so that a user's copy can neither miss a
+parameter nor carry one that nothing reads.
 """
 
 from __future__ import annotations
 
 import tomllib
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -13,6 +16,7 @@ from attrs import frozen
 
 BUILTIN = ("950", "a2")
 MAX_UB = 1 << 18  # the UB operand encoding addresses at most 256 KiB
+BANK_KINDS = ("a2", "950")
 
 
 class ProfileError(Exception):
@@ -22,32 +26,68 @@ class ProfileError(Exception):
 @frozen
 class Profile:
     name: str
-    ub_size: int
-    clock_ghz: float
+    table: dict
     source_text: str
 
+    @property
+    def ub_size(self) -> int:
+        return self.table["machine"]["ub_size"]
 
-_SCHEMA = {"name": str, "machine": {"ub_size": int, "clock_ghz": (int, float)}}
+    @property
+    def clock_ghz(self) -> float:
+        return float(self.table["machine"]["clock_ghz"])
+
+    def __getitem__(self, section: str) -> dict:
+        return self.table[section]
+
+
+def builtin_text(name: str) -> str:
+    return resources.files("emulator").joinpath(f"profiles/{name}.toml").read_text()
+
+
+@cache
+def _schema() -> dict:
+    return tomllib.loads(builtin_text("950"))
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _check(table: dict, schema: dict, where: str, origin: str) -> None:
     for key in table:
         if key not in schema:
             raise ProfileError(f"{origin}: unknown key '{where}{key}'")
-    for key, kind in schema.items():
+    for key, model in schema.items():
+        name = f"{where}{key}"
         if key not in table:
-            raise ProfileError(f"{origin}: missing key '{where}{key}'")
+            raise ProfileError(f"{origin}: missing key '{name}'")
         value = table[key]
-        if isinstance(kind, dict):
+        if isinstance(model, dict):
             if not isinstance(value, dict):
-                raise ProfileError(f"{origin}: '{where}{key}' must be a table")
-            _check(value, kind, f"{where}{key}.", origin)
-        elif not isinstance(value, kind) or isinstance(value, bool):
-            raise ProfileError(f"{origin}: '{where}{key}' has the wrong type ({type(value).__name__})")
-
-
-def builtin_text(name: str) -> str:
-    return resources.files("emulator").joinpath(f"profiles/{name}.toml").read_text()
+                raise ProfileError(f"{origin}: '{name}' must be a table")
+            _check(value, model, f"{name}.", origin)
+        elif isinstance(model, list):
+            if not isinstance(value, list) or len(value) != len(model) or not all(map(_is_number, value)):
+                raise ProfileError(f"{origin}: '{name}' must be a list of {len(model)} numbers")
+            if any(v <= 0 for v in value):
+                raise ProfileError(f"{origin}: '{name}' must hold positive numbers")
+        elif isinstance(model, bool):
+            if not isinstance(value, bool):
+                raise ProfileError(f"{origin}: '{name}' must be true or false")
+        elif isinstance(model, str):
+            if not isinstance(value, str):
+                raise ProfileError(f"{origin}: '{name}' must be a string")
+        elif isinstance(model, int) and not isinstance(model, bool):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ProfileError(f"{origin}: '{name}' must be a whole number")
+            if value < 0:
+                raise ProfileError(f"{origin}: '{name}' must not be negative")
+        else:
+            if not _is_number(value):
+                raise ProfileError(f"{origin}: '{name}' must be a number")
+            if value <= 0:
+                raise ProfileError(f"{origin}: '{name}' must be positive")
 
 
 def parse_profile(text: str, origin: str) -> Profile:
@@ -55,14 +95,20 @@ def parse_profile(text: str, origin: str) -> Profile:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ProfileError(f"{origin}: malformed TOML: {err}") from None
-    _check(table, _SCHEMA, "", origin)
-    machine = table["machine"]
-    ub_size = machine["ub_size"]
+    _check(table, _schema(), "", origin)
+    ub_size = table["machine"]["ub_size"]
     if not 1024 <= ub_size <= MAX_UB or ub_size % 256:
         raise ProfileError(f"{origin}: machine.ub_size must be a multiple of 256 in 1024..{MAX_UB}")
-    if not 0 < machine["clock_ghz"] <= 100:
+    if not table["machine"]["clock_ghz"] <= 100:
         raise ProfileError(f"{origin}: machine.clock_ghz must be in (0, 100]")
-    return Profile(table["name"], ub_size, float(machine["clock_ghz"]), text)
+    if table["banks"]["kind"] not in BANK_KINDS:
+        raise ProfileError(f"{origin}: banks.kind must be one of {', '.join(BANK_KINDS)}")
+    if table["banks"]["beats"] not in (1, 2, 4, 8):
+        raise ProfileError(f"{origin}: banks.beats must be 1, 2, 4 or 8")
+    for key in ("issue_width", "register_writes", "ub_reads"):
+        if table["register"][key] < 1:
+            raise ProfileError(f"{origin}: register.{key} must be at least 1")
+    return Profile(table["name"], table, text)
 
 
 def load_profile(name_or_path: str) -> Profile:
@@ -76,4 +122,6 @@ def load_profile(name_or_path: str) -> Profile:
         text = path.read_text()
     except OSError as err:
         raise ProfileError(f"{name_or_path}: cannot read profile: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise ProfileError(f"{name_or_path}: not a text file") from None
     return parse_profile(text, name_or_path)

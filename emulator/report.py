@@ -7,9 +7,10 @@ import math
 from attrs import define, field
 
 from emulator.machine import Machine, RunResult
-from isa.values import dtype_of
+from emulator.timing import PIPES, describe_race
 
 SCHEMA = "vcore.report/1"
+STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full")
 
 
 @define
@@ -19,40 +20,100 @@ class PcEntry:
     text: str
     pipe: str
     count: int
+    cycles: int = 0
+    iterations: int = 0
+    bank_conflict_cycles: int = 0
+    stalls: dict = field(factory=dict)
+
+
+@define
+class PipeEntry:
+    busy_cycles: int
+    instructions: int
+    utilisation: float
 
 
 @define
 class Report:
     profile: str
     instructions: int
+    total_cycles: int
+    clock_ghz: float
+    pipes: dict[str, PipeEntry]
+    stalls: dict[str, int]
+    races: list[dict]
     per_pc: list[PcEntry]
     scalars: dict[str, int]
     dumps: dict[str, list] = field(factory=dict)
     fault: str | None = None
     fault_kind: str | None = None
+    warnings: list[str] = field(factory=list)
+
+    @property
+    def time_us(self) -> float:
+        return self.total_cycles / (self.clock_ghz * 1000)
+
+    def verdict(self) -> str:
+        """One line: which pipe bounds the run and what it spent its time on."""
+        if not self.total_cycles:
+            return "nothing ran"
+        pipe = max(self.pipes, key=lambda p: self.pipes[p].busy_cycles)
+        share = self.pipes[pipe].busy_cycles / self.total_cycles
+        causes = {k: v for k, v in self.stalls.items() if v}
+        top = max(causes, key=causes.get) if causes else None
+        line = f"bound by {pipe} ({share:.0%} busy)"
+        if top is not None:
+            line += f"; largest stall: {top.replace('_', ' ')} ({causes[top]} cycles)"
+        if self.races:
+            line += f"; {len(self.races)} race(s)"
+        return line
 
     def to_json(self) -> dict:
         out = {
             "schema": SCHEMA,
             "profile": self.profile,
+            "total_cycles": self.total_cycles,
+            "time_us": round(self.time_us, 6),
             "instructions": self.instructions,
-            "per_pc": [{"pc": e.pc, "line": e.line, "text": e.text, "pipe": e.pipe, "count": e.count}
-                       for e in self.per_pc],
+            "pipes": {p: {"busy_cycles": e.busy_cycles, "instructions": e.instructions,
+                          "utilisation": round(e.utilisation, 4)} for p, e in self.pipes.items()},
+            "stalls": dict(self.stalls),
+            "races": self.races,
+            "per_pc": [{"pc": e.pc, "line": e.line, "text": e.text, "pipe": e.pipe, "count": e.count,
+                        "cycles": e.cycles, "iterations": e.iterations,
+                        "bank_conflict_cycles": e.bank_conflict_cycles, "stalls": e.stalls} for e in self.per_pc],
             "scalars": self.scalars,
             "dumps": {k: [json_number(v) for v in values] for k, values in self.dumps.items()},
+            "verdict": self.verdict(),
         }
+        if self.warnings:
+            out["warnings"] = self.warnings
         if self.fault is not None:
             out["fault"] = {"kind": self.fault_kind, "message": self.fault}
         return out
 
     def to_text(self) -> str:
-        lines = [f"profile {self.profile}: {self.instructions} instructions executed"]
+        lines = [f"profile {self.profile}: {self.total_cycles} cycles ({self.time_us:.3f} us at "
+                 f"{self.clock_ghz:g} GHz), {self.instructions} instructions"]
         if self.per_pc:
-            lines.append("")
-            lines.append(f"{'pc':>6}  {'line':>4}  {'pipe':<4}  {'count':>8}  instruction")
+            lines += ["", f"{'pc':>6}  {'line':>4}  {'pipe':<4}  {'count':>7}  {'cycles':>8}  {'iters':>6}  "
+                          f"{'bank':>5}  {'stalls':<24}  instruction"]
             for e in self.per_pc:
                 line = "" if e.line is None else str(e.line)
-                lines.append(f"0x{e.pc:04x}  {line:>4}  {e.pipe:<4}  {e.count:>8}  {e.text}")
+                stalls = " ".join(f"{k}={v}" for k, v in sorted(e.stalls.items())) or "-"
+                lines.append(f"0x{e.pc:04x}  {line:>4}  {e.pipe:<4}  {e.count:>7}  {e.cycles:>8}  {e.iterations:>6}  "
+                             f"{e.bank_conflict_cycles:>5}  {stalls:<24}  {e.text}")
+        lines += ["", "pipe   busy cycles  instructions  utilisation"]
+        for pipe, e in self.pipes.items():
+            lines.append(f"{pipe:<5}  {e.busy_cycles:>11}  {e.instructions:>12}  {e.utilisation:>10.1%}")
+        stalls = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.stalls.items() if v) or "none"
+        lines += ["", f"stalls: {stalls}"]
+        for race in self.races:
+            lines.append(f"race {race['kind']}: line/pc {race['first'].get('line') or race['first']['pc']} "
+                         f"({race['first']['pipe']}) vs {race['second'].get('line') or race['second']['pc']} "
+                         f"({race['second']['pipe']}) on {race['space']} 0x{race['start']:x}..0x{race['end']:x}")
+        lines += [f"warning: {w}" for w in self.warnings]
+        lines.append(f"verdict: {self.verdict()}")
         if self.fault is not None:
             lines += ["", f"stopped by a fault: {self.fault}"]
         return "\n".join(lines) + "\n"
@@ -72,19 +133,51 @@ def element_list(array) -> list:
     return [float(v) for v in array.astype("float64")]
 
 
+def race_json(race) -> dict:
+    strip = ("pc", "line", "pipe", "text")
+    return {"kind": race.kind, "first": {k: race.first[k] for k in strip}, "second": {k: race.second[k] for k in strip},
+            "space": race.space.lower(), "start": race.start, "end": race.end, "count": race.count}
+
+
+def race_messages(machine: Machine) -> list[str]:
+    return [f"warning: race ({r.kind}): {describe_race(r)}" for r in machine.engine.races.values()]
+
+
 def build_report(machine: Machine, result: RunResult, dumps: dict | None = None) -> Report:
+    engine = machine.engine
     source = machine.program.source or {}
+    total = result.total_cycles
     per_pc = []
     for b in machine.bound:
         count = result.counts.get(b.pc, 0)
         if not count:
             continue
         src = source.get(b.pc)
-        per_pc.append(PcEntry(b.pc, src.line if src else None, machine.text_at(b.pc), b.pipe, count))
-    scalars = {f"S{i}": int(v) for i, v in enumerate(machine.s)}
+        stats = engine.stats.get(b.pc)
+        if stats is not None and b.pipe != "S":
+            cycles, iterations, conflicts, stalls = stats.cycles, stats.iterations, stats.bank_conflict, stats.stalls
+        else:
+            cycles = count * engine.costs.s_cycles(b.inst) + (stats.cycles if stats is not None else 0)
+            iterations, conflicts = 0, 0
+            stalls = stats.stalls if stats is not None else {}
+        per_pc.append(PcEntry(b.pc, src.line if src else None, machine.text_at(b.pc), b.pipe, count, cycles,
+                              iterations, conflicts, dict(stalls)))
+    # S is busy for every instruction it reads (its issue slot) and for the syncs it runs itself.
+    s_busy = sum(result.counts.get(b.pc, 0) * engine.costs.s_cycles(b.inst) for b in machine.bound)
+    s_busy += sum(engine.stats[b.pc].cycles for b in machine.bound if b.pipe == "S" and b.pc in engine.stats)
+    pipes = {}
+    for pipe in PIPES:
+        busy = s_busy if pipe == "S" else engine.busy[pipe]
+        instructions = sum(e.count for e in per_pc if e.pipe == pipe)
+        pipes[pipe] = PipeEntry(busy, instructions, busy / total if total else 0.0)
+    stalls = {cause: engine.stall_totals.get(cause, 0) for cause in STALL_CAUSES}
+    races = [race_json(r) for r in engine.races.values()]
     fault = result.fault
-    return Report(machine.profile.name, result.instructions, per_pc, scalars, dumps or {},
-                  str(fault) if fault is not None else None, fault.kind if fault is not None else None)
+    scalars = {f"S{i}": int(v) for i, v in enumerate(machine.s)}
+    return Report(machine.profile.name, result.instructions, total, machine.profile.clock_ghz, pipes, stalls, races,
+                  per_pc, scalars, dumps or {}, str(fault) if fault is not None else None,
+                  fault.kind if fault is not None else None, list(engine.flag_warnings))
 
 
-__all__ = ["SCHEMA", "PcEntry", "Report", "build_report", "dtype_of", "element_list", "json_number"]
+__all__ = ["SCHEMA", "PcEntry", "PipeEntry", "Report", "build_report", "element_list", "json_number",
+           "race_messages"]

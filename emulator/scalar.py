@@ -7,9 +7,11 @@ which the cycle model accounts for.
 
 from __future__ import annotations
 
+import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from emulator.faults import Fault, check_range
+from emulator.jobs import Job, runs_of
 from emulator.semantics import HALT_PC, implements
 from emulator.state import S_MASK, wrap64
 from isa import Inst
@@ -109,15 +111,49 @@ def bind_jump(inst: Inst, pc: int):
     return lambda m: target
 
 
-@implements("nop", "setflag", "waitflag", "barrier")
+@implements("nop")
 def bind_nop(inst: Inst, pc: int):
     next_pc = pc + inst.size
     return lambda m: next_pc
 
 
+@implements("setflag", "waitflag")
+def bind_flag(inst: Inst, pc: int):
+    src, dst, event = inst.operands
+    kind = "set" if inst.row.family == "setflag" else "wait"
+    next_pc = pc + inst.size
+
+    def run(m):
+        m.submit(Job(pc, None, kind=kind, flag=(src, dst, event)))
+        return next_pc
+
+    return run
+
+
+@implements("barrier")
+def bind_barrier(inst: Inst, pc: int):
+    next_pc = pc + inst.size
+
+    def run(m):
+        m.submit(Job(pc, None, kind="barrier"))
+        return next_pc
+
+    return run
+
+
 @implements("halt")
 def bind_halt(inst: Inst, pc: int):
     return lambda m: HALT_PC
+
+
+def _transfer_blocks(space: str, addr: int, blocks: int, nbytes: int, pitch: int):
+    """The 32-byte blocks that ``blocks`` transfers of ``nbytes`` every ``pitch`` bytes cover."""
+    starts = addr + np.arange(blocks, dtype=np.int64) * pitch
+    first = starts // BLOCK_BYTES
+    count = (starts + nbytes - 1) // BLOCK_BYTES - first + 1
+    width = int(count.max())
+    ids = first[:, None] + np.arange(width, dtype=np.int64)[None, :]
+    return space, runs_of(ids[np.arange(width)[None, :] < count[:, None]])
 
 
 def dma_spans(inst: Inst) -> tuple[int, int, int, int]:
@@ -143,13 +179,18 @@ def bind_dma(inst: Inst, pc: int):
         check_range(src_space.upper(), src_mem.size, src, src + (blocks - 1) * src_pitch + nbytes, "DMA source")
         check_range(dst_space.upper(), dst_mem.size, dst, dst + (blocks - 1) * dst_pitch + nbytes,
                     "DMA destination")
-        if blocks == 1 or (src_pitch == nbytes and dst_pitch == nbytes):
-            total = (blocks - 1) * src_pitch + nbytes
-            dst_mem[dst:dst + total] = src_mem[src:src + total]
-            return next_pc
-        source = as_strided(src_mem[src:], shape=(blocks, nbytes), strides=(src_pitch, 1), writeable=False)
-        target = as_strided(dst_mem[dst:], shape=(blocks, nbytes), strides=(dst_pitch, 1))
-        target[...] = source.copy()
+
+        def perform():
+            if blocks == 1 or (src_pitch == nbytes and dst_pitch == nbytes):
+                total = (blocks - 1) * src_pitch + nbytes
+                dst_mem[dst:dst + total] = src_mem[src:src + total]
+                return
+            source = as_strided(src_mem[src:], shape=(blocks, nbytes), strides=(src_pitch, 1), writeable=False)
+            target = as_strided(dst_mem[dst:], shape=(blocks, nbytes), strides=(dst_pitch, 1))
+            target[...] = source.copy()
+
+        m.submit(Job(pc, perform, [_transfer_blocks(src_space, src, blocks, nbytes, src_pitch)],
+                     [_transfer_blocks(dst_space, dst, blocks, nbytes, dst_pitch)], nbytes=blocks * nbytes))
         return next_pc
 
     return run

@@ -11,11 +11,13 @@ import numpy as np
 
 from emulator import geometry, numerics
 from emulator.faults import Fault
+from emulator.jobs import Job, runs_of
 from emulator.semantics import implements
 from isa import Inst, MaskMode
 
 MAX_CHUNK = 4096  # iterations per numpy pass: bounds the index arrays' memory
 MAX_SEQUENTIAL_PASSES = 1 << 16  # dependent iterations run in at most this many passes
+SAMPLED_ITERATIONS = 8192  # UB holds at most 8192 datablocks
 
 
 def lane_mask(inst: Inst) -> np.ndarray | None:
@@ -72,17 +74,43 @@ def bind_tensor(inst: Inst, pc: int):
         blk, rep = strides[k]
         return start + geometry.element_offsets(chunk, rep, blk, esize)
 
+    # More iterations than fit UB with a non-zero repeat stride repeat one block pattern (every
+    # repeat stride is then 0): their footprint and bank pattern are those of the first ones.
+    sampled = min(iterations, SAMPLED_ITERATIONS)
+    block_offsets = [geometry.block_offsets(sampled, rep, blk) for blk, rep in strides]
+    relative_runs = [runs_of(offsets.reshape(-1) // 32) for offsets in block_offsets]
+
     def run(m):
         if iterations == 0:
+            m.submit(Job(pc, None))
             return next_pc
-        bases = []
+        addrs = []
         for k, ref in enumerate(refs):
             addr = m.ub_block_address(ref, names[k])
             m.check_ub(addr, addr + extents[k], names[k])
-            bases.append(addr // esize)
+            addrs.append(addr)
         scalar = imm
         if scalar_ref is not None and imm is None:
             scalar = numerics.element_of_bits(m.s[scalar_ref.reg], etype)
+        footprint = [("ub", runs + addr // 32) for addr, runs in zip(addrs, relative_runs, strict=True)]
+        m.submit(Job(pc, lambda: perform(m, addrs, scalar), footprint[1:], footprint[:1], iterations=iterations,
+                     conflicts=lambda costs: conflicts(costs, addrs)))
+        return next_pc
+
+    conflict_cache: dict = {}
+
+    def conflicts(costs, addrs: list[int]) -> int:
+        """Bank-conflict cycles: they depend on the addresses only modulo the bank pattern."""
+        key = (costs.banks, *(addr % costs.bank_period for addr in addrs))
+        found = conflict_cache.get(key)
+        if found is None:
+            located = [addr + offsets for addr, offsets in zip(addrs, block_offsets, strict=True)]
+            found = conflict_cache[key] = costs.tensor_conflicts(np.stack(located[1:], axis=1),
+                                                                 located[0][:, None, :], iterations)
+        return found
+
+    def perform(m, addrs: list[int], scalar) -> None:
+        bases = [addr // esize for addr in addrs]
         view = m.view("ub", etype)
         step = min(iterations, MAX_CHUNK)
         for k in range(1, nmem):
@@ -109,6 +137,5 @@ def bind_tensor(inst: Inst, pc: int):
             else:
                 # Flatten in C order so overlapping iterations assign in order: the later one wins.
                 view[target[:, lanes_on].reshape(-1)] = result[:, lanes_on].reshape(-1)
-        return next_pc
 
     return run

@@ -10,6 +10,7 @@ import numpy as np
 
 from emulator import numerics
 from emulator.faults import Fault
+from emulator.jobs import Job, blocks, preg, span, vreg
 from emulator.semantics import implements
 from isa import Inst
 from isa.types import BLOCK_BYTES, TYPES, VL_BYTES
@@ -35,6 +36,12 @@ def _register_bytes(addr: int, blk: int | None) -> np.ndarray | None:
     return addr + _BLOCK_LANES * blk * BLOCK_BYTES + _BYTE_IN_BLOCK
 
 
+def _ub_footprint(addr: int, blk: int | None, end: int):
+    if blk is None:
+        return span("ub", addr, end)
+    return blocks("ub", addr + np.arange(8) * blk * BLOCK_BYTES)
+
+
 def _scalar_value(m, ref, etype):
     return numerics.element_of_bits(ref.imm if ref.reg is None else m.s[ref.reg], etype)
 
@@ -57,11 +64,13 @@ def bind_vld(inst: Inst, pc: int):
     next_pc = pc + inst.size
 
     def run(m):
-        addr, blk, _ = _access(m, inst, ref, "VLD")
-        if blk is None:
-            m.v[vd] = m.ub[addr:addr + VL_BYTES]
-        else:
-            m.v[vd] = m.ub[_register_bytes(addr, blk)]
+        addr, blk, end = _access(m, inst, ref, "VLD")
+        where = _register_bytes(addr, blk)
+
+        def perform():
+            m.v[vd] = m.ub[addr:addr + VL_BYTES] if where is None else m.ub[where]
+
+        m.submit(Job(pc, perform, [_ub_footprint(addr, blk, end)], [vreg(vd)]))
         return next_pc
 
     return run
@@ -74,14 +83,18 @@ def bind_vst(inst: Inst, pc: int):
     next_pc = pc + inst.size
 
     def run(m):
-        addr, blk, _ = _access(m, inst, ref, "VST")
-        byte_on = lanes_to_mask(active_lanes(m.p[pm], width), width)
+        addr, blk, end = _access(m, inst, ref, "VST")
         where = _register_bytes(addr, blk)
-        if where is None:
-            target = m.ub[addr:addr + VL_BYTES]
-            target[byte_on] = m.v[vs][byte_on]
-        else:
-            m.ub[where[byte_on]] = m.v[vs][byte_on]
+
+        def perform():
+            byte_on = lanes_to_mask(active_lanes(m.p[pm], width), width)
+            if where is None:
+                target = m.ub[addr:addr + VL_BYTES]
+                target[byte_on] = m.v[vs][byte_on]
+            else:
+                m.ub[where[byte_on]] = m.v[vs][byte_on]
+
+        m.submit(Job(pc, perform, [vreg(vs), preg(pm)], [_ub_footprint(addr, blk, end)]))
         return next_pc
 
     return run
@@ -103,20 +116,24 @@ def bind_vbinary(inst: Inst, pc: int):
     carry = inst.kw("carry") if inst.row.keyword("carry") is not None else None
     if carry is not None:
         def run_carry(m):
-            on = active_lanes(m.p[pm], 4)
-            a = m.v[va].view("<u4").astype(np.uint64)
-            b = m.v[vb].view("<u4").astype(np.uint64)
-            total = a + (~b & 0xFFFFFFFF) + 1  # {carry, d} = {0,a} + {0,~b} + 1
-            d = (total & 0xFFFFFFFF).astype("<u4")
-            d[~on] = 0
-            m.p[carry] = lanes_to_mask((total >> 32).astype(bool) & on, 4)
-            m.v[vd] = d.view(np.uint8)
+            def perform():
+                on = active_lanes(m.p[pm], 4)
+                a = m.v[va].view("<u4").astype(np.uint64)
+                b = m.v[vb].view("<u4").astype(np.uint64)
+                total = a + (~b & 0xFFFFFFFF) + 1  # {carry, d} = {0,a} + {0,~b} + 1
+                d = (total & 0xFFFFFFFF).astype("<u4")
+                d[~on] = 0
+                m.p[carry] = lanes_to_mask((total >> 32).astype(bool) & on, 4)
+                m.v[vd] = d.view(np.uint8)
+
+            m.submit(Job(pc, perform, [vreg(va), vreg(vb), preg(pm)], [vreg(vd), preg(carry)]))
             return next_pc
 
         return run_carry
 
     def run(m):
-        _compute(m, inst, (va, vb), None, pm, vd)
+        m.submit(Job(pc, lambda: _compute(m, inst, (va, vb), None, pm, vd), [vreg(va), vreg(vb), preg(pm)],
+                     [vreg(vd)]))
         return next_pc
 
     return run
@@ -128,7 +145,7 @@ def bind_vunary(inst: Inst, pc: int):
     next_pc = pc + inst.size
 
     def run(m):
-        _compute(m, inst, (va,), None, pm, vd)
+        m.submit(Job(pc, lambda: _compute(m, inst, (va,), None, pm, vd), [vreg(va), preg(pm)], [vreg(vd)]))
         return next_pc
 
     return run
@@ -140,7 +157,8 @@ def bind_vscalar(inst: Inst, pc: int):
     next_pc = pc + inst.size
 
     def run(m):
-        _compute(m, inst, (va,), _scalar_value(m, ref, inst.type), pm, vd)
+        scalar = _scalar_value(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
+        m.submit(Job(pc, lambda: _compute(m, inst, (va,), scalar, pm, vd), [vreg(va), preg(pm)], [vreg(vd)]))
         return next_pc
 
     return run
@@ -159,20 +177,32 @@ def bind_vgather_ub(inst: Inst, pc: int):
 
     def run(m):
         base = m.ub_block_address(ref, "VGATHER")
-        idx = m.v[vi].view(_index_type(etype)).astype(np.int64)
-        on = active_lanes(m.p[pm], lane_width)
-        start = base + idx[on] * etype.size
-        if start.size and (start.min() < 0 or start.max() + etype.size > m.ub.size):
-            lane = int(np.flatnonzero(on)[np.argmax((start < 0) | (start + etype.size > m.ub.size))])
-            raise Fault(f"VGATHER: index {int(idx[lane])} of lane {lane} reads outside UB "
-                        f"(byte 0x{base + int(idx[lane]) * etype.size:x}, UB size 0x{m.ub.size:x})")
-        if etype.size == 1:
-            out = np.zeros(128, dtype="<u2")
-            out[on] = m.ub[start]
-        else:
-            out = np.zeros(idx.size, dtype=f"<u{etype.size}")
-            out[on] = m.view("ub", TYPES[f"u{etype.bits}"])[start // etype.size]
-        m.v[vd] = out.view(np.uint8)
+
+        def addresses():
+            idx = m.v[vi].view(_index_type(etype)).astype(np.int64)
+            on = active_lanes(m.p[pm], lane_width)
+            return idx, on, base + idx[on] * etype.size
+
+        def perform():
+            idx, on, start = addresses()
+            if start.size and (start.min() < 0 or start.max() + etype.size > m.ub.size):
+                lane = int(np.flatnonzero(on)[np.argmax((start < 0) | (start + etype.size > m.ub.size))])
+                raise Fault(f"VGATHER: index {int(idx[lane])} of lane {lane} reads outside UB "
+                            f"(byte 0x{base + int(idx[lane]) * etype.size:x}, UB size 0x{m.ub.size:x})")
+            if etype.size == 1:
+                out = np.zeros(128, dtype="<u2")
+                out[on] = m.ub[start]
+            else:
+                out = np.zeros(idx.size, dtype=f"<u{etype.size}")
+                out[on] = m.view("ub", TYPES[f"u{etype.bits}"])[start // etype.size]
+            m.v[vd] = out.view(np.uint8)
+
+        def refine():
+            _, _, start = addresses()
+            return [blocks("ub", start), vreg(vi), preg(pm)], [vreg(vd)]
+
+        reach = span("ub", base, min(m.ub.size, base + 65536 * etype.size * (2 if etype.size == 4 else 1)))
+        m.submit(Job(pc, perform, [reach, vreg(vi), preg(pm)], [vreg(vd)], refine=refine))
         return next_pc
 
     return run
@@ -186,9 +216,12 @@ def bind_vgather_reg(inst: Inst, pc: int):
     lanes = etype.lanes
     next_pc = pc + inst.size
 
-    def run(m):
+    def perform_on(m):
         idx = m.v[vi].view(udt).astype(np.int64) % lanes
         m.v[vd] = m.v[vs].view(udt)[idx].view(np.uint8)
+
+    def run(m):
+        m.submit(Job(pc, lambda: perform_on(m), [vreg(vs), vreg(vi)], [vreg(vd)]))
         return next_pc
 
     return run
@@ -203,15 +236,27 @@ def bind_vscatter(inst: Inst, pc: int):
 
     def run(m):
         base = m.ub_block_address(ref, "VSCATTER")
-        idx = m.v[vi].view(_index_type(etype)).astype(np.int64)
-        on = active_lanes(m.p[pm], etype.size)
-        start = base + idx[on] * etype.size
-        if start.size and start.max() + etype.size > m.ub.size:
-            lane = int(np.flatnonzero(on)[np.argmax(start + etype.size > m.ub.size)])
-            raise Fault(f"VSCATTER: index {int(idx[lane])} of lane {lane} writes outside UB "
-                        f"(byte 0x{base + int(idx[lane]) * etype.size:x}, UB size 0x{m.ub.size:x})")
-        # Ascending lane order: numpy keeps the last write, so the higher lane wins.
-        m.view("ub", udt)[start // etype.size] = m.v[vs].view(f"<u{etype.size}")[on]
+
+        def addresses():
+            idx = m.v[vi].view(_index_type(etype)).astype(np.int64)
+            on = active_lanes(m.p[pm], etype.size)
+            return idx, on, base + idx[on] * etype.size
+
+        def perform():
+            idx, on, start = addresses()
+            if start.size and start.max() + etype.size > m.ub.size:
+                lane = int(np.flatnonzero(on)[np.argmax(start + etype.size > m.ub.size)])
+                raise Fault(f"VSCATTER: index {int(idx[lane])} of lane {lane} writes outside UB "
+                            f"(byte 0x{base + int(idx[lane]) * etype.size:x}, UB size 0x{m.ub.size:x})")
+            # Ascending lane order: numpy keeps the last write, so the higher lane wins.
+            m.view("ub", udt)[start // etype.size] = m.v[vs].view(f"<u{etype.size}")[on]
+
+        def refine():
+            _, _, start = addresses()
+            return [vreg(vs), vreg(vi), preg(pm)], [blocks("ub", start)]
+
+        reach = span("ub", base, min(m.ub.size, base + 65536 * etype.size * (2 if etype.size == 4 else 1)))
+        m.submit(Job(pc, perform, [vreg(vs), vreg(vi), preg(pm)], [reach], refine=refine))
         return next_pc
 
     return run
@@ -234,8 +279,11 @@ def bind_pset(inst: Inst, pc: int):
     value = lanes_to_mask(np.arange(256 // width) < pattern_lanes(pattern, 256 // width), width)
     next_pc = pc + inst.size
 
-    def run(m):
+    def perform_on(m):
         m.p[pd] = value
+
+    def run(m):
+        m.submit(Job(pc, lambda: perform_on(m), [], [preg(pd)]))
         return next_pc
 
     return run
@@ -251,8 +299,13 @@ def bind_pupdate(inst: Inst, pc: int):
 
     def run(m):
         count = m.s[sc]
-        m.p[pd] = lanes_to_mask(lane_index < min(max(count, 0), lanes), width)
-        m.set_s(sc, max(0, count - lanes))
+        m.set_s(sc, max(0, count - lanes))  # the scalar side happens at dispatch, in program order
+        value = lanes_to_mask(lane_index < min(max(count, 0), lanes), width)
+
+        def perform():
+            m.p[pd] = value
+
+        m.submit(Job(pc, perform, [], [preg(pd)]))
         return next_pc
 
     return run
@@ -266,7 +319,11 @@ def bind_pld(inst: Inst, pc: int):
     def run(m):
         addr = m.ub_block_address(ref, "PLD")
         m.check_ub(addr, addr + 32, "PLD")
-        m.p[pd] = np.unpackbits(m.ub[addr:addr + 32], bitorder="little").astype(bool)
+
+        def perform():
+            m.p[pd] = np.unpackbits(m.ub[addr:addr + 32], bitorder="little").astype(bool)
+
+        m.submit(Job(pc, perform, [span("ub", addr, addr + 32)], [preg(pd)]))
         return next_pc
 
     return run
@@ -280,7 +337,11 @@ def bind_pst(inst: Inst, pc: int):
     def run(m):
         addr = m.ub_block_address(ref, "PST")
         m.check_ub(addr, addr + 32, "PST")
-        m.ub[addr:addr + 32] = np.packbits(m.p[ps], bitorder="little")
+
+        def perform():
+            m.ub[addr:addr + 32] = np.packbits(m.p[ps], bitorder="little")
+
+        m.submit(Job(pc, perform, [preg(ps)], [span("ub", addr, addr + 32)]))
         return next_pc
 
     return run

@@ -17,8 +17,9 @@ from assembler import AsmError, disassemble, listing
 from emulator import Fault, Machine, ProfileError, load_profile
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
 from emulator.profile import BUILTIN, builtin_text
-from emulator.report import build_report, element_list
+from emulator.report import build_report, element_list, race_messages
 from emulator.state import MAX_GM_SIZE
+from emulator.trace import trace_events
 from isa.program import to_bytes
 from vcore.loading import LoadError, read_program_file, write_atomic
 from vcore.specs import SpecError, parse_dump, parse_load, read_load_file
@@ -86,8 +87,11 @@ def _format_values(values: list) -> str:
 @click.option("--gm-size", type=int, default=DEFAULT_GM_SIZE, show_default=True, help="bytes of GM")
 @click.option("--max-instructions", type=click.IntRange(min=1), default=DEFAULT_MAX_INSTRUCTIONS,
               show_default=True, help="fault past this many executed instructions")
+@click.option("--max-cycles", type=click.IntRange(min=1), default=None, help="fault past this many cycles")
+@click.option("--strict", is_flag=True, help="a race is a fault, not a warning")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="write a Chrome trace (Perfetto)")
 def run_command(program_path, profile_name, loads, dumps, report_format, report_file, gm_size,
-                max_instructions) -> None:
+                max_instructions, max_cycles, strict, trace_file) -> None:
     """Run a program and print its report."""
     try:
         profile = load_profile(profile_name)
@@ -111,7 +115,10 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             machine.write(spec.space, spec.addr, data)
         except Fault as err:
             _fail(f"vcore: error: --load {spec.space}:0x{spec.addr:x}={spec.file}: {err}")
-    result = machine.run(max_instructions=max_instructions)
+    result = machine.run(max_instructions=max_instructions, max_cycles=max_cycles, strict=strict,
+                         trace=trace_file is not None)
+    for message in race_messages(machine) + [f"warning: {w}" for w in machine.engine.flag_warnings]:
+        click.echo(message, err=True)
     dumped = {}
     for spec in dump_specs:
         try:
@@ -127,6 +134,8 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     report = build_report(machine, result, dumped)
     if report_file:
         _write(report_file, json.dumps(report.to_json(), indent=2) + "\n")
+    if trace_file:
+        _write(trace_file, json.dumps(trace_events(machine)) + "\n")
     if report_format == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:

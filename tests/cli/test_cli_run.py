@@ -52,8 +52,15 @@ def test_json_report_fields(prog, tmp_path):
     assert report["scalars"]["S5"] == 42 and report["scalars"]["S0"] == 0 and len(report["scalars"]) == 32
     assert report["dumps"] == {"ub:0x1000:f16:2": [3.75, 3.75]}
     vadd = next(e for e in report["per_pc"] if e["text"].startswith("VADD"))
+    # 950 by hand: 2 iterations x 128 lanes / (128 per cycle x 0.5 sustained) = 4 cycles; every
+    # operand lies in bank half 0 of groups 0..7, so each bank takes 2 reads + 1 write: 3 cycles a
+    # beat, +2 per iteration = 4 conflict cycles; results land startup 1 later: 4 + 4 + 1 = 9.
     assert vadd == {"pc": 8, "line": 4, "text": "VADD.f16 [0x1000], [0x0], [0x800], repeat=2", "pipe": "V",
-                    "count": 1}
+                    "count": 1, "cycles": 9, "iterations": 2, "bank_conflict_cycles": 4, "stalls": {}}
+    assert set(report) >= {"total_cycles", "pipes", "stalls", "races"}
+    assert report["pipes"]["V"] == {"busy_cycles": 9, "instructions": 1, "utilisation": report["pipes"]["V"][
+        "utilisation"]}
+    assert report["stalls"]["bank_conflict"] == 4 and report["races"] == []
 
 
 def test_report_none_prints_only_dumps(prog):
@@ -155,17 +162,24 @@ def test_unknown_profile(prog):
     assert r.returncode == 2 and "unknown profile '910'" in r.stderr
 
 
-@pytest.mark.parametrize(("text", "fragment"), [
-    ('name = "x"\n[machine]\nub_size = 65536\n', "missing key 'machine.clock_ghz'"),
-    ('name = "x"\n[machine]\nub_size = 65536\nclock_ghz = 1.0\nturbo = 1\n', "unknown key 'machine.turbo'"),
-    ('name = "x"\n[machine\n', "malformed TOML"),
-    ('name = "x"\n[machine]\nub_size = 100\nclock_ghz = 1.0\n', "ub_size"),
+def _builtin(name: str = "950") -> str:
+    return vcore("profile", "show", name).stdout
+
+
+@pytest.mark.parametrize(("edit", "fragment"), [
+    (lambda t: t.replace("clock_ghz = 1.65", ""), "missing key 'machine.clock_ghz'"),
+    (lambda t: t.replace("[machine]", "[machine]\nturbo = 1"), "unknown key 'machine.turbo'"),
+    (lambda t: t.replace("[machine]", "[machine"), "malformed TOML"),
+    (lambda t: t.replace("ub_size = 262144", "ub_size = 100"), "ub_size"),
+    (lambda t: t.replace("load_latency = 9", 'load_latency = "slow"'), "'register.load_latency' must be a whole"),
+    (lambda t: t.replace("exp = [16, 16]", "exp = [16]"), "'tensor.elements_per_cycle.exp' must be a list of 2"),
+    (lambda t: t.replace('kind = "950"', 'kind = "910"'), "banks.kind must be one of"),
 ])
-def test_bad_profile_files(prog, tmp_path, text, fragment):
+def test_bad_profile_files(prog, tmp_path, edit, fragment):
     path = tmp_path / "p.toml"
-    path.write_text(text)
+    path.write_text(edit(_builtin()))
     r = vcore("run", prog, "--profile", path)
-    assert r.returncode == 2 and fragment in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and fragment in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 def test_profile_show_round_trips_through_a_file(prog, tmp_path):

@@ -1,0 +1,423 @@
+"""The pipelined cycle model: S dispatches in program order, V, MTE2 and MTE3 run their queues in
+order and overlap, flags and barriers order them, and data moves at simulated times.
+
+Event driven: each job is scheduled once (its start and end follow from its pipe, its flags and
+the profile's costs), then performed at its start on the state as it is at that time; its writes
+land at its end. So a consumer that nothing orders after its producer reads stale data, as on
+hardware, and the engine reports it as a race. The work per instruction is constant: nothing here
+iterates over cycles.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict, deque
+
+import numpy as np
+from attrs import define, field
+
+from emulator.costs import CostModel
+from emulator.faults import Fault
+from emulator.jobs import Job, merge_runs
+
+PIPES = ("S", "V", "MTE2", "MTE3")
+QUEUED = ("V", "MTE2", "MTE3")
+_LANE32 = np.arange(32, dtype=np.int64)
+_END, _START = 0, 1  # at one time, writes land before reads happen
+_LANDED_LOG = 512
+
+
+@define
+class PcStats:
+    """What one static instruction cost, summed over its runs."""
+
+    cycles: int = 0
+    iterations: int = 0
+    bank_conflict: int = 0
+    stalls: dict = field(factory=lambda: defaultdict(int))
+
+
+@define
+class Race:
+    kind: str  # RAW, WAR, WAW
+    first: dict  # the earlier instruction in program order: pc, line, pipe, text
+    second: dict
+    space: str
+    start: int
+    end: int
+    count: int = 1
+
+
+def _spaces(footprint: list) -> dict:
+    """A footprint as space -> merged runs."""
+    out: dict = {}
+    for space, runs in footprint:
+        if len(runs):
+            out[space] = merge_runs(np.concatenate((out[space], runs))) if space in out else runs
+    return out
+
+
+def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
+    """The first shared space of two footprints and the byte range where their blocks meet."""
+    for space, runs in a.items():
+        other = b.get(space)
+        if other is None or runs[-1, 1] <= other[0, 0] or other[-1, 1] <= runs[0, 0]:
+            continue
+        # For each run of ``runs``, the last run of ``other`` starting before it ends.
+        j = np.searchsorted(other[:, 0], runs[:, 1], side="left") - 1
+        valid = j >= 0
+        hit = valid & (other[np.maximum(j, 0), 1] > runs[:, 0])
+        if hit.any():
+            k = int(np.flatnonzero(hit)[0])
+            o = other[j[k]]
+            return space, int(max(runs[k, 0], o[0])) * 32, int(min(runs[k, 1], o[1])) * 32
+    return None
+
+
+class Engine:
+    """Schedules, performs and accounts the jobs of one machine."""
+
+    def __init__(self, machine, strict: bool = False, max_cycles: int | None = None, trace: bool = False) -> None:
+        self.m = machine
+        self.costs = CostModel(machine.profile)
+        self.in_order_v = bool(machine.profile["vector"]["in_order_results"])
+        self.register_caps = machine.profile["register"]
+        self.strict = strict
+        self.max_cycles = max_cycles
+        self.queue = {p: deque() for p in QUEUED}
+        self.queue_depth = machine.profile["scalar"]["queue_depth"]
+        self.waiting_start = {p: deque() for p in QUEUED}  # start cycles of scheduled jobs, in order
+        self.free = dict.fromkeys(PIPES, 0)
+        self.done = dict.fromkeys(PIPES, 0)
+        self.busy = dict.fromkeys(PIPES, 0)
+        self.busy_until = dict.fromkeys(PIPES, 0)
+        self.count = dict.fromkeys(PIPES, 0)
+        self.events: list = []
+        self.inflight: dict[int, Job] = {}
+        self.landed: deque = deque(maxlen=_LANDED_LOG)
+        self.sets: dict = defaultdict(deque)
+        self.flag_times: dict = defaultdict(lambda: ([], []))  # key -> (set times, consume times)
+        self.v_recent: deque = deque()  # V data jobs whose results may still be in flight
+        self.v_cycle = [-1, 0, 0, 0, 0]  # register co-issue: cycle, slots, register writes, UB reads, UB writes
+        self.seq = 0
+        self.stats: dict[int, PcStats] = defaultdict(PcStats)
+        self.stall_totals: dict = defaultdict(int)
+        self.races: dict = {}
+        self.flag_warnings: list[str] = []
+        self.trace_on = trace
+        self.slices: list = []  # (pipe, pc, start, end, job)
+        self.flows: list = []  # (set job, wait job)
+        self.set_jobs: dict = defaultdict(deque)
+        self.pending_writes: dict[int, list] = {}
+
+    # -- dispatch from the scalar unit -----------------------------------------------------------
+    def submit(self, job: Job, pipe: str) -> None:
+        m = self.m
+        self.seq += 1
+        job.seq, job.dispatch = self.seq, m.now
+        if pipe == "S":
+            self._on_s(job)
+            return
+        self.queue[pipe].append(job)
+        self.schedule()
+        self._respect_queue_depth(pipe, job)
+        self.advance(self.horizon())
+
+    def _respect_queue_depth(self, pipe: str, job: Job) -> None:
+        """A pipe's queue holds ``scalar.queue_depth`` instructions that have not started; the scalar
+        unit waits for a free slot before it reads on."""
+        m, waiting = self.m, self.waiting_start[pipe]
+        while waiting and waiting[0] <= m.now:
+            waiting.popleft()
+        excess = len(waiting) - self.queue_depth
+        if excess > 0:
+            when = waiting[excess - 1]
+            self._stall(job.pc, "queue_full", when - m.now)
+            m.now = when
+            while waiting and waiting[0] <= m.now:
+                waiting.popleft()
+
+    def _on_s(self, job: Job) -> None:
+        """SETFLAG S, WAITFLAG ..., S and BARRIER S / ALL: they act at dispatch, in program order."""
+        m, cost = self.m, self.costs.sync_cost(job.kind).occupancy
+        if job.kind == "set":
+            self._flag_set(job, m.now)
+        elif job.kind == "wait":
+            key = job.flag
+            while not self.sets[key]:
+                if not self.schedule():
+                    self._deadlock(extra=f"S waits at {self.m.describe(job.pc)} for SETFLAG {', '.join(map(str, key))}")
+            when = self._flag_consume(job, m.now)
+            self._stall(job.pc, "flag_wait", when - m.now)
+            m.now = when
+        else:  # BARRIER S or BARRIER ALL (pipe_of gives S for ALL)
+            inst = self.m.inst_at(job.pc)
+            if inst.operands[0] == "ALL":
+                self.drain_schedule()
+                when = max(m.now, *self.done.values())
+                for pipe in PIPES:
+                    self.free[pipe] = max(self.free[pipe], when)
+                self._stall(job.pc, "barrier", when - m.now)
+                m.now = when
+        job.start, job.end = m.now, m.now + cost
+        m.now += cost  # the run loop adds the issue cycle on top; a sync on S costs its own cycles too
+        self._account(job, "S", cost, 0)
+
+    # -- flags -------------------------------------------------------------------------------------
+    def _flag_set(self, job: Job, when: int) -> None:
+        self.sets[job.flag].append(when)
+        self.flag_times[job.flag][0].append(when)
+        if self.trace_on:
+            self.set_jobs[job.flag].append(job)
+
+    def _flag_consume(self, job: Job, ready: int) -> int:
+        set_at = self.sets[job.flag].popleft()
+        when = max(ready, set_at)
+        self.flag_times[job.flag][1].append(when)
+        if self.trace_on and self.set_jobs[job.flag]:
+            self.flows.append((self.set_jobs[job.flag].popleft(), job))
+        return when
+
+    # -- scheduling --------------------------------------------------------------------------------
+    def schedule(self) -> bool:
+        """Schedule every queue head that can be; True when anything was scheduled."""
+        progress_any = False
+        progress = True
+        while progress:
+            progress = False
+            for pipe in QUEUED:
+                while self.queue[pipe] and self._schedule_head(pipe):
+                    progress = progress_any = True
+        return progress_any
+
+    def _schedule_head(self, pipe: str) -> bool:
+        job = self.queue[pipe][0]
+        ready = max(job.dispatch, self.free[pipe])
+        kind = job.kind
+        conflicts = 0
+        if kind == "wait":
+            if not self.sets[job.flag]:
+                return False
+            start = self._flag_consume(job, ready)
+            self._stall(job.pc, "flag_wait", start - ready)
+            cost = self.costs.sync_cost(kind)
+        elif kind in ("set", "barrier"):
+            start = max(ready, self.done[pipe])
+            self._stall(job.pc, "barrier" if kind == "barrier" else "drain", start - ready)
+            cost = self.costs.sync_cost(kind)
+            if kind == "set":
+                self._flag_set(job, start)
+        else:
+            inst = self.m.inst_at(job.pc)
+            cost = self.costs.job_cost(inst, job)
+            conflicts = cost.conflicts
+            start = ready
+            if pipe == "V":
+                start = self._v_ready(job, inst, ready)
+        job.start, job.end = start, start + cost.latency
+        if self.max_cycles is not None and job.end > self.max_cycles:
+            raise self.m.fault_at(Fault(f"--max-cycles {self.max_cycles} reached", kind="limit"), job.pc)
+        self.free[pipe] = start + cost.occupancy
+        self.done[pipe] = max(self.done[pipe], job.end)
+        self._account(job, pipe, cost.latency, conflicts)
+        self.queue[pipe].popleft()
+        self.waiting_start[pipe].append(start)
+        if kind == "data":
+            heapq.heappush(self.events, (job.start, _START, job.seq, job))
+            heapq.heappush(self.events, (job.end, _END, job.seq, job))
+        return True
+
+    def _v_ready(self, job: Job, inst, ready: int) -> int:
+        """The cycle a V job can start: after the V results it depends on (950), co-issuing
+        register instructions two per cycle within the documented port limits."""
+        depends = job.dispatch
+        if self.in_order_v:
+            job_reads, job_writes = _spaces(job.reads), _spaces(job.writes)
+            recent = self.v_recent
+            while recent and recent[0].end <= job.dispatch:
+                recent.popleft()
+            for earlier in recent:
+                if earlier.end > depends and (overlap(earlier.footprint_writes, job_reads)
+                                              or overlap(earlier.footprint_writes, job_writes)):
+                    depends = earlier.end
+            job.footprint_writes = job_writes
+            recent.append(job)
+        start = max(ready, depends)
+        if depends > ready:
+            self._stall(job.pc, "dependency", depends - ready)
+        if inst.row.family not in ("tensor", "dma"):
+            start = self._co_issue(job, depends, start)
+        return start
+
+    def _co_issue(self, job: Job, depends: int, start: int) -> int:
+        """Issue beside the previous register instruction when it issued in the cycle before
+        ``start`` with a one-cycle occupancy, this one was ready then, and the ports allow."""
+        caps = self.register_caps
+        reg_writes = sum(1 for space, _ in job.writes if space in ("V", "P"))
+        ub_reads = sum(1 for space, _ in job.reads if space == "ub")
+        ub_writes = sum(1 for space, _ in job.writes if space == "ub")
+        cycle = self.v_cycle
+        if cycle[0] == start - 1 and self.free["V"] == start and depends <= cycle[0]:
+            slots, writes, reads, ubw = cycle[1] + 1, cycle[2] + reg_writes, cycle[3] + ub_reads, cycle[4] + ub_writes
+            if (slots <= caps["issue_width"] and writes <= caps["register_writes"] and reads + ubw <= caps["ub_reads"]
+                    and ubw <= 1):
+                self.v_cycle = [cycle[0], slots, writes, reads, ubw]
+                return cycle[0]
+        self.v_cycle = [start, 1, reg_writes, ub_reads, ub_writes]
+        return start
+
+    def drain_schedule(self) -> None:
+        while any(self.queue.values()):
+            if not self.schedule():
+                self._deadlock()
+
+    def _deadlock(self, extra: str = "") -> None:
+        waiting = []
+        for pipe in QUEUED:
+            if self.queue[pipe]:
+                head = self.queue[pipe][0]
+                flag = f" for SETFLAG {', '.join(map(str, head.flag))}" if head.flag else ""
+                waiting.append(f"{pipe} waits at {self.m.describe(head.pc)}{flag}")
+        if extra:
+            waiting.append(extra)
+        first = next((q[0] for q in self.queue.values() if q), None)
+        fault = Fault("deadlock: every pipe waits for a flag that nothing will set:\n    " + "\n    ".join(waiting),
+                      kind="deadlock")
+        raise self.m.fault_at(fault, first.pc if first is not None else self.m.pc)
+
+    # -- performing --------------------------------------------------------------------------------
+    def horizon(self) -> float:
+        """Events before this time cannot be preceded by any job not yet scheduled."""
+        limit = self.m.now
+        for pipe in QUEUED:
+            q = self.queue[pipe]
+            if q:
+                limit = min(limit, max(self.free[pipe], q[0].dispatch))
+        return limit
+
+    def advance(self, until: float) -> None:
+        events = self.events
+        while events and events[0][0] < until:
+            _, phase, _, job = heapq.heappop(events)
+            if phase == _END:
+                self._land(job)
+            else:
+                self._start(job)
+
+    def _start(self, job: Job) -> None:
+        reads, writes = job.refine() if job.refine is not None else (job.reads, job.writes)
+        job.reads, job.writes = reads, writes
+        spaces_r, spaces_w = _spaces(reads), _spaces(writes)
+        job.footprint_reads, job.footprint_writes = spaces_r, spaces_w
+        self._check_races(job)
+        m = self.m
+        saved = [(space, self._indices(space, ids)) for space, ids in spaces_w.items()]
+        old = [m.flat(space)[idx].copy() for space, idx in saved]
+        try:
+            if job.perform is not None:
+                job.perform()
+        except Fault as fault:
+            raise m.fault_at(fault, job.pc) from None
+        landing = []
+        for (space, idx), before in zip(saved, old, strict=True):
+            flat = m.flat(space)
+            after = flat[idx]
+            changed = after != before
+            if changed.any():
+                where = np.flatnonzero(changed) + idx.start if isinstance(idx, slice) else idx[changed]
+                landing.append((space, where, after[changed]))
+            flat[idx] = before
+        self.pending_writes[job.seq] = landing
+        self.inflight[job.seq] = job
+
+    def _land(self, job: Job) -> None:
+        for space, idx, values in self.pending_writes.pop(job.seq, ()):
+            self.m.flat(space)[idx] = values
+        self.inflight.pop(job.seq, None)
+        self.landed.append(job)
+
+    def _indices(self, space: str, runs: np.ndarray):
+        """The byte positions of runs of blocks: a slice for one run, else an index array."""
+        size = self.m.flat(space).size
+        if len(runs) == 1:
+            return slice(int(runs[0, 0]) * 32, min(int(runs[0, 1]) * 32, size))
+        lengths = (runs[:, 1] - runs[:, 0]) * 32
+        offsets = np.repeat(runs[:, 0] * 32 - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+        idx = np.arange(int(lengths.sum()), dtype=np.int64) + offsets
+        return idx[idx < size]
+
+    # -- races -------------------------------------------------------------------------------------
+    def _check_races(self, job: Job) -> None:
+        for other in self.inflight.values():
+            if other.seq < job.seq:
+                self._race("RAW", other, job, overlap(other.footprint_writes, job.footprint_reads))
+                self._race("WAW", other, job, overlap(other.footprint_writes, job.footprint_writes))
+            else:
+                self._race("WAR", job, other, overlap(other.footprint_writes, job.footprint_reads))
+                self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
+        for other in self.landed:
+            if other.seq > job.seq and other.end > job.dispatch:
+                self._race("WAR", job, other, overlap(other.footprint_writes, job.footprint_reads))
+                self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
+
+    def _race(self, kind: str, first: Job, second: Job, where) -> None:
+        if where is None:
+            return
+        key = (kind, first.pc, second.pc)
+        race = self.races.get(key)
+        if race is not None:
+            race.count += 1
+            return
+        space, start, end = where
+        self.races[key] = race = Race(kind, self.m.who(first.pc), self.m.who(second.pc), space, start, end)
+        if self.strict:
+            raise self.m.fault_at(Fault(f"race ({kind}): {describe_race(race)}", kind="race"), second.pc)
+
+    # -- accounting --------------------------------------------------------------------------------
+    def _stall(self, pc: int, cause: str, cycles: int) -> None:
+        if cycles > 0:
+            self.stats[pc].stalls[cause] += cycles
+            self.stall_totals[cause] += cycles
+
+    def _account(self, job: Job, pipe: str, cycles: int, conflicts: int) -> None:
+        stats = self.stats[job.pc]
+        stats.cycles += cycles
+        stats.iterations += job.iterations
+        stats.bank_conflict += conflicts
+        self.stall_totals["bank_conflict"] += conflicts
+        self.count[pipe] += 1
+        begin = max(job.start, self.busy_until[pipe])
+        end = job.start + cycles
+        if end > begin:
+            self.busy[pipe] += end - begin
+            self.busy_until[pipe] = end
+        if self.trace_on and pipe != "S":  # the run loop traces S itself
+            self.slices.append((pipe, job.pc, job.start, end, job))
+
+    def land_started(self) -> None:
+        """Land the writes of every job that has started (after a fault stops the run)."""
+        for job in sorted(self.inflight.values(), key=lambda j: j.end):
+            self._land(job)
+
+    # -- the end -----------------------------------------------------------------------------------
+    def finish(self) -> int:
+        """Drain every pipe; returns the total cycles."""
+        self.drain_schedule()
+        self.advance(float("inf"))
+        for key, (sets, consumes) in self.flag_times.items():
+            for k in range(len(sets) - 1):
+                consumed = consumes[k] if k < len(consumes) else None
+                if consumed is None or sets[k + 1] < consumed:
+                    self.flag_warnings.append(f"flag {key[0]} -> {key[1]} event {key[2]} set again at cycle "
+                                              f"{sets[k + 1]} while still set (since cycle {sets[k]})")
+                    break
+        return max(self.m.now, *self.done.values())
+
+
+def describe_race(race: Race) -> str:
+    what = {"RAW": "reads what", "WAR": "is read by", "WAW": "overwrites what"}[race.kind]
+    space = {"ub": "UB", "gm": "GM", "V": "vector registers", "P": "mask registers"}.get(race.space, race.space)
+    first, second = race.first, race.second
+    return (f"{second['where']} ({second['pipe']}) {second['text']!r} and {first['where']} ({first['pipe']}) "
+            f"{first['text']!r} are not ordered: {race.kind} on {space} bytes 0x{race.start:x}..0x{race.end:x}"
+            + ("" if race.kind != "RAW" else f" ({what} the other writes: it may read stale data)"))
