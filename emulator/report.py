@@ -10,7 +10,7 @@ from emulator.machine import Machine, RunResult
 from emulator.timing import PIPES, describe_race
 
 SCHEMA = "vcore.report/1"
-STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full")
+STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full", "function_startup")
 
 
 @define

@@ -98,7 +98,8 @@ class Engine:
         self.sets: dict = defaultdict(deque)
         self.flag_times: dict = defaultdict(lambda: ([], []))  # key -> (set times, consume times)
         self.v_recent: deque = deque()  # V data jobs whose results may still be in flight
-        self.v_cycle = [-1, 0, 0, 0, 0]  # register co-issue: cycle, slots, register writes, UB reads, UB writes
+        self.v_cycle = [-1, 0, 0, 0, 0]
+        self.function_started = False  # register co-issue: cycle, slots, register writes, UB reads, UB writes
         self.seq = 0
         self.stats: dict[int, PcStats] = defaultdict(PcStats)
         self.stall_totals: dict = defaultdict(int)
@@ -246,6 +247,13 @@ class Engine:
         if depends > ready:
             self._stall(job.pc, "dependency", depends - ready)
         if inst.row.family not in ("tensor", "dma"):
+            if not self.function_started:
+                # The program's register instructions form one vector function, launched once.
+                self.function_started = True
+                launch = job.dispatch + self.register_caps["function_startup"]
+                if launch > start:
+                    self._stall(job.pc, "function_startup", launch - start)
+                    start = launch
             start = self._co_issue(job, depends, start)
         return start
 
