@@ -423,9 +423,15 @@ class Engine:
 
 
 def describe_race(race: Race) -> str:
-    what = {"RAW": "reads what", "WAR": "is read by", "WAW": "overwrites what"}[race.kind]
-    space = {"ub": "UB", "gm": "GM", "V": "vector registers", "P": "mask registers"}.get(race.space, race.space)
+    """One sentence naming both instructions, the bytes and what goes wrong."""
+    space = {"ub": "UB", "gm": "GM", "V": "vector-register", "P": "mask-register"}.get(race.space, race.space)
     first, second = race.first, race.second
-    return (f"{second['where']} ({second['pipe']}) {second['text']!r} and {first['where']} ({first['pipe']}) "
-            f"{first['text']!r} are not ordered: {race.kind} on {space} bytes 0x{race.start:x}..0x{race.end:x}"
-            + ("" if race.kind != "RAW" else f" ({what} the other writes: it may read stale data)"))
+    a = f"{first['where']} ({first['pipe']}: {first['text']})"
+    b = f"{second['where']} ({second['pipe']}: {second['text']})"
+    where = f"{space} bytes 0x{race.start:x}..0x{race.end:x}"
+    what = {
+        "RAW": f"{b} reads {where} while the write of {a} to them is in flight: it reads stale data",
+        "WAW": f"{b} writes {where} while the write of {a} to them is in flight: the final value depends on timing",
+        "WAR": f"{b} writes {where} before {a} has read them: the earlier instruction may read the new data",
+    }[race.kind]
+    return what + "; order them with SETFLAG/WAITFLAG or BARRIER"

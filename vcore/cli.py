@@ -117,7 +117,8 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             _fail(f"vcore: error: --load {spec.space}:0x{spec.addr:x}={spec.file}: {err}")
     result = machine.run(max_instructions=max_instructions, max_cycles=max_cycles, strict=strict,
                          trace=trace_file is not None)
-    for message in race_messages(machine) + [f"warning: {w}" for w in machine.engine.flag_warnings]:
+    warnings = [] if strict else race_messages(machine)  # with --strict the first race is the fault
+    for message in warnings + [f"warning: {w}" for w in machine.engine.flag_warnings]:
         click.echo(message, err=True)
     dumped = {}
     for spec in dump_specs:

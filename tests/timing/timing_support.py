@@ -1,0 +1,51 @@
+"""Helpers for the cycle-model tests: run a program, look at its report, its per-pc rows and its trace.
+
+Nothing here computes an expected cycle count: every expected value in tests/timing is worked out
+by hand in the test, from docs/timing.md's rules and the profile numbers.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+VCORE = str(Path(sys.executable).with_name("vcore"))
+
+
+def run(text: str, profile="950", **run_kwargs):
+    """Assemble and run ``text``; returns (machine, result, report JSON)."""
+    from assembler import assemble
+    from emulator import Machine
+    from emulator.report import build_report
+
+    m = Machine(assemble(text), profile)
+    r = m.run(**run_kwargs)
+    return m, r, build_report(m, r).to_json()
+
+
+def row(report: dict, prefix: str) -> dict:
+    """The single per_pc row whose source text starts with ``prefix``."""
+    rows = [e for e in report["per_pc"] if e["text"].startswith(prefix)]
+    assert len(rows) == 1, f"{len(rows)} per_pc rows start with {prefix!r}: {[e['text'] for e in report['per_pc']]}"
+    return rows[0]
+
+
+def slices(m, prefix: str) -> list[tuple[str, int, int]]:
+    """(pipe, start cycle, end cycle) of every traced run of the instruction whose text starts with
+    ``prefix`` (the run must have used ``trace=True``)."""
+    out = []
+    for pipe, pc, start, end, _job in m.engine.slices:
+        if m.text_at(pc).startswith(prefix):
+            out.append((pipe, start, end))
+    return out
+
+
+def ub(m, addr: int, type_name: str, count: int) -> np.ndarray:
+    return m.read("ub", addr, type_name, count)
+
+
+def vcore(*args, cwd=None):
+    return subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=60)
