@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 
 from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location
-from assembler.lexer import tokenize
+from assembler.lexer import strip_comment, tokenize
 from assembler.parser import parse_line
 from assembler.syntax import Binary, Bits, Directive, Field, Group, Mem, Name, Num, Reg, Statement, Unary
 from isa import MNEMONICS, TYPES, Inst, Instruction, Kind, Mask, MaskMode, RegOrImm, encode, problems
@@ -393,7 +393,9 @@ class _Assembler:
                 continue
             assert at == len(words) * 8 or self.diagnostics
             words += encode(inst)
-            source[at] = SourceLine(stmt.line, self.lines[stmt.line - 1].strip())
+            # The statement as written, without its label or comment: reports and faults quote it.
+            code = strip_comment(self.lines[stmt.line - 1])[stmt.mnemonic_loc.col - 1:]
+            source[at] = SourceLine(stmt.line, code.strip())
         if self.diagnostics:
             raise AsmError(self.diagnostics)
         labels = {name: pc for name, (pc, _) in self.labels.items()}

@@ -6,6 +6,8 @@ Lines of a program (comments, so the program still assembles):
     ; EXPECT ub:0x2000:f16:2 = 2.718 7.389 within 2 ulp
     ; EXPECT S1 = 5                                 a scalar register
     ; EXPECT-FAULT outside UB                       the run must fault, with this text in the message
+    ; EXPECT-RACE RAW                               the run must report a race of this kind (any race
+                                                    not declared so fails the program)
     ; PROFILE a2                                    run with this profile (default 950)
 
 Point it at folders with ``pytest --vcore-programs DIR`` (repeatable) or the ini option
@@ -24,6 +26,7 @@ import pytest
 _EXPECT = re.compile(r"^\s*(?:;|//)\s*EXPECT\s+(?P<what>\S+)\s*=\s*(?P<values>.*?)"
                      r"(?:\s+within\s+(?P<ulp>\d+)\s+ulp)?\s*$", re.IGNORECASE)
 _FAULT = re.compile(r"^\s*(?:;|//)\s*EXPECT-FAULT\s+(?P<text>.+?)\s*$", re.IGNORECASE)
+_RACE = re.compile(r"^\s*(?:;|//)\s*EXPECT-RACE\s+(?P<kind>RAW|WAR|WAW)\s*$", re.IGNORECASE)
 _PROFILE = re.compile(r"^\s*(?:;|//)\s*PROFILE\s+(?P<name>\S+)\s*$", re.IGNORECASE)
 
 
@@ -74,12 +77,14 @@ class ProgramItem(pytest.Item):
         from vcore.specs import parse_dump
 
         text = self.path.read_text()
-        expects, faults, profile = [], [], "950"
+        expects, faults, races, profile = [], [], set(), "950"
         for lineno, line in enumerate(text.splitlines(), start=1):
             if m := _FAULT.match(line):
                 faults.append(m.group("text"))
             elif m := _EXPECT.match(line):
                 expects.append((lineno, m.group("what"), m.group("values").split(), m.group("ulp")))
+            elif m := _RACE.match(line):
+                races.add(m.group("kind").upper())
             elif m := _PROFILE.match(line):
                 profile = m.group("name")
         if not expects and not faults:
@@ -94,6 +99,12 @@ class ProgramItem(pytest.Item):
                     raise ProgramFailure(f"{self.path}: fault {str(result.fault)!r} lacks {want!r}")
         elif result.fault is not None:
             raise ProgramFailure(f"{self.path}: unexpected fault: {result.fault}")
+        found = {race.kind for race in machine.engine.races.values()}
+        if found != races:
+            details = "; ".join(f"{r.kind} line {r.first['line']} / line {r.second['line']}"
+                                for r in machine.engine.races.values())
+            raise ProgramFailure(f"{self.path}: races {sorted(found) or 'none'} ({details or '-'}), "
+                                 f"expected {sorted(races) or 'none'}")
         for lineno, what, values, ulp in expects:
             where = f"{self.path}:{lineno}"
             reg = re.fullmatch(r"[Ss](\d+)", what)
