@@ -75,6 +75,7 @@ class Job:
     reads: list = field(factory=list)  # [(space, runs)]
     writes: list = field(factory=list)
     kind: str = "data"  # data, set, wait, barrier
+    lands: bool = False  # perform() returns the closure that lands its writes (no snapshot needed)
     iterations: int = 0
     conflicts: Callable | None = None  # conflicts(cost_model) -> bank-conflict cycles of a tensor instruction
     nbytes: int = 0  # DMA bytes moved

@@ -94,14 +94,15 @@ def bind_tensor(inst: Inst, pc: int):
             scalar = numerics.element_of_bits(m.s[scalar_ref.reg], etype)
         footprint = [("ub", runs + addr // 32) for addr, runs in zip(addrs, relative_runs, strict=True)]
         m.submit(Job(pc, lambda: perform(m, addrs, scalar), footprint[1:], footprint[:1], iterations=iterations,
-                     conflicts=lambda costs: conflicts(costs, addrs)))
+                     conflicts=lambda costs: conflicts(costs, addrs), lands=True))
         return next_pc
 
     conflict_cache: dict = {}
 
     def conflicts(costs, addrs: list[int]) -> int:
-        """Bank-conflict cycles: they depend on the addresses only modulo the bank pattern."""
-        key = (costs.banks, *(addr % costs.bank_period for addr in addrs))
+        """Bank-conflict cycles: they depend on the addresses modulo the bank pattern and on which
+        operands coincide (same-address reads merge), so both go into the key."""
+        key = (costs.banks, *(addr % costs.bank_period for addr in addrs), *(addr - addrs[0] for addr in addrs))
         found = conflict_cache.get(key)
         if found is None:
             located = [addr + offsets for addr, offsets in zip(addrs, block_offsets, strict=True)]
@@ -109,7 +110,23 @@ def bind_tensor(inst: Inst, pc: int):
                                                                  located[0][:, None, :], iterations)
         return found
 
-    def perform(m, addrs: list[int], scalar) -> None:
+    def write(view, target, result, first: int, chunk: int) -> None:
+        if count is not None:
+            active = max(0, min(chunk * lanes, count - first * lanes))
+            if isinstance(target, slice):
+                view[target.start:target.start + active] = result.reshape(-1)[:active]
+            else:
+                view[target.reshape(-1)[:active]] = result.reshape(-1)[:active]
+        elif lanes_on is None:
+            view[target] = result.reshape(-1) if isinstance(target, slice) else result
+        elif isinstance(target, slice):
+            view[target].reshape(chunk, lanes)[:, lanes_on] = result[:, lanes_on]
+        else:
+            # Flatten in C order so overlapping iterations assign in order: the later one wins.
+            view[target[:, lanes_on].reshape(-1)] = result[:, lanes_on].reshape(-1)
+
+    def perform(m, addrs: list[int], scalar):
+        """Read the sources now; return what lands the results at the instruction's end."""
         bases = [addr // esize for addr in addrs]
         view = m.view("ub", etype)
         step = min(iterations, MAX_CHUNK)
@@ -119,23 +136,29 @@ def bind_tensor(inst: Inst, pc: int):
             step = min(step, distance)
         if -(-iterations // step) > MAX_SEQUENTIAL_PASSES:
             raise Fault(f"{iterations} mutually dependent iterations exceed the emulator's limit")
+
+        def compute(first: int, chunk: int):
+            srcs = [view[region(bases[k], first, chunk, k)].reshape(chunk, lanes) for k in range(1, nmem)]
+            return numerics.apply(op, etype, srcs, scalar), region(bases[0], first, chunk, 0)
+
+        if step == iterations:
+            result, target = compute(0, iterations)
+            return lambda: write(view, target, result, 0, iterations)
+        # Later iterations read what earlier ones wrote: run the passes in place, keep what they
+        # wrote, and put the old bytes back until the instruction's end.
+        lo, hi = addrs[0], addrs[0] + extents[0]
+        before = m.ub[lo:hi].copy()
         for first in range(0, iterations, step):
             chunk = min(step, iterations - first)
-            srcs = [view[region(bases[k], first, chunk, k)].reshape(chunk, lanes) for k in range(1, nmem)]
-            result = numerics.apply(op, etype, srcs, scalar)
-            target = region(bases[0], first, chunk, 0)
-            if count is not None:
-                active = max(0, min(chunk * lanes, count - first * lanes))
-                if isinstance(target, slice):
-                    view[target.start:target.start + active] = result.reshape(-1)[:active]
-                else:
-                    view[target.reshape(-1)[:active]] = result.reshape(-1)[:active]
-            elif lanes_on is None:
-                view[target] = result.reshape(-1) if isinstance(target, slice) else result
-            elif isinstance(target, slice):
-                view[target].reshape(chunk, lanes)[:, lanes_on] = result[:, lanes_on]
-            else:
-                # Flatten in C order so overlapping iterations assign in order: the later one wins.
-                view[target[:, lanes_on].reshape(-1)] = result[:, lanes_on].reshape(-1)
+            result, target = compute(first, chunk)
+            write(view, target, result, first, chunk)
+        changed = np.flatnonzero(m.ub[lo:hi] != before)
+        values = m.ub[lo:hi][changed]
+        m.ub[lo:hi] = before
+
+        def land() -> None:
+            m.ub[lo + changed] = values
+
+        return land
 
     return run

@@ -24,7 +24,7 @@ PIPES = ("S", "V", "MTE2", "MTE3")
 QUEUED = ("V", "MTE2", "MTE3")
 _LANE32 = np.arange(32, dtype=np.int64)
 _END, _START = 0, 1  # at one time, writes land before reads happen
-_LANDED_LOG = 512
+_PRUNE_EVERY = 256  # landings between prunes of the landed-jobs log
 
 
 @define
@@ -49,24 +49,29 @@ class Race:
 
 
 def _spaces(footprint: list) -> dict:
-    """A footprint as space -> merged runs."""
-    out: dict = {}
+    """A footprint as space -> (merged runs, first block, end block); the bounds reject most pairs
+    without touching numpy."""
+    merged: dict = {}
     for space, runs in footprint:
         if len(runs):
-            out[space] = merge_runs(np.concatenate((out[space], runs))) if space in out else runs
-    return out
+            merged[space] = merge_runs(np.concatenate((merged[space], runs))) if space in merged else runs
+    return {space: (runs, int(runs[0, 0]), int(runs[-1, 1])) for space, runs in merged.items()}
 
 
 def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
     """The first shared space of two footprints and the byte range where their blocks meet."""
-    for space, runs in a.items():
-        other = b.get(space)
-        if other is None or runs[-1, 1] <= other[0, 0] or other[-1, 1] <= runs[0, 0]:
+    for space, (runs, lo, hi) in a.items():
+        found = b.get(space)
+        if found is None:
             continue
+        other, other_lo, other_hi = found
+        if hi <= other_lo or other_hi <= lo:
+            continue
+        if len(runs) == 1 and len(other) == 1:
+            return space, max(lo, other_lo) * 32, min(hi, other_hi) * 32
         # For each run of ``runs``, the last run of ``other`` starting before it ends.
         j = np.searchsorted(other[:, 0], runs[:, 1], side="left") - 1
-        valid = j >= 0
-        hit = valid & (other[np.maximum(j, 0), 1] > runs[:, 0])
+        hit = (j >= 0) & (other[np.maximum(j, 0), 1] > runs[:, 0])
         if hit.any():
             k = int(np.flatnonzero(hit)[0])
             o = other[j[k]]
@@ -94,7 +99,10 @@ class Engine:
         self.count = dict.fromkeys(PIPES, 0)
         self.events: list = []
         self.inflight: dict[int, Job] = {}
-        self.landed: deque = deque(maxlen=_LANDED_LOG)
+        # Jobs that have landed but could still race with an earlier job that has not started.
+        self.landed: list[Job] = []
+        self.unstarted: list[int] = []  # heap of the sequence numbers of jobs not yet started
+        self.started: set[int] = set()
         self.sets: dict = defaultdict(deque)
         self.flag_times: dict = defaultdict(lambda: ([], []))  # key -> (set times, consume times)
         self.v_recent: deque = deque()  # V data jobs whose results may still be in flight
@@ -116,6 +124,8 @@ class Engine:
         m = self.m
         self.seq += 1
         job.seq, job.dispatch = self.seq, m.now
+        if job.kind == "data":
+            heapq.heappush(self.unstarted, job.seq)
         if pipe == "S":
             self._on_s(job)
             return
@@ -317,9 +327,18 @@ class Engine:
         job.reads, job.writes = reads, writes
         spaces_r, spaces_w = _spaces(reads), _spaces(writes)
         job.footprint_reads, job.footprint_writes = spaces_r, spaces_w
+        self.started.add(job.seq)
         self._check_races(job)
         m = self.m
-        saved = [(space, self._indices(space, ids)) for space, ids in spaces_w.items()]
+        if job.lands:
+            try:
+                landing = job.perform()
+            except Fault as fault:
+                raise m.fault_at(fault, job.pc) from None
+            self.pending_writes[job.seq] = landing
+            self.inflight[job.seq] = job
+            return
+        saved = [(space, self._indices(space, runs)) for space, (runs, _, _) in spaces_w.items()]
         old = [m.flat(space)[idx].copy() for space, idx in saved]
         try:
             if job.perform is not None:
@@ -339,10 +358,24 @@ class Engine:
         self.inflight[job.seq] = job
 
     def _land(self, job: Job) -> None:
-        for space, idx, values in self.pending_writes.pop(job.seq, ()):
-            self.m.flat(space)[idx] = values
+        landing = self.pending_writes.pop(job.seq, ())
+        if callable(landing):
+            landing()
+        else:
+            for space, idx, values in landing:
+                self.m.flat(space)[idx] = values
         self.inflight.pop(job.seq, None)
         self.landed.append(job)
+        if len(self.landed) % _PRUNE_EVERY == 0:
+            self._prune_landed()
+
+    def _prune_landed(self) -> None:
+        """Keep only landed jobs that a job earlier in program order, not started yet, could race with."""
+        unstarted, started = self.unstarted, self.started
+        while unstarted and unstarted[0] in started:
+            started.discard(heapq.heappop(unstarted))
+        oldest = unstarted[0] if unstarted else self.seq + 1
+        self.landed = [job for job in self.landed if job.seq > oldest]
 
     def _indices(self, space: str, runs: np.ndarray):
         """The byte positions of runs of blocks: a slice for one run, else an index array."""
@@ -356,17 +389,22 @@ class Engine:
 
     # -- races -------------------------------------------------------------------------------------
     def _check_races(self, job: Job) -> None:
+        """Compare a starting job with every job that overlaps it in time or ran out of order."""
         for other in self.inflight.values():
-            if other.seq < job.seq:
-                self._race("RAW", other, job, overlap(other.footprint_writes, job.footprint_reads))
-                self._race("WAW", other, job, overlap(other.footprint_writes, job.footprint_writes))
-            else:
-                self._race("WAR", job, other, overlap(other.footprint_writes, job.footprint_reads))
-                self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
+            self._pair(job, other)
         for other in self.landed:
-            if other.seq > job.seq and other.end > job.dispatch:
-                self._race("WAR", job, other, overlap(other.footprint_writes, job.footprint_reads))
-                self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
+            if other.seq > job.seq:
+                self._pair(job, other)
+
+    def _pair(self, job: Job, other: Job) -> None:
+        """``other`` has started before ``job``; name their races with the earlier one first."""
+        if other.seq < job.seq:  # other's write is in flight while job reads or writes
+            self._race("RAW", other, job, overlap(other.footprint_writes, job.footprint_reads))
+            self._race("WAW", other, job, overlap(other.footprint_writes, job.footprint_writes))
+        else:  # a later instruction ran first: it read what job will write, or wrote what job reads
+            self._race("RAW", job, other, overlap(job.footprint_writes, other.footprint_reads))
+            self._race("WAR", job, other, overlap(other.footprint_writes, job.footprint_reads))
+            self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
 
     def _race(self, kind: str, first: Job, second: Job, where) -> None:
         if where is None:

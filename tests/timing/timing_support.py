@@ -33,12 +33,13 @@ def row(report: dict, prefix: str) -> dict:
     return rows[0]
 
 
-def slices(m, prefix: str) -> list[tuple[str, int, int]]:
+def slices(m, prefix: str, with_s: bool = False) -> list[tuple[str, int, int]]:
     """(pipe, start cycle, end cycle) of every traced run of the instruction whose text starts with
-    ``prefix`` (the run must have used ``trace=True``)."""
+    ``prefix`` (the run must have used ``trace=True``), leaving out the S slices of the cycle in which
+    the scalar unit hands an instruction to its pipe unless ``with_s``."""
     out = []
     for pipe, pc, start, end, _job in m.engine.slices:
-        if m.text_at(pc).startswith(prefix):
+        if m.text_at(pc).startswith(prefix) and (with_s or pipe != "S" or m.pipes.get(pc) == "S"):
             out.append((pipe, start, end))
     return out
 

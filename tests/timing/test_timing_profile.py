@@ -1,0 +1,89 @@
+"""Profiles as files (CONTRACT 3.8): `vcore profile show NAME` prints a profile that `--profile FILE`
+reads back to the same timing, and every cycle moves with the parameter that the rule names."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from timing_support import vcore
+
+PROGRAM = """\
+.gmfill 0x0, f32, 64, 5.0
+    DMA.GM2UB [0x8000], gm[0x0], len=8
+    VADD.f32 [0x4100], [0x0], [0x2080]
+    VEXP.f16 [0xC100], [0x0], repeat=8
+    SETFLAG MTE2, V, 0
+    WAITFLAG MTE2, V, 0
+    VADD.f32 [0xC100], [0x8000], [0x2080], repeat=4
+    HALT
+"""
+
+
+@pytest.fixture
+def files(tmp_path):
+    prog = tmp_path / "p.asm"
+    prog.write_text(PROGRAM)
+    res = vcore("profile", "show", "a2")
+    assert res.returncode == 0, res.stderr
+    copy = tmp_path / "a2copy.toml"
+    copy.write_text(res.stdout)
+    return prog, copy, res.stdout
+
+
+def report(prog, profile) -> dict:
+    res = vcore("run", prog, "--profile", profile, "--report", "json")
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def vadd_row(rep: dict) -> dict:
+    return next(e for e in rep["per_pc"] if e["text"] == "VADD.f32 [0x4100], [0x0], [0x2080]")
+
+
+def test_profile_show_round_trip(files):
+    prog, copy, text = files
+    builtin, from_file = report(prog, "a2"), report(prog, copy)
+    assert from_file["total_cycles"] == builtin["total_cycles"]
+    assert from_file["per_pc"] == builtin["per_pc"]
+    assert from_file["stalls"] == builtin["stalls"]
+    # showing the file gives the same text back
+    res = vcore("profile", "show", copy)
+    assert res.returncode == 0 and res.stdout == text
+
+
+def test_editing_tensor_startup_moves_a_vadd_by_exactly_the_difference(files, tmp_path):
+    prog, copy, text = files
+    edited_text, n = re.subn(r"(?m)^startup = 1\b", "startup = 5", text)
+    assert n == 1  # [tensor] startup, not register.function_startup
+    edited = tmp_path / "a2startup5.toml"
+    edited.write_text(edited_text)
+    before, after = report(prog, copy), report(prog, edited)
+    # VADD.f32 x1, conflict-free: occupancy 2, results startup later: 2 + 1 = 3 -> 2 + 5 = 7 (+4)
+    assert vadd_row(before)["cycles"] == 3
+    assert vadd_row(after)["cycles"] == 7
+    # nothing else about the VADD changes
+    assert vadd_row(after)["bank_conflict_cycles"] == vadd_row(before)["bank_conflict_cycles"] == 0
+
+
+def test_editing_tensor_startup_in_a_lone_vadd_moves_the_total(tmp_path, files):
+    _, _, text = files
+    prog = tmp_path / "lone.asm"
+    prog.write_text("    VADD.f32 [0x4100], [0x0], [0x2080]\n    HALT\n")
+    edited = tmp_path / "s5.toml"
+    edited.write_text(re.sub(r"(?m)^startup = 1\b", "startup = 5", text))
+    # lone VADD from cycle 0: 3 cycles -> total 3 (S: 2); with startup 5: 7
+    assert report(prog, "a2")["total_cycles"] == 3
+    assert report(prog, edited)["total_cycles"] == 7
+
+
+def test_editing_dma_latency_moves_the_dma(files, tmp_path):
+    prog, _, text = files
+    edited_text, n = re.subn(r"(?m)^gm2ub_latency = 100\b", "gm2ub_latency = 150", text)
+    assert n == 1
+    edited = tmp_path / "lat.toml"
+    edited.write_text(edited_text)
+    rows = [next(e for e in report(prog, p)["per_pc"] if e["text"].startswith("DMA")) for p in ("a2", edited)]
+    # 100 + ceil(256 / 43.7) = 106 -> 150 + 6 = 156
+    assert [e["cycles"] for e in rows] == [106, 156]
