@@ -4,9 +4,10 @@ The scalar unit decodes an instruction, resolves its addresses from the scalar r
 dispatch, and submits a ``Job``. The timing engine decides when it starts and ends; ``perform``
 runs at the start on the state as it then is, and its writes land at the end.
 
-Footprints are lists of ``(space, runs)``: ``runs`` is an (n, 2) int64 array of sorted, disjoint
-half-open ranges of 32-byte blocks. A contiguous operand is one run, whatever its size, so comparing
-footprints costs the same for ``repeat=1`` and ``repeat=255``.
+Footprints are lists of ``(space, runs)``: ``runs`` is either one half-open range of 32-byte
+blocks as a tuple ``(lo, hi)`` (registers and contiguous operands, compared without numpy), or an
+(n, 2) int64 array of sorted, disjoint ranges. A contiguous operand is one run, whatever its size,
+so comparing footprints costs the same for ``repeat=1`` and ``repeat=255``.
 """
 
 from __future__ import annotations
@@ -44,11 +45,11 @@ def merge_runs(runs: np.ndarray) -> np.ndarray:
     return np.stack((starts, ends), axis=1)
 
 
-def span(space: str, lo: int, hi: int) -> tuple[str, np.ndarray]:
+def span(space: str, lo: int, hi: int):
     """The blocks covering bytes [lo, hi) of a space."""
     if hi <= lo:
         return space, EMPTY_RUNS
-    return space, np.array([[lo // BLOCK_BYTES, (hi - 1) // BLOCK_BYTES + 1]], dtype=np.int64)
+    return space, (lo // BLOCK_BYTES, (hi - 1) // BLOCK_BYTES + 1)
 
 
 def blocks(space: str, byte_addresses: np.ndarray) -> tuple[str, np.ndarray]:
@@ -56,14 +57,18 @@ def blocks(space: str, byte_addresses: np.ndarray) -> tuple[str, np.ndarray]:
     return space, runs_of(np.asarray(byte_addresses, dtype=np.int64) // BLOCK_BYTES)
 
 
-def vreg(index: int) -> tuple[str, np.ndarray]:
+_VREGS = tuple(("V", (i * 8, i * 8 + 8)) for i in range(32))
+_PREGS = tuple(("P", (i * 8, i * 8 + 8)) for i in range(8))
+
+
+def vreg(index: int):
     """A vector register as 8 blocks of the register file space ``V``."""
-    return "V", np.array([[index * 8, index * 8 + 8]], dtype=np.int64)
+    return _VREGS[index]
 
 
-def preg(index: int) -> tuple[str, np.ndarray]:
+def preg(index: int):
     """A mask register: 256 entries, 8 blocks of 32 in space ``P``."""
-    return "P", np.array([[index * 8, index * 8 + 8]], dtype=np.int64)
+    return _PREGS[index]
 
 
 @define(slots=True, eq=False)

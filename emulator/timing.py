@@ -48,14 +48,37 @@ class Race:
     count: int = 1
 
 
+def _as_array(runs) -> np.ndarray:
+    return np.array([runs], dtype=np.int64) if isinstance(runs, tuple) else runs
+
+
 def _spaces(footprint: list) -> dict:
-    """A footprint as space -> (merged runs, first block, end block); the bounds reject most pairs
-    without touching numpy."""
+    """A footprint as space -> (runs, first block, end block). ``runs`` is None for a single run,
+    so most comparisons are between plain ints."""
     merged: dict = {}
     for space, runs in footprint:
-        if len(runs):
-            merged[space] = merge_runs(np.concatenate((merged[space], runs))) if space in merged else runs
-    return {space: (runs, int(runs[0, 0]), int(runs[-1, 1])) for space, runs in merged.items()}
+        if isinstance(runs, tuple):
+            if runs[1] <= runs[0]:
+                continue
+        elif not len(runs):
+            continue
+        previous = merged.get(space)
+        if previous is None:
+            merged[space] = runs
+        elif isinstance(previous, tuple) and isinstance(runs, tuple) and runs[0] <= previous[1] \
+                and previous[0] <= runs[1]:
+            merged[space] = (min(previous[0], runs[0]), max(previous[1], runs[1]))
+        else:
+            merged[space] = merge_runs(np.concatenate((_as_array(previous), _as_array(runs))))
+    out = {}
+    for space, runs in merged.items():
+        if isinstance(runs, tuple):
+            out[space] = (None, runs[0], runs[1])
+        elif len(runs) == 1:
+            out[space] = (None, int(runs[0, 0]), int(runs[0, 1]))
+        else:
+            out[space] = (runs, int(runs[0, 0]), int(runs[-1, 1]))
+    return out
 
 
 def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
@@ -67,15 +90,17 @@ def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
         other, other_lo, other_hi = found
         if hi <= other_lo or other_hi <= lo:
             continue
-        if len(runs) == 1 and len(other) == 1:
+        if runs is None and other is None:
             return space, max(lo, other_lo) * 32, min(hi, other_hi) * 32
-        # For each run of ``runs``, the last run of ``other`` starting before it ends.
-        j = np.searchsorted(other[:, 0], runs[:, 1], side="left") - 1
-        hit = (j >= 0) & (other[np.maximum(j, 0), 1] > runs[:, 0])
+        mine = runs if runs is not None else np.array([[lo, hi]], dtype=np.int64)
+        theirs = other if other is not None else np.array([[other_lo, other_hi]], dtype=np.int64)
+        # For each run of ``mine``, the last run of ``theirs`` starting before it ends.
+        j = np.searchsorted(theirs[:, 0], mine[:, 1], side="left") - 1
+        hit = (j >= 0) & (theirs[np.maximum(j, 0), 1] > mine[:, 0])
         if hit.any():
             k = int(np.flatnonzero(hit)[0])
-            o = other[j[k]]
-            return space, int(max(runs[k, 0], o[0])) * 32, int(min(runs[k, 1], o[1])) * 32
+            o = theirs[j[k]]
+            return space, int(max(mine[k, 0], o[0])) * 32, int(min(mine[k, 1], o[1])) * 32
     return None
 
 
@@ -105,7 +130,9 @@ class Engine:
         self.started: set[int] = set()
         self.sets: dict = defaultdict(deque)
         self.flag_times: dict = defaultdict(lambda: ([], []))  # key -> (set times, consume times)
-        self.v_recent: deque = deque()  # V data jobs whose results may still be in flight
+        self.v_recent: deque = deque()  # V jobs writing UB/GM whose results may still be in flight
+        self.register_ready: dict = {}  # (space, first block of a register) -> cycle its V result is ready
+        self.pending_scoreboard: Job | None = None
         self.v_cycle = [-1, 0, 0, 0, 0]
         self.function_started = False  # register co-issue: cycle, slots, register writes, UB reads, UB writes
         self.seq = 0
@@ -226,6 +253,8 @@ class Engine:
             if pipe == "V":
                 start = self._v_ready(job, inst, ready)
         job.start, job.end = start, start + cost.latency
+        if self.pending_scoreboard is job:
+            self._record_results(job)
         if self.max_cycles is not None and job.end > self.max_cycles:
             raise self.m.fault_at(Fault(f"--max-cycles {self.max_cycles} reached", kind="limit"), job.pc)
         self.free[pipe] = start + cost.occupancy
@@ -244,15 +273,25 @@ class Engine:
         depends = job.dispatch
         if self.in_order_v:
             job_reads, job_writes = _spaces(job.reads), _spaces(job.writes)
+            job.footprint_reads, job.footprint_writes = job_reads, job_writes
+            ready_at = self.register_ready
+            memory_touched = False
+            for footprint in (job_reads, job_writes):
+                for space, (_, lo, hi) in footprint.items():
+                    if space in ("V", "P"):
+                        for block in range(lo - lo % 8, hi, 8):  # whole registers
+                            depends = max(depends, ready_at.get((space, block), 0))
+                    else:
+                        memory_touched = True
             recent = self.v_recent
-            while recent and recent[0].end <= job.dispatch:
-                recent.popleft()
-            for earlier in recent:
-                if earlier.end > depends and (overlap(earlier.footprint_writes, job_reads)
-                                              or overlap(earlier.footprint_writes, job_writes)):
-                    depends = earlier.end
-            job.footprint_writes = job_writes
-            recent.append(job)
+            if memory_touched:
+                while recent and recent[0].end <= job.dispatch:
+                    recent.popleft()
+                for earlier in recent:
+                    if earlier.end > depends and (overlap(earlier.footprint_writes, job_reads)
+                                                  or overlap(earlier.footprint_writes, job_writes)):
+                        depends = earlier.end
+            self.pending_scoreboard = job
         start = max(ready, depends)
         if depends > ready:
             self._stall(job.pc, "dependency", depends - ready)
@@ -266,6 +305,19 @@ class Engine:
                     start = launch
             start = self._co_issue(job, depends, start)
         return start
+
+    def _record_results(self, job: Job) -> None:
+        """When a V job's results will be ready: per register, and in the list of memory writers."""
+        self.pending_scoreboard = None
+        memory = False
+        for space, (_, lo, hi) in job.footprint_writes.items():
+            if space in ("V", "P"):
+                for block in range(lo - lo % 8, hi, 8):
+                    self.register_ready[(space, block)] = job.end
+            else:
+                memory = True
+        if memory:
+            self.v_recent.append(job)
 
     def _co_issue(self, job: Job, depends: int, start: int) -> int:
         """Issue beside the previous register instruction when it issued in the cycle before
@@ -323,10 +375,12 @@ class Engine:
                 self._start(job)
 
     def _start(self, job: Job) -> None:
-        reads, writes = job.refine() if job.refine is not None else (job.reads, job.writes)
-        job.reads, job.writes = reads, writes
-        spaces_r, spaces_w = _spaces(reads), _spaces(writes)
-        job.footprint_reads, job.footprint_writes = spaces_r, spaces_w
+        if job.refine is not None:
+            job.reads, job.writes = job.refine()
+            job.footprint_reads = job.footprint_writes = None
+        if job.footprint_reads is None or job.footprint_writes is None:
+            job.footprint_reads, job.footprint_writes = _spaces(job.reads), _spaces(job.writes)
+        spaces_w = job.footprint_writes
         self.started.add(job.seq)
         self._check_races(job)
         m = self.m
@@ -338,7 +392,7 @@ class Engine:
             self.pending_writes[job.seq] = landing
             self.inflight[job.seq] = job
             return
-        saved = [(space, self._indices(space, runs)) for space, (runs, _, _) in spaces_w.items()]
+        saved = [(space, self._indices(space, *found)) for space, found in spaces_w.items()]
         old = [m.flat(space)[idx].copy() for space, idx in saved]
         try:
             if job.perform is not None:
@@ -377,11 +431,11 @@ class Engine:
         oldest = unstarted[0] if unstarted else self.seq + 1
         self.landed = [job for job in self.landed if job.seq > oldest]
 
-    def _indices(self, space: str, runs: np.ndarray):
+    def _indices(self, space: str, runs, lo: int, hi: int):
         """The byte positions of runs of blocks: a slice for one run, else an index array."""
         size = self.m.flat(space).size
-        if len(runs) == 1:
-            return slice(int(runs[0, 0]) * 32, min(int(runs[0, 1]) * 32, size))
+        if runs is None:
+            return slice(lo * 32, min(hi * 32, size))
         lengths = (runs[:, 1] - runs[:, 0]) * 32
         offsets = np.repeat(runs[:, 0] * 32 - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
         idx = np.arange(int(lengths.sum()), dtype=np.int64) + offsets
