@@ -68,7 +68,8 @@ def _spaces(footprint: list) -> dict:
         elif isinstance(previous, tuple) and isinstance(runs, tuple) and runs[0] <= previous[1] \
                 and previous[0] <= runs[1]:
             merged[space] = (min(previous[0], runs[0]), max(previous[1], runs[1]))
-        else:
+        elif not (isinstance(previous, np.ndarray) and isinstance(runs, np.ndarray)
+                  and previous.shape == runs.shape and np.array_equal(previous, runs)):
             merged[space] = merge_runs(np.concatenate((_as_array(previous), _as_array(runs))))
     out = {}
     for space, runs in merged.items():
@@ -130,7 +131,7 @@ class Engine:
         self.started: set[int] = set()
         self.sets: dict = defaultdict(deque)
         self.flag_times: dict = defaultdict(lambda: ([], []))  # key -> (set times, consume times)
-        self.v_recent: deque = deque()  # V jobs writing UB/GM whose results may still be in flight
+        self.v_recent: list[Job] = []  # V jobs writing UB/GM whose results may still be in flight
         self.register_ready: dict = {}  # (space, first block of a register) -> cycle its V result is ready
         self.pending_scoreboard: Job | None = None
         self.v_cycle = [-1, 0, 0, 0, 0]
@@ -283,10 +284,9 @@ class Engine:
                             depends = max(depends, ready_at.get((space, block), 0))
                     else:
                         memory_touched = True
-            recent = self.v_recent
             if memory_touched:
-                while recent and recent[0].end <= job.dispatch:
-                    recent.popleft()
+                # Only writers still in flight when this job could start can delay it.
+                recent = self.v_recent = [e for e in self.v_recent if e.end > ready]
                 for earlier in recent:
                     if earlier.end > depends and (overlap(earlier.footprint_writes, job_reads)
                                                   or overlap(earlier.footprint_writes, job_writes)):

@@ -1,0 +1,152 @@
+"""``make bench``: each figure of the emulator beside its limit, measured in this process.
+
+Limits: numpy doing the same arithmetic directly (tensor instructions), the previous release's
+numbers kept in ``baseline.json`` (scalar code), and the issue's fixed targets. Benchmarks are not
+tests; they print and exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from assembler import assemble
+from emulator import Machine
+
+HERE = Path(__file__).parent
+LOOPS = 400
+
+
+def best_of(fn, runs: int = 3) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def run_program(text: str) -> tuple[float, Machine]:
+    program = assemble(text)
+
+    def once():
+        once.machine = Machine(program)
+        once.machine.run()
+
+    seconds = best_of(once)
+    return seconds, once.machine
+
+
+def loop_of(body: str, n: int) -> str:
+    return f"    MOV S7, 0\nloop:\n{body}\n    ADD S7, S7, 1\n    BLT S7, {n}, loop\n    HALT\n"
+
+
+def tensor_contiguous() -> dict:
+    seconds, _ = run_program(loop_of("    VADD.f16 [0x10000], [0x0], [0x8000], repeat=255", LOOPS))
+    per_emulated = seconds / LOOPS
+    a = np.random.default_rng(1).random(255 * 128).astype(np.float16)
+    b = a[::-1].copy()
+    out = np.empty_like(a)
+
+    def numpy_loop():
+        for _ in range(LOOPS):
+            out[:] = (a.astype(np.float32) + b.astype(np.float32)).astype(np.float16)
+
+    per_numpy = best_of(numpy_loop) / LOOPS
+    return {"name": "VADD.f16 repeat=255 (contiguous)", "figure": f"{per_emulated * 1e6:.0f} us",
+            "limit": f"numpy {per_numpy * 1e6:.0f} us", "ratio": per_emulated / per_numpy, "target": 2.0}
+
+
+def tensor_strided() -> dict:
+    # Block stride 2, repeat stride 16 on every operand: 255 iterations cover 255 * 16 * 32 bytes each.
+    body = "    VADD.f16 [0x20000], [0x0], [0x0], repeat=120, dstblk=2, src0blk=2, src1blk=2, " \
+           "dstrep=16, src0rep=16, src1rep=16"
+    seconds, _ = run_program(loop_of(body, LOOPS))
+    per_emulated = seconds / LOOPS
+    lane = np.arange(128)
+    rows = np.arange(120)[:, None] * (16 * 16)
+    idx = rows + (lane // 16) * 2 * 16 + lane % 16
+    ub = np.random.default_rng(2).random(0x20000).astype(np.float16)
+
+    def numpy_loop():
+        for _ in range(LOOPS):
+            x = ub[idx].astype(np.float32)
+            ub[idx + 0x8000] = (x + x).astype(np.float16)
+
+    per_numpy = best_of(numpy_loop) / LOOPS
+    return {"name": "VADD.f16 repeat=120, block stride 2, repeat stride 16", "figure": f"{per_emulated * 1e6:.0f} us",
+            "limit": f"numpy gather/add/scatter {per_numpy * 1e6:.0f} us", "ratio": per_emulated / per_numpy,
+            "target": 3.0}
+
+
+def scalar_loop() -> dict:
+    n = 300_000
+    seconds, machine = run_program(f"    MOV S1, 0\nloop:\n    ADD S1, S1, 1\n    BLT S1, {n}, loop\n    HALT\n")
+    rate = machine.executed / seconds
+    baseline = json.loads((HERE / "baseline.json").read_text())["scalar_instructions_per_second"]
+    return {"name": "scalar ADD/BLT loop", "figure": f"{rate / 1e6:.2f} M instr/s",
+            "limit": f"previous release {baseline / 1e6:.2f} M/s; target 1 M/s", "ratio": baseline / rate,
+            "target": None, "ok": rate >= 1e6}
+
+
+def register_loop() -> dict:
+    body = """    MOV S4, 1000
+    MOV S1, 0x0
+    MOV S2, 0x2000
+    MOV S3, 0x4000
+inner:
+    PUPDATE.b16 P0, S4
+    VLD.f16 V0, [S1], post=128
+    VLD.f16 V1, [S2], post=128
+    VSUB.f16 V2, V0, V1, P0
+    VST.f16 [S3], V2, P0, post=128
+    BLT S0, S4, inner"""
+    seconds, machine = run_program(loop_of(body, 40))
+    vector = sum(c for pc, c in machine.counts().items() if machine.pipes[pc] == "V")
+    rate = vector / seconds
+    return {"name": "asc_sub loop (register instructions)", "figure": f"{rate / 1e3:.0f} k vector instr/s",
+            "limit": "target 200 k/s", "ratio": 200e3 / rate, "target": None, "ok": rate >= 200e3}
+
+
+def empty_run() -> dict:
+    vcore = Path(sys.executable).with_name("vcore")
+    empty = HERE / "empty.asm"
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        subprocess.run([str(vcore), "run", str(empty), "--report", "none"], check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    median = statistics.median(times)
+    return {"name": "vcore run of an empty program", "figure": f"{median:.2f} s", "limit": "target 0.5 s",
+            "ratio": median / 0.5, "target": None, "ok": median <= 0.5}
+
+
+def repeat_independence() -> dict:
+    one, _ = run_program(loop_of("    VADDS.f32 [0x1000], [0x0], 1.0, repeat=1, dstrep=0, srcrep=0", 2000))
+    many, _ = run_program(loop_of("    VADDS.f32 [0x1000], [0x0], 1.0, repeat=255, dstrep=0, srcrep=0", 2000))
+    return {"name": "repeat=255 vs repeat=1 (same 8 blocks), per instruction",
+            "figure": f"{many / 2000 * 1e6:.0f} us vs {one / 2000 * 1e6:.0f} us", "limit": "about equal",
+            "ratio": many / one, "target": None, "ok": many / one < 3}
+
+
+def main() -> None:
+    rows = [tensor_contiguous(), tensor_strided(), scalar_loop(), register_loop(), empty_run(), repeat_independence()]
+    print(f"{'benchmark':<58} {'vcore':>22}  {'limit':<40} {'ratio':>6}  verdict")
+    for row in rows:
+        ok = row["ok"] if "ok" in row else row["ratio"] <= row["target"]
+        target = f" (<= {row['target']:g}x)" if row.get("target") else ""
+        print(f"{row['name']:<58} {row['figure']:>22}  {row['limit']:<40} {row['ratio']:>5.2f}x  "
+              f"{'meets' if ok else 'MISSES'}{target}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory: {peak:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+; An empty program: what vcore run costs by itself.
