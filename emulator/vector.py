@@ -68,9 +68,10 @@ def bind_vld(inst: Inst, pc: int):
         where = _register_bytes(addr, blk)
 
         def perform():
-            m.v[vd] = m.ub[addr:addr + VL_BYTES] if where is None else m.ub[where]
+            data = m.ub[addr:addr + VL_BYTES].copy() if where is None else m.ub[where]
+            return lambda: m.v.__setitem__(vd, data)
 
-        m.submit(Job(pc, perform, [_ub_footprint(addr, blk, end)], [vreg(vd)]))
+        m.submit(Job(pc, perform, [_ub_footprint(addr, blk, end)], [vreg(vd)], lands=True))
         return next_pc
 
     return run
@@ -88,25 +89,26 @@ def bind_vst(inst: Inst, pc: int):
 
         def perform():
             byte_on = lanes_to_mask(active_lanes(m.p[pm], width), width)
+            data = m.v[vs][byte_on]
             if where is None:
-                target = m.ub[addr:addr + VL_BYTES]
-                target[byte_on] = m.v[vs][byte_on]
-            else:
-                m.ub[where[byte_on]] = m.v[vs][byte_on]
+                return lambda: m.ub[addr:addr + VL_BYTES].__setitem__(byte_on, data)
+            return lambda: m.ub.__setitem__(where[byte_on], data)
 
-        m.submit(Job(pc, perform, [vreg(vs), preg(pm)], [_ub_footprint(addr, blk, end)]))
+        m.submit(Job(pc, perform, [vreg(vs), preg(pm)], [_ub_footprint(addr, blk, end)], lands=True))
         return next_pc
 
     return run
 
 
-def _compute(m, inst: Inst, srcs, scalar, pm: int, vd: int) -> None:
+def _compute(m, inst: Inst, srcs, scalar, pm: int, vd: int):
+    """Compute now from the sources; return what lands the result in Vd."""
     etype = inst.type
     dtype = dtype_of(etype)
     on = active_lanes(m.p[pm], etype.size)
     result = numerics.apply(inst.row.op, etype, [m.v[s].view(dtype) for s in srcs], scalar)
     result[~on] = 0
-    m.v[vd] = result.view(np.uint8)
+    data = result.view(np.uint8)
+    return lambda: m.v.__setitem__(vd, data)
 
 
 @implements("vbinary")
@@ -133,7 +135,7 @@ def bind_vbinary(inst: Inst, pc: int):
 
     def run(m):
         m.submit(Job(pc, lambda: _compute(m, inst, (va, vb), None, pm, vd), [vreg(va), vreg(vb), preg(pm)],
-                     [vreg(vd)]))
+                     [vreg(vd)], lands=True))
         return next_pc
 
     return run
@@ -145,7 +147,8 @@ def bind_vunary(inst: Inst, pc: int):
     next_pc = pc + inst.size
 
     def run(m):
-        m.submit(Job(pc, lambda: _compute(m, inst, (va,), None, pm, vd), [vreg(va), preg(pm)], [vreg(vd)]))
+        m.submit(Job(pc, lambda: _compute(m, inst, (va,), None, pm, vd), [vreg(va), preg(pm)], [vreg(vd)],
+                     lands=True))
         return next_pc
 
     return run
@@ -158,7 +161,8 @@ def bind_vscalar(inst: Inst, pc: int):
 
     def run(m):
         scalar = _scalar_value(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
-        m.submit(Job(pc, lambda: _compute(m, inst, (va,), scalar, pm, vd), [vreg(va), preg(pm)], [vreg(vd)]))
+        m.submit(Job(pc, lambda: _compute(m, inst, (va,), scalar, pm, vd), [vreg(va), preg(pm)], [vreg(vd)],
+                     lands=True))
         return next_pc
 
     return run
@@ -302,10 +306,10 @@ def bind_pupdate(inst: Inst, pc: int):
         m.set_s(sc, max(0, count - lanes))  # the scalar side happens at dispatch, in program order
         value = lanes_to_mask(lane_index < min(max(count, 0), lanes), width)
 
-        def perform():
+        def land():
             m.p[pd] = value
 
-        m.submit(Job(pc, perform, [], [preg(pd)]))
+        m.submit(Job(pc, lambda: land, [], [preg(pd)], lands=True))
         return next_pc
 
     return run
