@@ -87,6 +87,7 @@ class Job:
     flag: tuple | None = None  # (src pipe, dst pipe, event) of SETFLAG / WAITFLAG
     refine: Callable[[], tuple[list, list]] | None = None  # precise footprint, evaluated at the start
     seq: int = 0
+    pipe: str = ""
     dispatch: int = 0
     start: int = 0
     end: int = 0

@@ -151,7 +151,7 @@ class Engine:
     def submit(self, job: Job, pipe: str) -> None:
         m = self.m
         self.seq += 1
-        job.seq, job.dispatch = self.seq, m.now
+        job.seq, job.dispatch, job.pipe = self.seq, m.now, pipe
         if job.kind == "data":
             heapq.heappush(self.unstarted, job.seq)
         if pipe == "S":
@@ -443,11 +443,17 @@ class Engine:
 
     # -- races -------------------------------------------------------------------------------------
     def _check_races(self, job: Job) -> None:
-        """Compare a starting job with every job that overlaps it in time or ran out of order."""
+        """Compare a starting job with every job that overlaps it in time or ran out of order.
+
+        Two jobs of one pipe that orders itself cannot race: MTE2 and MTE3 run one transfer at a
+        time, and the 950 V scoreboard orders every V job after the V results it touches."""
+        pipe = job.pipe
+        ordered = pipe != "V" or self.in_order_v
         for other in self.inflight.values():
-            self._pair(job, other)
+            if not (ordered and other.pipe == pipe):
+                self._pair(job, other)
         for other in self.landed:
-            if other.seq > job.seq:
+            if other.seq > job.seq and not (ordered and other.pipe == pipe):
                 self._pair(job, other)
 
     def _pair(self, job: Job, other: Job) -> None:
