@@ -285,8 +285,9 @@ class Engine:
                     else:
                         memory_touched = True
             if memory_touched:
-                # Only writers still in flight when this job could start can delay it.
-                recent = self.v_recent = [e for e in self.v_recent if e.end > ready]
+                # Only writers still in flight when this job could start can delay it; a register
+                # instruction may co-issue one cycle before ``ready``.
+                recent = self.v_recent = [e for e in self.v_recent if e.end >= ready]
                 for earlier in recent:
                     if earlier.end > depends and (overlap(earlier.footprint_writes, job_reads)
                                                   or overlap(earlier.footprint_writes, job_writes)):
