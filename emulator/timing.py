@@ -420,17 +420,18 @@ class Engine:
             for space, idx, values in landing:
                 self.m.flat(space)[idx] = values
         self.inflight.pop(job.seq, None)
-        self.landed.append(job)
-        if len(self.landed) % _PRUNE_EVERY == 0:
-            self._prune_landed()
+        # Only a job earlier in program order that has not started yet can still race with this one.
+        if self._oldest_unstarted() < job.seq:
+            self.landed.append(job)
+            if len(self.landed) % _PRUNE_EVERY == 0:
+                oldest = self._oldest_unstarted()
+                self.landed = [j for j in self.landed if j.seq > oldest]
 
-    def _prune_landed(self) -> None:
-        """Keep only landed jobs that a job earlier in program order, not started yet, could race with."""
+    def _oldest_unstarted(self) -> int:
         unstarted, started = self.unstarted, self.started
         while unstarted and unstarted[0] in started:
             started.discard(heapq.heappop(unstarted))
-        oldest = unstarted[0] if unstarted else self.seq + 1
-        self.landed = [job for job in self.landed if job.seq > oldest]
+        return unstarted[0] if unstarted else self.seq + 1
 
     def _indices(self, space: str, runs, lo: int, hi: int):
         """The byte positions of runs of blocks: a slice for one run, else an index array."""
