@@ -1,0 +1,82 @@
+"""The regression guard of issue 5: Python-side work per instruction does not grow with repeat,
+lanes or transfer size. Counting Python function calls is deterministic, unlike wall-clock time."""
+
+import sys
+
+import pytest
+
+from assembler import assemble
+from emulator import Machine
+
+
+def python_calls(text: str, profile: str = "950") -> int:
+    machine = Machine(assemble(text), profile)
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        if event in ("call", "c_call"):  # Python functions and builtins (numpy's C functions too)
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        result = machine.run()
+    finally:
+        sys.setprofile(None)
+    assert result.fault is None, result.fault
+    return calls
+
+
+LOOPS = 20
+
+
+def looped(body: str) -> str:
+    return f"MOV S7, 0\nloop:\n{body}\nADD S7, S7, 1\nBLT S7, {LOOPS}, loop\nHALT\n"
+
+
+def assert_flat(small: int, large: int) -> None:
+    # The large run may miss a few more caches once; a Python loop over its iterations or lanes
+    # would add at least one call per iteration of every one of the LOOPS runs (thousands here).
+    assert large - small <= 60, (small, large)
+
+
+@pytest.mark.parametrize("profile", ["950", "a2"])
+@pytest.mark.parametrize(("binary", "unary"), [
+    ("", ""),
+    (", dstblk=2, src0blk=2, src1blk=2, dstrep=16, src0rep=16, src1rep=16",
+     ", dstblk=2, srcblk=2, dstrep=16, srcrep=16"),
+    (", mask=(0x5555, 0x5555)", ", mask=100"),
+    (", src1rep=0, src1blk=0", ", srcrep=0"),
+])
+def test_tensor_work_does_not_grow_with_repeat(profile, binary, unary):
+    def program(repeat: int) -> str:
+        # Operands 32 KiB apart (60 iterations of stride 16 span 30 KiB): no iteration reads what
+        # another wrote, so each instruction is one numpy pass.
+        return looped(f"VADD.f16 [0x10000], [0x0], [0x8000], repeat={repeat}{binary}\n"
+                      f"VMULS.f16 [0x18000], [0x10000], 2.0, repeat={repeat}{unary}")
+
+    # repeat=2, not 1: with a block stride, one iteration is one run of blocks and two are many,
+    # which takes a (constant) numpy path of its own.
+    assert_flat(python_calls(program(2), profile), python_calls(program(60), profile))
+
+
+def test_counter_mode_work_does_not_grow_with_count():
+    assert_flat(python_calls(looped("VADD.f32 [0x10000], [0x0], [0x8000], count=64")),
+                python_calls(looped("VADD.f32 [0x10000], [0x0], [0x8000], count=7000")))
+
+
+def test_dma_work_does_not_grow_with_blocks_or_length():
+    # One pipe only: how many transfers of two pipes overlap in time (and so are compared for
+    # races) depends on their length, which is timing, not Python work per byte.
+    python_calls("DMA.GM2UB [0x0], gm[0x0], blocks=2, len=1, srcgap=3\n")  # warm numpy's lazy imports
+    small = python_calls(looped("DMA.GM2UB [0x0], gm[0x0], blocks=2, len=1, srcgap=3"))
+    large = python_calls(looped("DMA.GM2UB [0x0], gm[0x0], blocks=512, len=8, srcgap=3"))
+    assert_flat(small, large)
+
+
+def test_scalar_work_is_a_few_calls_per_instruction():
+    def loop(n: int) -> str:
+        return f"MOV S1, 0\nloop: ADD S1, S1, 1\nBLT S1, {n}, loop\nHALT\n"
+
+    # ADD: its closure, the operation and the 64-bit wrap; BLT: its closure and the compare.
+    assert python_calls(loop(2000)) - python_calls(loop(1000)) <= 5 * 1000 + 5
