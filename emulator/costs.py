@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from attrs import frozen
 
 from emulator.banks import BankRules, conflict_cycles
@@ -119,5 +118,3 @@ class CostModel:
             return self.dma_cost(inst, job)
         return self.register_cost(inst)
 
-
-__all__ = ["Cost", "CostModel", "np"]

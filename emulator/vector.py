@@ -168,6 +168,14 @@ def bind_vscalar(inst: Inst, pc: int):
     return run
 
 
+def _index_reach(m, base: int, etype) -> int:
+    """The end of what an index register can reach from ``base`` (u16 indices: 65536 elements;
+    u32 ones: the rest of UB). The precise blocks are taken when the instruction starts."""
+    if etype.size == 4:
+        return m.ub.size
+    return min(m.ub.size, base + 65536 * etype.size)
+
+
 def _index_type(etype) -> str:
     return "<u4" if etype.size == 4 else "<u2"
 
@@ -205,7 +213,7 @@ def bind_vgather_ub(inst: Inst, pc: int):
             _, _, start = addresses()
             return [blocks("ub", start), vreg(vi), preg(pm)], [vreg(vd)]
 
-        reach = span("ub", base, min(m.ub.size, base + 65536 * etype.size * (2 if etype.size == 4 else 1)))
+        reach = span("ub", base, _index_reach(m, base, etype))
         m.submit(Job(pc, perform, [reach, vreg(vi), preg(pm)], [vreg(vd)], refine=refine))
         return next_pc
 
@@ -259,7 +267,7 @@ def bind_vscatter(inst: Inst, pc: int):
             _, _, start = addresses()
             return [vreg(vs), vreg(vi), preg(pm)], [blocks("ub", start)]
 
-        reach = span("ub", base, min(m.ub.size, base + 65536 * etype.size * (2 if etype.size == 4 else 1)))
+        reach = span("ub", base, _index_reach(m, base, etype))
         m.submit(Job(pc, perform, [vreg(vs), vreg(vi), preg(pm)], [reach], refine=refine))
         return next_pc
 
