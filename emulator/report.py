@@ -63,7 +63,12 @@ class Report:
         top = max(causes, key=causes.get) if causes else None
         line = f"bound by {pipe} ({share:.0%} busy)"
         if top is not None:
-            line += f"; largest stall: {top.replace('_', ' ')} ({causes[top]} cycles)"
+            line += f"; largest stall: {top.replace('_', ' ')} ({causes[top]} cycles"
+            worst = max(self.per_pc, key=lambda e: e.bank_conflict_cycles if top == "bank_conflict"
+                        else e.stalls.get(top, 0), default=None)
+            if worst is not None:
+                line += f", most at {'line ' + str(worst.line) if worst.line is not None else f'pc 0x{worst.pc:04x}'}"
+            line += ")"
         if self.races:
             line += f"; {len(self.races)} race(s)"
         return line
