@@ -61,7 +61,12 @@ class CostModel:
     def tensor_iteration_cycles(self, inst: Inst) -> float:
         op = inst.row.op
         per_cycle = self.tensor["elements_per_cycle"][op][0 if inst.type.size == 2 else 1]
-        sustained = self.tensor["sustained_binary"] if op in BINARY_OPS else self.tensor["sustained_unary"]
+        if op in BINARY_OPS:
+            sustained = self.tensor["sustained_binary"]
+        elif op in TRANSCENDENTAL:
+            sustained = self.tensor["sustained_transcendental"][0 if inst.type.size == 2 else 1]
+        else:
+            sustained = self.tensor["sustained_unary"]
         return inst.type.lanes / (per_cycle * sustained)
 
     def tensor_conflicts(self, reads, writes, iterations: int) -> int:
