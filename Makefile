@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 EXAMPLE ?= programs/vadd_basic.asm
 
-.PHONY: run test lint docs bench fuzz clean
+.PHONY: run test lint docs bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,9 +28,6 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
-
-fuzz: $(STAMP)
-	$(BIN)/python -m tests.fuzz_long
 
 clean:
 	rm -rf $(VENV) build *.egg-info
