@@ -178,6 +178,13 @@ class _Assembler:
             raise LocatedError(node.loc, "expected a number")
         return float(self.eval_int(node))
 
+    def mask_word(self, node) -> int:
+        """A 64-bit mask word; a negative value is its two's complement, so ~0 is all ones."""
+        value = self.eval_int(node)
+        if -(1 << 63) <= value < 0:
+            value &= (1 << 64) - 1
+        return value
+
     def element_bits(self, node, etype: ElementType) -> int:
         """The bit pattern of a value written for element type ``etype``."""
         if isinstance(node, Bits):
@@ -187,6 +194,8 @@ class _Assembler:
             return value
         if etype.is_float:
             try:
+                # Rounded to nearest even like any IEEE conversion: a finite value past the largest
+                # one becomes inf (NaN in e4m3, which has no infinity).
                 return float_bits(self._eval_float(node), etype)
             except OverflowError:
                 raise LocatedError(node.loc, f"value too large for {etype.name}") from None
@@ -288,7 +297,7 @@ class _Assembler:
             if isinstance(value, Group):
                 if len(value.items) != 2:
                     raise LocatedError(value.loc, "a bit mask is written (LOW, HIGH)")
-                mask = Mask(MaskMode.BITS, self.eval_int(value.items[0]), self.eval_int(value.items[1]))
+                mask = Mask(MaskMode.BITS, *(self.mask_word(item) for item in value.items))
             else:
                 mask = Mask(MaskMode.CONTINUOUS, self.eval_int(value))
         return tuple(values), mask, given

@@ -73,6 +73,9 @@ def format_bits(bits: int, etype: ElementType) -> str:
         return f"bits(0x{bits:0{etype.size * 2}x})"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
+    exact = repr(value)
+    if len(exact) <= 10 and "e" not in exact:
+        return exact  # short and exact (448.0, 65504.0, 0.5): clearer than the shortest digits
     for digits in range(1, 18):
         text = f"{value:.{digits}g}"
         if float_bits(float(text), etype) == bits:
