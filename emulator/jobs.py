@@ -57,18 +57,64 @@ def blocks(space: str, byte_addresses: np.ndarray) -> tuple[str, np.ndarray]:
     return space, runs_of(np.asarray(byte_addresses, dtype=np.int64) // BLOCK_BYTES)
 
 
-_VREGS = tuple(("V", (i * 8, i * 8 + 8)) for i in range(32))
-_PREGS = tuple(("P", (i * 8, i * 8 + 8)) for i in range(8))
+# Each register is its own space of 8 blocks, so register footprints never need merging.
+V_SPACES = tuple(f"V{i}" for i in range(32))
+P_SPACES = tuple(f"P{i}" for i in range(8))
+REGISTER_SPACES = frozenset(V_SPACES + P_SPACES)
+_WHOLE = (0, 8)
+NOTHING: dict = {}  # the footprint of a job that touches nothing (never mutated)
 
 
 def vreg(index: int):
-    """A vector register as 8 blocks of the register file space ``V``."""
-    return _VREGS[index]
+    """A vector register: its own space ``Vn`` of 8 blocks (256 bytes)."""
+    return V_SPACES[index], _WHOLE
 
 
 def preg(index: int):
-    """A mask register: 256 entries, 8 blocks of 32 in space ``P``."""
-    return _PREGS[index]
+    """A mask register: 256 entries, its own space ``Pn`` of 8 blocks of 32."""
+    return P_SPACES[index], _WHOLE
+
+
+def _as_array(runs) -> np.ndarray:
+    return np.array([runs], dtype=np.int64) if isinstance(runs, tuple) else runs
+
+
+def footprint(entries) -> dict:
+    """A list of ``(space, runs)`` as ``space -> (runs, first block, end block)``, merged per space.
+    ``runs`` is None for a single run, so most comparisons are between plain ints. Binders build
+    the static footprints of an instruction once; the engine treats them as read-only."""
+    out: dict = {}
+    arrays: dict = {}
+    for space, entry in entries:
+        if entry.__class__ is tuple:
+            lo, hi = entry
+            if hi <= lo:
+                continue
+            previous = out.get(space)
+            if previous is None:
+                out[space] = (None, lo, hi)
+                continue
+            if previous[0] is None and lo <= previous[2] and previous[1] <= hi:
+                out[space] = (None, min(lo, previous[1]), max(hi, previous[2]))
+                continue
+            runs = _as_array(entry)
+        elif not len(entry):
+            continue
+        else:
+            runs = entry
+        previous = out.get(space)
+        if previous is None:
+            arrays[space] = runs
+        else:
+            before = arrays.get(space)
+            if before is None:
+                before = np.array([[previous[1], previous[2]]], dtype=np.int64)
+            if before.shape == runs.shape and np.array_equal(before, runs):
+                continue
+            runs = arrays[space] = merge_runs(np.concatenate((before, runs)))
+        out[space] = (None, int(runs[0, 0]), int(runs[0, 1])) if len(runs) == 1 else \
+            (runs, int(runs[0, 0]), int(runs[-1, 1]))
+    return out
 
 
 @define(slots=True, eq=False)
@@ -91,5 +137,5 @@ class Job:
     dispatch: int = 0
     start: int = 0
     end: int = 0
-    footprint_reads: dict | None = None  # space -> merged runs, set by the engine
+    footprint_reads: dict | None = None  # footprint(reads), by the binder when static, else the engine
     footprint_writes: dict | None = None

@@ -60,6 +60,8 @@ class Machine(State):
         self.executed = 0
         self.halted = False
         self.fault: Fault | None = None
+        self._flats = {"ub": self.ub, "gm": self.gm, **{f"V{i}": self.v[i] for i in range(32)},
+                       **{f"P{i}": self.p[i] for i in range(8)}}
         self._load_data()
 
     # -- memory access for users -----------------------------------------------------------------
@@ -132,12 +134,8 @@ class Machine(State):
                 "text": self.text_at(pc), "where": f"line {src.line}" if src is not None else f"pc 0x{pc:04x}"}
 
     def flat(self, space: str) -> np.ndarray:
-        """A space as one flat array: ub, gm, V (the vector register file), P (the mask registers)."""
-        if space == "ub":
-            return self.ub
-        if space == "gm":
-            return self.gm
-        return (self.v if space == "V" else self.p).reshape(-1)
+        """A space as one flat array: ub, gm, or one register (V0..V31, P0..P7)."""
+        return self._flats[space]
 
     def submit(self, job) -> None:
         self.engine.submit(job, self.pipes[job.pc])
@@ -151,6 +149,8 @@ class Machine(State):
         ops, counts, s_cost = self._by_word, self._counts, self._s_cost
         end = len(ops)
         pc, executed = self.pc, self.executed
+        errors = np.errstate(all="ignore")  # element arithmetic follows IEEE quietly, once per run
+        errors.__enter__()
         try:
             while pc != HALT_PC:
                 index = pc >> 3
@@ -177,6 +177,8 @@ class Machine(State):
             self.fault = self._settle(fault)
         except KeyboardInterrupt:
             self.fault = self._settle(Fault("interrupted", kind="interrupt"))
+        finally:
+            errors.__exit__(None, None, None)
         self.halted = pc == HALT_PC
         self.pc, self.executed = pc, executed
         total = max(self.now, *engine.done.values())

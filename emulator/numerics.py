@@ -78,17 +78,43 @@ def element_of_bits(raw: int, etype: ElementType):
 SCALAR_BASE = {"adds": "add", "muls": "mul", "maxs": "max", "mins": "min"}
 
 
-def apply(op: str, etype: ElementType, srcs: list[np.ndarray], scalar=None) -> np.ndarray:
-    """Compute ``op`` over source arrays of ``etype`` and return an array of ``etype``."""
+def kernel(op: str, etype: ElementType):
+    """``op`` on ``etype`` with everything that depends only on them resolved once:
+    ``fn(srcs, scalar=None) -> array of etype``. The caller sets ``np.errstate``."""
     out_dtype = dtype_of(etype)
     work = compute_dtype(etype, op)
-    with np.errstate(all="ignore"):
-        args = [s.astype(work, copy=False) for s in srcs]
-        if op in SCALAR_BASE:
+    is_float = etype.is_float
+    convert = work != out_dtype
+    if op in SCALAR_BASE:
+        base = SCALAR_BASE[op]
+
+        def scalar_op(srcs, scalar=None):
+            a = srcs[0].astype(work) if convert else srcs[0]
             value = np.array([scalar], dtype=out_dtype).astype(work)[0]
-            result = binary(SCALAR_BASE[op], args[0], value, etype.is_float)
-        elif len(args) == 2:
-            result = binary(op, args[0], args[1], etype.is_float)
-        else:
-            result = unary(op, args[0], etype.is_float)
-        return result.astype(out_dtype, copy=False)
+            result = binary(base, a, value, is_float)
+            return result.astype(out_dtype, copy=False)
+
+        return scalar_op
+    ufunc = {"add": np.add, "sub": np.subtract, "mul": np.multiply}.get(op)
+    if ufunc is not None:  # the common case, one ufunc call
+        if convert:
+            return lambda srcs, scalar=None: ufunc(srcs[0].astype(work), srcs[1].astype(work)).astype(out_dtype)
+        return lambda srcs, scalar=None: ufunc(srcs[0], srcs[1])
+    if op in ("max", "min"):
+        def binary_op(srcs, scalar=None):
+            a, b = (s.astype(work) for s in srcs) if convert else srcs
+            result = binary(op, a, b, is_float)
+            return result.astype(out_dtype, copy=False)
+
+        return binary_op
+
+    def unary_op(srcs, scalar=None):
+        return unary(op, srcs[0].astype(work, copy=False), is_float).astype(out_dtype, copy=False)
+
+    return unary_op
+
+
+def apply(op: str, etype: ElementType, srcs: list[np.ndarray], scalar=None) -> np.ndarray:
+    """Compute ``op`` over source arrays of ``etype`` and return an array of ``etype``."""
+    with np.errstate(all="ignore"):
+        return kernel(op, etype)(srcs, scalar)

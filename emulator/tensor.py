@@ -137,11 +137,20 @@ def bind_tensor(inst: Inst, pc: int):
         if -(-iterations // step) > MAX_SEQUENTIAL_PASSES:
             raise Fault(f"{iterations} mutually dependent iterations exceed the emulator's limit")
 
+        def source(k: int, first: int, chunk: int):
+            if strides[k][1] == 0 and chunk > 1:  # repeat stride 0: every iteration reads the same elements
+                return np.broadcast_to(view[region(bases[k], first, 1, k)].reshape(1, lanes), (chunk, lanes))
+            return view[region(bases[k], first, chunk, k)].reshape(chunk, lanes)
+
         def compute(first: int, chunk: int):
-            srcs = [view[region(bases[k], first, chunk, k)].reshape(chunk, lanes) for k in range(1, nmem)]
+            srcs = [source(k, first, chunk) for k in range(1, nmem)]
             return numerics.apply(op, etype, srcs, scalar), region(bases[0], first, chunk, 0)
 
         if step == iterations:
+            if strides[0][1] == 0 and count is None:
+                # Every iteration writes the same elements and none reads another's: the last one wins.
+                result, target = compute(iterations - 1, 1)
+                return lambda: write(view, target, result, iterations - 1, 1)
             result, target = compute(0, iterations)
             return lambda: write(view, target, result, 0, iterations)
         # Later iterations read what earlier ones wrote: run the passes in place, keep what they

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict, deque
+from itertools import chain
 
 import numpy as np
 from attrs import define, field
 
 from emulator.costs import CostModel
 from emulator.faults import Fault
-from emulator.jobs import Job, merge_runs
+from emulator.jobs import REGISTER_SPACES, Job, footprint
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 QUEUED = ("V", "MTE2", "MTE3")
@@ -46,40 +47,6 @@ class Race:
     start: int
     end: int
     count: int = 1
-
-
-def _as_array(runs) -> np.ndarray:
-    return np.array([runs], dtype=np.int64) if isinstance(runs, tuple) else runs
-
-
-def _spaces(footprint: list) -> dict:
-    """A footprint as space -> (runs, first block, end block). ``runs`` is None for a single run,
-    so most comparisons are between plain ints."""
-    merged: dict = {}
-    for space, runs in footprint:
-        if isinstance(runs, tuple):
-            if runs[1] <= runs[0]:
-                continue
-        elif not len(runs):
-            continue
-        previous = merged.get(space)
-        if previous is None:
-            merged[space] = runs
-        elif isinstance(previous, tuple) and isinstance(runs, tuple) and runs[0] <= previous[1] \
-                and previous[0] <= runs[1]:
-            merged[space] = (min(previous[0], runs[0]), max(previous[1], runs[1]))
-        elif not (isinstance(previous, np.ndarray) and isinstance(runs, np.ndarray)
-                  and previous.shape == runs.shape and np.array_equal(previous, runs)):
-            merged[space] = merge_runs(np.concatenate((_as_array(previous), _as_array(runs))))
-    out = {}
-    for space, runs in merged.items():
-        if isinstance(runs, tuple):
-            out[space] = (None, runs[0], runs[1])
-        elif len(runs) == 1:
-            out[space] = (None, int(runs[0, 0]), int(runs[0, 1]))
-        else:
-            out[space] = (runs, int(runs[0, 0]), int(runs[-1, 1]))
-    return out
 
 
 def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
@@ -124,16 +91,17 @@ class Engine:
         self.busy_until = dict.fromkeys(PIPES, 0)
         self.count = dict.fromkeys(PIPES, 0)
         self.events: list = []
-        self.inflight: dict[int, Job] = {}
+        self.inflight: dict[str, dict[int, Job]] = {p: {} for p in QUEUED}  # started, not landed, per pipe
         # Jobs that have landed but could still race with an earlier job that has not started.
         self.landed: list[Job] = []
-        self.unstarted: list[int] = []  # heap of the sequence numbers of jobs not yet started
-        self.started: set[int] = set()
+        # Per pipe, the sequence numbers of its data jobs not yet started: a pipe starts them in order.
+        self.unstarted: dict[str, deque] = {p: deque() for p in QUEUED}
+        self.static_cost: dict = {}  # pc -> Cost of a register instruction (it depends on nothing else)
+        self.ports: dict = {}  # pc -> (register writes, UB reads, UB writes) of a register instruction
         self.sets: dict = defaultdict(deque)
         self.flag_times: dict = defaultdict(lambda: ([], []))  # key -> (set times, consume times)
         self.v_recent: list[Job] = []  # V jobs writing UB/GM whose results may still be in flight
-        self.register_ready: dict = {}  # (space, first block of a register) -> cycle its V result is ready
-        self.pending_scoreboard: Job | None = None
+        self.register_ready: dict = {}  # register space -> cycle its V result is ready
         self.v_cycle = [-1, 0, 0, 0, 0]
         self.function_started = False  # register co-issue: cycle, slots, register writes, UB reads, UB writes
         self.seq = 0
@@ -152,14 +120,21 @@ class Engine:
         m = self.m
         self.seq += 1
         job.seq, job.dispatch, job.pipe = self.seq, m.now, pipe
-        if job.kind == "data":
-            heapq.heappush(self.unstarted, job.seq)
         if pipe == "S":
             self._on_s(job)
             return
-        self.queue[pipe].append(job)
-        self.schedule()
-        self._respect_queue_depth(pipe, job)
+        queue = self.queue[pipe]
+        queue.append(job)
+        if job.kind == "data":
+            self.unstarted[pipe].append(job.seq)
+            if len(queue) == 1:  # nothing waits ahead of it, and a data job unblocks no other pipe
+                self._schedule_head(pipe)
+            else:
+                self.schedule()
+        else:
+            self.schedule()
+        if len(self.waiting_start[pipe]) > self.queue_depth:
+            self._respect_queue_depth(pipe, job)
         self.advance(self.horizon())
 
     def _respect_queue_depth(self, pipe: str, job: Job) -> None:
@@ -231,31 +206,36 @@ class Engine:
 
     def _schedule_head(self, pipe: str) -> bool:
         job = self.queue[pipe][0]
-        ready = max(job.dispatch, self.free[pipe])
         kind = job.kind
-        conflicts = 0
+        if kind == "data":
+            cost = self.static_cost.get(job.pc)
+            if cost is None:
+                inst = self.m.inst_at(job.pc)
+                cost = self.costs.job_cost(inst, job)
+                if inst.row.family not in ("tensor", "dma"):
+                    self.static_cost[job.pc] = cost  # a register instruction's cost depends on nothing else
+                else:
+                    self._schedule_transfer(job, pipe, cost)
+                    return True
+            self._schedule_register(job, cost)
+            return True
+        ready = max(job.dispatch, self.free[pipe])
         if kind == "wait":
             if not self.sets[job.flag]:
                 return False
             start = self._flag_consume(job, ready)
             self._stall(job.pc, "flag_wait", start - ready)
-            cost = self.costs.sync_cost(kind)
-        elif kind in ("set", "barrier"):
+        else:  # set, barrier
             start = max(ready, self.done[pipe])
             self._stall(job.pc, "barrier" if kind == "barrier" else "drain", start - ready)
-            cost = self.costs.sync_cost(kind)
             if kind == "set":
                 self._flag_set(job, start)
-        else:
-            inst = self.m.inst_at(job.pc)
-            cost = self.costs.job_cost(inst, job)
-            conflicts = cost.conflicts
-            start = ready
-            if pipe == "V":
-                start = self._v_ready(job, inst, ready)
+        self._place(job, pipe, start, self.costs.sync_cost(kind), 0)
+        return True
+
+    def _place(self, job: Job, pipe: str, start: int, cost, conflicts: int) -> None:
+        """Fix a job's times, account them, and queue its start and end events."""
         job.start, job.end = start, start + cost.latency
-        if self.pending_scoreboard is job:
-            self._record_results(job)
         if self.max_cycles is not None and job.end > self.max_cycles:
             raise self.m.fault_at(Fault(f"--max-cycles {self.max_cycles} reached", kind="limit"), job.pc)
         self.free[pipe] = start + cost.occupancy
@@ -263,79 +243,105 @@ class Engine:
         self._account(job, pipe, cost.latency, conflicts)
         self.queue[pipe].popleft()
         self.waiting_start[pipe].append(start)
-        if kind == "data":
+        if job.kind == "data":
             heapq.heappush(self.events, (job.start, _START, job.seq, job))
             heapq.heappush(self.events, (job.end, _END, job.seq, job))
-        return True
 
-    def _v_ready(self, job: Job, inst, ready: int) -> int:
-        """The cycle a V job can start: after the V results it depends on (950), co-issuing
-        register instructions two per cycle within the documented port limits."""
+    def _schedule_transfer(self, job: Job, pipe: str, cost) -> None:
+        """A tensor instruction (V) or a DMA (MTE2/MTE3), whose cost follows from its operands."""
+        ready = max(job.dispatch, self.free[pipe])
+        start = ready
+        if pipe == "V":
+            self._footprints(job)
+            if self.in_order_v:
+                depends = self._scoreboard(job, ready)
+                start = max(ready, depends)
+                self._stall(job.pc, "dependency", depends - ready)
+        self._place(job, pipe, start, cost, cost.conflicts)
+        if pipe == "V" and self.in_order_v:
+            self._record_results(job)
+
+    @staticmethod
+    def _footprints(job: Job) -> None:
+        if job.footprint_reads is None or job.footprint_writes is None:
+            job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
+
+    def _scoreboard(self, job: Job, ready: int) -> int:
+        """950: the cycle the V results a job reads or overwrites are ready (at least its dispatch)."""
         depends = job.dispatch
-        if self.in_order_v:
-            job_reads, job_writes = _spaces(job.reads), _spaces(job.writes)
-            job.footprint_reads, job.footprint_writes = job_reads, job_writes
-            ready_at = self.register_ready
-            memory_touched = False
-            for footprint in (job_reads, job_writes):
-                for space, (_, lo, hi) in footprint.items():
-                    if space in ("V", "P"):
-                        for block in range(lo - lo % 8, hi, 8):  # whole registers
-                            depends = max(depends, ready_at.get((space, block), 0))
-                    else:
-                        memory_touched = True
-            if memory_touched:
-                # Only writers still in flight when this job could start can delay it; a register
-                # instruction may co-issue one cycle before ``ready``.
-                recent = self.v_recent = [e for e in self.v_recent if e.end >= ready]
-                for earlier in recent:
-                    if earlier.end > depends and (overlap(earlier.footprint_writes, job_reads)
-                                                  or overlap(earlier.footprint_writes, job_writes)):
-                        depends = earlier.end
-            self.pending_scoreboard = job
-        start = max(ready, depends)
-        if depends > ready:
-            self._stall(job.pc, "dependency", depends - ready)
-        if inst.row.family not in ("tensor", "dma"):
-            if not self.function_started:
-                # The program's register instructions form one vector function, launched once.
-                self.function_started = True
-                launch = job.dispatch + self.register_caps["function_startup"]
-                if launch > start:
-                    self._stall(job.pc, "function_startup", launch - start)
-                    start = launch
-            start = self._co_issue(job, depends, start)
-        return start
+        ready_at = self.register_ready
+        memory_touched = False
+        for space in chain(job.footprint_reads, job.footprint_writes):
+            if space in REGISTER_SPACES:
+                depends = max(depends, ready_at.get(space, 0))
+            else:
+                memory_touched = True
+        if memory_touched and self.v_recent:
+            # Only writers still in flight when this job could start can delay it; a register
+            # instruction may co-issue one cycle before ``ready``.
+            recent = self.v_recent = [e for e in self.v_recent if e.end >= ready]
+            for earlier in recent:
+                if earlier.end > depends and (overlap(earlier.footprint_writes, job.footprint_reads)
+                                              or overlap(earlier.footprint_writes, job.footprint_writes)):
+                    depends = earlier.end
+        return depends
 
     def _record_results(self, job: Job) -> None:
         """When a V job's results will be ready: per register, and in the list of memory writers."""
-        self.pending_scoreboard = None
         memory = False
-        for space, (_, lo, hi) in job.footprint_writes.items():
-            if space in ("V", "P"):
-                for block in range(lo - lo % 8, hi, 8):
-                    self.register_ready[(space, block)] = job.end
+        for space in job.footprint_writes:
+            if space in REGISTER_SPACES:
+                self.register_ready[space] = job.end
             else:
                 memory = True
         if memory:
             self.v_recent.append(job)
 
-    def _co_issue(self, job: Job, depends: int, start: int) -> int:
-        """Issue beside the previous register instruction when it issued in the cycle before
-        ``start`` with a one-cycle occupancy, this one was ready then, and the ports allow."""
-        caps = self.register_caps
-        reg_writes = sum(1 for space, _ in job.writes if space in ("V", "P"))
-        ub_reads = sum(1 for space, _ in job.reads if space == "ub")
-        ub_writes = sum(1 for space, _ in job.writes if space == "ub")
+    def _schedule_register(self, job: Job, cost) -> None:
+        """A register instruction on V: after the results it depends on (950), launched with the
+        program's vector function, co-issuing two per cycle within the documented port limits.
+        The hottest path of a register loop, so it is written out in one piece."""
+        pc, dispatch = job.pc, job.dispatch
+        free = self.free
+        ready = free["V"]
+        ready = max(ready, dispatch)
+        self._footprints(job)
+        depends = self._scoreboard(job, ready) if self.in_order_v else dispatch
+        if depends > ready:
+            start = depends
+            self._stall(pc, "dependency", depends - ready)
+        else:
+            start = ready
+        if not self.function_started:
+            # The program's register instructions form one vector function, launched once.
+            self.function_started = True
+            launch = dispatch + self.register_caps["function_startup"]
+            if launch > start:
+                self._stall(pc, "function_startup", launch - start)
+                start = launch
+        # Co-issue beside the previous register instruction when it issued in the cycle before
+        # ``start`` with a one-cycle occupancy, this one was ready then, and the ports allow.
+        ports = self.ports.get(pc)
+        if ports is None:
+            writes = job.footprint_writes
+            ports = self.ports[pc] = (sum(1 for space in writes if space in REGISTER_SPACES),
+                                      int("ub" in job.footprint_reads), int("ub" in writes))
+        reg_writes, ub_reads, ub_writes = ports
         cycle = self.v_cycle
-        if cycle[0] == start - 1 and self.free["V"] == start and depends <= cycle[0]:
+        if cycle[0] == start - 1 and free["V"] == start and depends <= cycle[0]:
+            caps = self.register_caps
             slots, writes, reads, ubw = cycle[1] + 1, cycle[2] + reg_writes, cycle[3] + ub_reads, cycle[4] + ub_writes
             if (slots <= caps["issue_width"] and writes <= caps["register_writes"] and reads + ubw <= caps["ub_reads"]
                     and ubw <= 1):
                 self.v_cycle = [cycle[0], slots, writes, reads, ubw]
-                return cycle[0]
-        self.v_cycle = [start, 1, reg_writes, ub_reads, ub_writes]
-        return start
+                start = cycle[0]
+            else:
+                self.v_cycle = [start, 1, reg_writes, ub_reads, ub_writes]
+        else:
+            self.v_cycle = [start, 1, reg_writes, ub_reads, ub_writes]
+        self._place(job, "V", start, cost, 0)
+        if self.in_order_v:
+            self._record_results(job)
 
     def drain_schedule(self) -> None:
         while any(self.queue.values()):
@@ -360,8 +366,7 @@ class Engine:
     def horizon(self) -> float:
         """Events before this time cannot be preceded by any job not yet scheduled."""
         limit = self.m.now
-        for pipe in QUEUED:
-            q = self.queue[pipe]
+        for pipe, q in self.queue.items():
             if q:
                 limit = min(limit, max(self.free[pipe], q[0].dispatch))
         return limit
@@ -380,9 +385,13 @@ class Engine:
             job.reads, job.writes = job.refine()
             job.footprint_reads = job.footprint_writes = None
         if job.footprint_reads is None or job.footprint_writes is None:
-            job.footprint_reads, job.footprint_writes = _spaces(job.reads), _spaces(job.writes)
+            job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
         spaces_w = job.footprint_writes
-        self.started.add(job.seq)
+        unstarted = self.unstarted[job.pipe]
+        if unstarted[0] == job.seq:
+            unstarted.popleft()
+        else:
+            unstarted.remove(job.seq)
         self._check_races(job)
         m = self.m
         if job.lands:
@@ -391,7 +400,7 @@ class Engine:
             except Fault as fault:
                 raise m.fault_at(fault, job.pc) from None
             self.pending_writes[job.seq] = landing
-            self.inflight[job.seq] = job
+            self.inflight[job.pipe][job.seq] = job
             return
         saved = [(space, self._indices(space, *found)) for space, found in spaces_w.items()]
         old = [m.flat(space)[idx].copy() for space, idx in saved]
@@ -410,7 +419,7 @@ class Engine:
                 landing.append((space, where, after[changed]))
             flat[idx] = before
         self.pending_writes[job.seq] = landing
-        self.inflight[job.seq] = job
+        self.inflight[job.pipe][job.seq] = job
 
     def _land(self, job: Job) -> None:
         landing = self.pending_writes.pop(job.seq, ())
@@ -419,7 +428,7 @@ class Engine:
         else:
             for space, idx, values in landing:
                 self.m.flat(space)[idx] = values
-        self.inflight.pop(job.seq, None)
+        self.inflight[job.pipe].pop(job.seq, None)
         # Only a job earlier in program order that has not started yet can still race with this one.
         if self._oldest_unstarted() < job.seq:
             self.landed.append(job)
@@ -428,10 +437,11 @@ class Engine:
                 self.landed = [j for j in self.landed if j.seq > oldest]
 
     def _oldest_unstarted(self) -> int:
-        unstarted, started = self.unstarted, self.started
-        while unstarted and unstarted[0] in started:
-            started.discard(heapq.heappop(unstarted))
-        return unstarted[0] if unstarted else self.seq + 1
+        oldest = self.seq + 1
+        for waiting in self.unstarted.values():
+            if waiting and waiting[0] < oldest:
+                oldest = waiting[0]
+        return oldest
 
     def _indices(self, space: str, runs, lo: int, hi: int):
         """The byte positions of runs of blocks: a slice for one run, else an index array."""
@@ -451,9 +461,12 @@ class Engine:
         time, and the 950 V scoreboard orders every V job after the V results it touches."""
         pipe = job.pipe
         ordered = pipe != "V" or self.in_order_v
-        for other in self.inflight.values():
-            if not (ordered and other.pipe == pipe):
-                self._pair(job, other)
+        if ordered and not self.landed and not any(jobs for other, jobs in self.inflight.items() if other != pipe):
+            return
+        for other_pipe, jobs in self.inflight.items():
+            if jobs and not (ordered and other_pipe == pipe):
+                for other in jobs.values():
+                    self._pair(job, other)
         for other in self.landed:
             if other.seq > job.seq and not (ordered and other.pipe == pipe):
                 self._pair(job, other)
@@ -477,6 +490,9 @@ class Engine:
             race.count += 1
             return
         space, start, end = where
+        if space in REGISTER_SPACES:  # reported as bytes of the register file, V or P
+            base = int(space[1:]) * 256
+            space, start, end = space[0], base + start, base + end
         self.races[key] = race = Race(kind, self.m.who(first.pc), self.m.who(second.pc), space, start, end)
         if self.strict:
             raise self.m.fault_at(Fault(f"race ({kind}): {describe_race(race)}", kind="race"), second.pc)
@@ -504,7 +520,7 @@ class Engine:
 
     def land_started(self) -> None:
         """Land the writes of every job that has started (after a fault stops the run)."""
-        for job in sorted(self.inflight.values(), key=lambda j: j.end):
+        for job in sorted((j for jobs in self.inflight.values() for j in jobs.values()), key=lambda j: j.end):
             self._land(job)
 
     # -- the end -----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 
 from emulator import numerics
 from emulator.faults import Fault
-from emulator.jobs import Job, blocks, preg, span, vreg
+from emulator.jobs import NOTHING, Job, blocks, footprint, preg, span, vreg
 from emulator.semantics import implements
 from isa import Inst
 from isa.types import BLOCK_BYTES, TYPES, VL_BYTES
@@ -46,32 +46,51 @@ def _scalar_value(m, ref, etype):
     return numerics.element_of_bits(ref.imm if ref.reg is None else m.s[ref.reg], etype)
 
 
-def _access(m, inst: Inst, ref, what: str) -> tuple[int, int | None, int]:
-    """Address, datablock stride and post-update of a VLD/VST operand; applies post= to the register."""
-    addr = m.ub_block_address(ref, what)
+def _accessor(inst: Inst, ref, what: str):
+    """``access(m) -> addr`` of a VLD/VST operand, with its keywords resolved here, once: checks
+    alignment and range, and applies ``post=`` to the register. Also returns the datablock stride
+    and the operand's extent in bytes."""
     blk = inst.kw("blk")
-    end = addr + (7 * blk + 1) * BLOCK_BYTES if blk is not None else addr + VL_BYTES
-    m.check_ub(addr, end, what)
-    post = inst.kw("post")
-    if post:
-        m.set_s(ref.reg, m.s[ref.reg] + post * inst.type.size)
-    return addr, blk, end
+    extent = (7 * blk + 1) * BLOCK_BYTES if blk is not None else VL_BYTES
+    step = (inst.kw("post") or 0) * inst.type.size
+    reg, offset = ref.reg, ref.offset
+
+    def access(m) -> int:
+        addr = offset if reg is None else m.s[reg] + offset
+        if addr & 31 or addr < 0 or addr + extent > m.ub.size:
+            m.ub_block_address(ref, what)  # raises the alignment fault
+            m.check_ub(addr, addr + extent, what)
+        if step:
+            m.set_s(reg, m.s[reg] + step)
+        return addr
+
+    return access, blk, extent
 
 
 @implements("vld")
 def bind_vld(inst: Inst, pc: int):
     vd, ref = inst.operands
     next_pc = pc + inst.size
+    access, blk, extent = _accessor(inst, ref, "VLD")
+    writes = footprint([vreg(vd)])
 
     def run(m):
-        addr, blk, end = _access(m, inst, ref, "VLD")
-        where = _register_bytes(addr, blk)
+        addr = access(m)
+        if blk is None:
+            def perform():
+                data = m.ub[addr:addr + VL_BYTES].copy()
+                return lambda: m.v.__setitem__(vd, data)
 
-        def perform():
-            data = m.ub[addr:addr + VL_BYTES].copy() if where is None else m.ub[where]
-            return lambda: m.v.__setitem__(vd, data)
+            reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
+        else:
+            where = _register_bytes(addr, blk)
 
-        m.submit(Job(pc, perform, [_ub_footprint(addr, blk, end)], [vreg(vd)], lands=True))
+            def perform():
+                data = m.ub[where]
+                return lambda: m.v.__setitem__(vd, data)
+
+            reads = footprint([_ub_footprint(addr, blk, addr + extent)])
+        m.submit(Job(pc, perform, footprint_reads=reads, footprint_writes=writes, lands=True))
         return next_pc
 
     return run
@@ -82,33 +101,48 @@ def bind_vst(inst: Inst, pc: int):
     ref, vs, pm = inst.operands
     width = inst.type.size
     next_pc = pc + inst.size
+    access, blk, extent = _accessor(inst, ref, "VST")
+    reads = footprint([vreg(vs), preg(pm)])
 
     def run(m):
-        addr, blk, end = _access(m, inst, ref, "VST")
+        addr = access(m)
         where = _register_bytes(addr, blk)
 
         def perform():
+            if where is None:  # sources are read now (copies); the masked bytes land at the end
+                on = m.p[pm][::width, None].copy()  # each lane's first entry, for all its bytes
+                data = m.v[vs].reshape(-1, width).copy()
+                return lambda: np.copyto(m.ub[addr:addr + VL_BYTES].reshape(-1, width), data, where=on)
             byte_on = lanes_to_mask(active_lanes(m.p[pm], width), width)
-            data = m.v[vs][byte_on]
-            if where is None:
-                return lambda: m.ub[addr:addr + VL_BYTES].__setitem__(byte_on, data)
-            return lambda: m.ub.__setitem__(where[byte_on], data)
+            picked = m.v[vs][byte_on]
+            return lambda: m.ub.__setitem__(where[byte_on], picked)
 
-        m.submit(Job(pc, perform, [vreg(vs), preg(pm)], [_ub_footprint(addr, blk, end)], lands=True))
+        if blk is None:
+            writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
+        else:
+            writes = footprint([_ub_footprint(addr, blk, addr + extent)])
+        m.submit(Job(pc, perform, footprint_reads=reads, footprint_writes=writes, lands=True))
         return next_pc
 
     return run
 
 
-def _compute(m, inst: Inst, srcs, scalar, pm: int, vd: int):
-    """Compute now from the sources; return what lands the result in Vd."""
+def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
+    """``compute(m, scalar) -> landing`` for a register compute instruction: computes now from
+    the sources, zeroes inactive lanes, and returns what lands the result in Vd."""
     etype = inst.type
     dtype = dtype_of(etype)
-    on = active_lanes(m.p[pm], etype.size)
-    result = numerics.apply(inst.row.op, etype, [m.v[s].view(dtype) for s in srcs], scalar)
-    result[~on] = 0
-    data = result.view(np.uint8)
-    return lambda: m.v.__setitem__(vd, data)
+    width = etype.size
+    fn = numerics.kernel(inst.row.op, etype)
+
+    def compute(m, scalar=None):
+        v = m.v
+        result = fn([v[s].view(dtype) for s in srcs], scalar)
+        on = m.p[pm][::width, None]
+        data = np.multiply(result.view(np.uint8).reshape(-1, width), on, dtype=np.uint8).reshape(-1)
+        return lambda: v.__setitem__(vd, data)
+
+    return compute
 
 
 @implements("vbinary")
@@ -133,9 +167,11 @@ def bind_vbinary(inst: Inst, pc: int):
 
         return run_carry
 
+    compute = _computer(inst, (va, vb), pm, vd)
+    reads, writes = footprint([vreg(va), vreg(vb), preg(pm)]), footprint([vreg(vd)])
+
     def run(m):
-        m.submit(Job(pc, lambda: _compute(m, inst, (va, vb), None, pm, vd), [vreg(va), vreg(vb), preg(pm)],
-                     [vreg(vd)], lands=True))
+        m.submit(Job(pc, lambda: compute(m), footprint_reads=reads, footprint_writes=writes, lands=True))
         return next_pc
 
     return run
@@ -145,10 +181,11 @@ def bind_vbinary(inst: Inst, pc: int):
 def bind_vunary(inst: Inst, pc: int):
     vd, va, pm = inst.operands
     next_pc = pc + inst.size
+    compute = _computer(inst, (va,), pm, vd)
+    reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit(Job(pc, lambda: _compute(m, inst, (va,), None, pm, vd), [vreg(va), preg(pm)], [vreg(vd)],
-                     lands=True))
+        m.submit(Job(pc, lambda: compute(m), footprint_reads=reads, footprint_writes=writes, lands=True))
         return next_pc
 
     return run
@@ -158,11 +195,12 @@ def bind_vunary(inst: Inst, pc: int):
 def bind_vscalar(inst: Inst, pc: int):
     vd, va, ref, pm = inst.operands
     next_pc = pc + inst.size
+    compute = _computer(inst, (va,), pm, vd)
+    reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
         scalar = _scalar_value(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
-        m.submit(Job(pc, lambda: _compute(m, inst, (va,), scalar, pm, vd), [vreg(va), preg(pm)], [vreg(vd)],
-                     lands=True))
+        m.submit(Job(pc, lambda: compute(m, scalar), footprint_reads=reads, footprint_writes=writes, lands=True))
         return next_pc
 
     return run
@@ -306,18 +344,20 @@ def bind_pupdate(inst: Inst, pc: int):
     pd, sc = inst.operands
     width = inst.type.size
     lanes = 256 // width
-    lane_index = np.arange(lanes)
+    # The mask of the first n lanes, for every n: a row of this table, chosen at dispatch.
+    masks = np.repeat(np.arange(lanes)[None, :] < np.arange(lanes + 1)[:, None], width, axis=1)
+    writes = footprint([preg(pd)])
     next_pc = pc + inst.size
 
     def run(m):
         count = m.s[sc]
         m.set_s(sc, max(0, count - lanes))  # the scalar side happens at dispatch, in program order
-        value = lanes_to_mask(lane_index < min(max(count, 0), lanes), width)
+        value = masks[min(max(count, 0), lanes)]
 
         def land():
             m.p[pd] = value
 
-        m.submit(Job(pc, lambda: land, [], [preg(pd)], lands=True))
+        m.submit(Job(pc, lambda: land, footprint_reads=NOTHING, footprint_writes=writes, lands=True))
         return next_pc
 
     return run

@@ -246,6 +246,13 @@ FIXED = [
     # source block stride 0 and repeat stride 0
     ("VEXP.f32 [0x1000], [0x0], repeat=3, srcblk=0, srcrep=0", "exp", "f32", 0x1000, (0x0,),
      {"repeat": 3, "src_blk": 0, "src_rep": 0}),
+    # destination repeat stride 0: every iteration writes the same blocks, the last one wins
+    ("VADD.f16 [0x8000], [0x0], [0x4000], repeat=9, dstrep=0", "add", "f16", 0x8000, (0x0, 0x4000),
+     {"repeat": 9, "dst_rep": 0}),
+    ("VMULS.s32 [0x8000], [0x0], 3, repeat=5, dstrep=0, dstblk=2, mask=40", "muls", "s32", 0x8000, (0x0,),
+     {"repeat": 5, "dst_rep": 0, "dst_blk": 2, "mask": 40, "scalar": 3}),
+    ("VSUB.f32 [0x8000], [0x0], [0x100], count=200, dstrep=0, src1rep=0", "sub", "f32", 0x8000, (0x0, 0x100),
+     {"count": 200, "dst_rep": 0, "src_rep": (8, 0)}),
     # the last byte of UB (950)
     ("VABS.s16 [0x3ff00], [0x3ff00]", "abs", "s16", 0x3FF00, (0x3FF00,), {}),
     # counter mode with strides
