@@ -24,6 +24,7 @@ from isa.values import dtype_of
 
 DEFAULT_GM_SIZE = 16 << 20
 DEFAULT_MAX_INSTRUCTIONS = 50_000_000
+PROGRESS_EVERY = 1 << 14  # instructions between calls of a run's progress callback
 
 
 @define
@@ -35,6 +36,7 @@ class RunResult:
     halted: bool = False
     counts: dict = field(factory=dict)  # pc -> times run
     total_cycles: int = 0
+    paused: bool = False  # stopped by ``pause_after`` or a breakpoint; ``run()`` again resumes
 
 
 class Machine(State):
@@ -60,6 +62,7 @@ class Machine(State):
         self.executed = 0
         self.halted = False
         self.fault: Fault | None = None
+        self.result: RunResult | None = None
         self._flats = {"ub": self.ub, "gm": self.gm, **{f"V{i}": self.v[i] for i in range(32)},
                        **{f"P{i}": self.p[i] for i in range(8)}}
         self._load_data()
@@ -144,11 +147,31 @@ class Machine(State):
         return self._fault_at(fault, pc)
 
     def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, max_cycles: int | None = None,
-            strict: bool = False, trace: bool = False) -> RunResult:
-        engine = self.engine = Engine(self, strict=strict, max_cycles=max_cycles, trace=trace)
+            strict: bool = False, trace: bool = False, *, pause_after: int | None = None,
+            breakpoints: frozenset | set | None = None, progress=None) -> RunResult:
+        """Run until HALT, the end of the text, a fault or a limit; the result is also kept in
+        ``self.result``. The first call sets up the pipes (``max_cycles``, ``strict`` and ``trace``
+        take effect then).
+
+        To stop early and resume with another call: ``pause_after=N`` stops once N instructions have
+        run in all, ``breakpoints`` (a set of pcs) stops before one of them is run (except the one
+        the run resumes at). ``progress(machine)`` is called every ``PROGRESS_EVERY`` instructions.
+        A paused run has ``result.paused``; its pipes have not been drained."""
+        if self.result is not None and not self.result.paused:
+            return self.result
+        if self.result is None:
+            self.engine = Engine(self, strict=strict, max_cycles=max_cycles, trace=trace)
+            self._max_cycles, self._trace = max_cycles, trace
+        engine, max_cycles, trace = self.engine, self._max_cycles, self._trace
         ops, counts, s_cost = self._by_word, self._counts, self._s_cost
         end = len(ops)
         pc, executed = self.pc, self.executed
+        resumed_at = executed
+        # One comparison per instruction covers the limit, the pause and the progress call.
+        stop = min(max_instructions, pause_after if pause_after is not None else max_instructions)
+        next_progress = executed + PROGRESS_EVERY if progress is not None else max_instructions
+        check = min(stop, next_progress)
+        paused = False
         errors = np.errstate(all="ignore")  # element arithmetic follows IEEE quietly, once per run
         errors.__enter__()
         try:
@@ -156,33 +179,61 @@ class Machine(State):
                 index = pc >> 3
                 if index >= end:
                     break
+                if executed >= check:
+                    if executed >= max_instructions:
+                        self.pc = pc
+                        raise Fault(f"--max-instructions {max_instructions} reached", kind="limit")
+                    if executed >= stop:
+                        paused = True
+                        break
+                    self.pc, self.executed = pc, executed
+                    progress(self)
+                    next_progress = executed + PROGRESS_EVERY
+                    check = min(stop, next_progress)
+                if breakpoints is not None and pc in breakpoints and executed != resumed_at:
+                    paused = True
+                    break
                 self.pc = pc
                 op = ops[index]
                 if op is None:
                     raise Fault(f"control reached pc 0x{pc:x}, inside an instruction")
-                if executed >= max_instructions:
-                    raise Fault(f"--max-instructions {max_instructions} reached", kind="limit")
                 counts[index] += 1
                 executed += 1
                 began = self.now
                 pc = op(self)
                 self.now += s_cost[index]
                 if trace:
-                    engine.slices.append(("S", self.pc, began, self.now, None))
+                    engine.trace_slice("S", self.pc, began, self.now, None)
                 if max_cycles is not None and self.now > max_cycles:
                     raise Fault(f"--max-cycles {max_cycles} reached", kind="limit")
             self.pc = pc
-            engine.finish()
+            if not paused:
+                engine.finish()
         except Fault as fault:
             self.fault = self._settle(fault)
         except KeyboardInterrupt:
             self.fault = self._settle(Fault("interrupted", kind="interrupt"))
         finally:
             errors.__exit__(None, None, None)
+        paused = paused and self.fault is None
         self.halted = pc == HALT_PC
         self.pc, self.executed = pc, executed
         total = max(self.now, *engine.done.values())
-        return RunResult(executed, self.fault, self.halted, self.counts(), total)
+        self.result = RunResult(executed, self.fault, self.halted, self.counts(), total, paused)
+        return self.result
+
+    def settle(self) -> None:
+        """Land the results of every instruction already scheduled on its pipe (the debugger's view
+        after a step). Timing is unchanged; a later instruction then never reads their stale data."""
+        self.engine.advance(float("inf"))
+
+    def report(self, dumps: dict | None = None):
+        """The report of the run so far (``emulator.report.Report``)."""
+        from emulator.report import build_report  # noqa: PLC0415 (report.py imports this module)
+
+        if self.result is None:
+            raise RuntimeError("report() before run()")
+        return build_report(self, self.result, dumps)
 
     def _settle(self, fault: Fault) -> Fault:
         """The state at a fault: what was dispatched before the faulting instruction completes;

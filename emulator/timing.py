@@ -26,6 +26,7 @@ QUEUED = ("V", "MTE2", "MTE3")
 _LANE32 = np.arange(32, dtype=np.int64)
 _END, _START = 0, 1  # at one time, writes land before reads happen
 _PRUNE_EVERY = 256  # landings between prunes of the landed-jobs log
+TRACE_LIMIT = 500_000  # slices kept for --trace; later ones are counted, not kept
 
 
 @define
@@ -99,7 +100,7 @@ class Engine:
         self.static_cost: dict = {}  # pc -> Cost of a register instruction (it depends on nothing else)
         self.ports: dict = {}  # pc -> (register writes, UB reads, UB writes) of a register instruction
         self.sets: dict = defaultdict(deque)
-        self.flag_times: dict = defaultdict(lambda: ([], []))  # key -> (set times, consume times)
+        self.last_consume: dict = {}  # flag -> (set cycle, consume cycle) of its latest consumed set
         self.v_recent: list[Job] = []  # V jobs writing UB/GM whose results may still be in flight
         self.register_ready: dict = {}  # register space -> cycle its V result is ready
         self.v_cycle = [-1, 0, 0, 0, 0]
@@ -109,8 +110,11 @@ class Engine:
         self.stall_totals: dict = defaultdict(int)
         self.races: dict = {}
         self.flag_warnings: list[str] = []
+        self.flag_warned: set = set()
         self.trace_on = trace
-        self.slices: list = []  # (pipe, pc, start, end, job)
+        self.slices: list = []  # (pipe, pc, start, end, job), at most trace_limit of them
+        self.trace_limit = TRACE_LIMIT
+        self.slices_dropped = 0
         self.flows: list = []  # (set job, wait job)
         self.set_jobs: dict = defaultdict(deque)
         self.pending_writes: dict[int, list] = {}
@@ -178,16 +182,30 @@ class Engine:
         self._account(job, "S", cost, 0)
 
     # -- flags -------------------------------------------------------------------------------------
+    # A flag set again before its previous set was taken is warned about once per flag. The check
+    # is made as sets and waits are scheduled, so it keeps only the sets not yet taken.
     def _flag_set(self, job: Job, when: int) -> None:
-        self.sets[job.flag].append(when)
-        self.flag_times[job.flag][0].append(when)
+        key = job.flag
+        previous = self.last_consume.get(key)
+        if not self.sets[key] and previous is not None and when < previous[1]:
+            self._double_set(key, previous[0], when)
+        self.sets[key].append(when)
         if self.trace_on:
-            self.set_jobs[job.flag].append(job)
+            self.set_jobs[key].append(job)
+
+    def _double_set(self, key: tuple, first: int, again: int) -> None:
+        if key not in self.flag_warned:
+            self.flag_warned.add(key)
+            self.flag_warnings.append(f"flag {key[0]} -> {key[1]} event {key[2]} set again at cycle {again} "
+                                      f"while still set (since cycle {first})")
 
     def _flag_consume(self, job: Job, ready: int) -> int:
-        set_at = self.sets[job.flag].popleft()
+        waiting = self.sets[job.flag]
+        set_at = waiting.popleft()
         when = max(ready, set_at)
-        self.flag_times[job.flag][1].append(when)
+        if waiting and waiting[0] < when:  # the next set came before this one was taken
+            self._double_set(job.flag, set_at, waiting[0])
+        self.last_consume[job.flag] = (set_at, when)
         if self.trace_on and self.set_jobs[job.flag]:
             self.flows.append((self.set_jobs[job.flag].popleft(), job))
         return when
@@ -516,7 +534,13 @@ class Engine:
             self.busy[pipe] += end - begin
             self.busy_until[pipe] = end
         if self.trace_on and pipe != "S":  # the run loop traces S itself
-            self.slices.append((pipe, job.pc, job.start, end, job))
+            self.trace_slice(pipe, job.pc, job.start, end, job)
+
+    def trace_slice(self, pipe: str, pc: int, start: int, end: int, job) -> None:
+        if len(self.slices) < self.trace_limit:
+            self.slices.append((pipe, pc, start, end, job))
+        else:
+            self.slices_dropped += 1
 
     def land_started(self) -> None:
         """Land the writes of every job that has started (after a fault stops the run)."""
@@ -528,13 +552,9 @@ class Engine:
         """Drain every pipe; returns the total cycles."""
         self.drain_schedule()
         self.advance(float("inf"))
-        for key, (sets, consumes) in self.flag_times.items():
-            for k in range(len(sets) - 1):
-                consumed = consumes[k] if k < len(consumes) else None
-                if consumed is None or sets[k + 1] < consumed:
-                    self.flag_warnings.append(f"flag {key[0]} -> {key[1]} event {key[2]} set again at cycle "
-                                              f"{sets[k + 1]} while still set (since cycle {sets[k]})")
-                    break
+        for key, waiting in self.sets.items():
+            if len(waiting) >= 2:  # set twice and never taken
+                self._double_set(key, waiting[0], waiting[1])
         return max(self.m.now, *self.done.values())
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from emulator.timing import PIPES
 
-MAX_SLICES = 500_000  # a trace larger than this is cut, and says so in its metadata
-
 
 def trace_events(machine) -> dict:
     engine = machine.engine
@@ -19,8 +17,7 @@ def trace_events(machine) -> dict:
     for pipe, tid in tids.items():
         events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": pipe}})
         events.append({"ph": "M", "name": "thread_sort_index", "pid": 1, "tid": tid, "args": {"sort_index": tid}})
-    slices = engine.slices[:MAX_SLICES]
-    for pipe, pc, start, end, job in slices:
+    for pipe, pc, start, end, job in engine.slices:
         src = (machine.program.source or {}).get(pc)
         args = {"pc": f"0x{pc:04x}", "cycles": end - start, "start_cycle": start}
         if src is not None:
@@ -36,6 +33,6 @@ def trace_events(machine) -> dict:
         events.append({"ph": "f", "bp": "e", "id": flow_id, "name": "flag", "cat": "flag", "pid": 1,
                        "tid": tids[wait_pipe], "ts": wait_job.start / per_us})
     meta = {"profile": machine.profile.name, "clock_ghz": machine.profile.clock_ghz}
-    if len(engine.slices) > MAX_SLICES:
-        meta["truncated_slices"] = len(engine.slices) - MAX_SLICES
+    if engine.slices_dropped:  # the engine keeps at most its trace_limit slices
+        meta["truncated_slices"] = engine.slices_dropped
     return {"traceEvents": events, "displayTimeUnit": "ns", "metadata": meta}

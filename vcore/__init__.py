@@ -1,5 +1,14 @@
-"""vcore's public face: load programs from text or ``.vbin`` and (with the emulator) run them."""
+"""vcore's public face: load programs from text or ``.vbin`` onto an emulated core and run them.
 
+See ``vcore.api`` and docs/api.md. ``Machine``, ``RunResult`` and ``Report`` are the emulator's own
+types, re-exported here so that ``import vcore`` is all a script needs.
+"""
+
+from assembler import AsmError
+from emulator import Fault, Machine, ProfileError, RunResult, load_profile
+from emulator.report import Report
+from vcore.api import load_bytes, load_file, load_text
 from vcore.loading import LoadError, load_program, read_program_file
 
-__all__ = ["LoadError", "load_program", "read_program_file"]
+__all__ = ["AsmError", "Fault", "LoadError", "Machine", "ProfileError", "Report", "RunResult", "load_bytes",
+           "load_file", "load_profile", "load_program", "load_text", "read_program_file"]

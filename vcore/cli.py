@@ -17,11 +17,13 @@ from assembler import AsmError, disassemble, listing
 from emulator import Fault, Machine, ProfileError, load_profile
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
 from emulator.profile import BUILTIN, builtin_text
-from emulator.report import build_report, element_list, race_messages
+from emulator.report import element_list, race_messages
 from emulator.state import MAX_GM_SIZE
 from emulator.trace import trace_events
 from isa.program import to_bytes
+from vcore.diff import DiffError, diff_text, read_report
 from vcore.loading import LoadError, read_program_file, write_atomic
+from vcore.progress import Progress
 from vcore.specs import SpecError, parse_dump, parse_load, read_load_file
 
 
@@ -115,8 +117,13 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             machine.write(spec.space, spec.addr, data)
         except Fault as err:
             _fail(f"vcore: error: --load {spec.space}:0x{spec.addr:x}={spec.file}: {err}")
-    result = machine.run(max_instructions=max_instructions, max_cycles=max_cycles, strict=strict,
-                         trace=trace_file is not None)
+    progress = Progress.for_stderr()
+    try:
+        result = machine.run(max_instructions=max_instructions, max_cycles=max_cycles, strict=strict,
+                             trace=trace_file is not None, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     warnings = [] if strict else race_messages(machine)  # with --strict the first race is the fault
     for message in warnings + [f"warning: {w}" for w in machine.engine.flag_warnings]:
         click.echo(message, err=True)
@@ -132,7 +139,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             _write(spec.file, buffer.getvalue())
         else:
             dumped[spec.key] = element_list(values)
-    report = build_report(machine, result, dumped)
+    report = machine.report(dumped)
     if report_file:
         _write(report_file, json.dumps(report.to_json(), indent=2) + "\n")
     if trace_file:
@@ -146,6 +153,19 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             click.echo(report.to_text(), nl=False)
     if result.fault is not None:
         _fail(str(result.fault), 130 if result.fault.kind == "interrupt" else 1)
+
+
+@main.command("diff")
+@click.argument("old", metavar="A.json", type=click.Path(dir_okay=False))
+@click.argument("new", metavar="B.json", type=click.Path(dir_okay=False))
+def diff_command(old: str, new: str) -> None:
+    """Compare two JSON reports (from --report-file or --report json): totals, pipes, stalls and
+    instructions, old and new, with the cause of each instruction's change."""
+    try:
+        a, b = read_report(old), read_report(new)
+    except DiffError as err:
+        _fail(str(err))
+    click.echo(diff_text(a, b, old, new), nl=False)
 
 
 @main.group("profile")

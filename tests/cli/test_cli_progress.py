@@ -1,0 +1,47 @@
+"""Progress on stderr: shown on a terminal once a run lasts a second, never in pipes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+VCORE = str(Path(sys.executable).with_name("vcore"))
+LONG = "    MOV S1, 0\nloop:\n    ADD S1, S1, 1\n    BLT S1, {n}, loop\n    HALT\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals")
+def test_progress_on_a_terminal(tmp_path):
+    import pty
+
+    prog = tmp_path / "long.asm"
+    prog.write_text(LONG.format(n=6_000_000))  # 12 M instructions: several seconds
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([VCORE, "run", str(prog), "--report", "none"], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.wait(timeout=120)
+    os.close(master)
+    assert proc.returncode == 0
+    text = seen.decode()
+    assert "instructions retired, cycle" in text
+    assert text.endswith("\r\x1b[K")  # the line is erased at the end
+
+
+def test_no_progress_in_a_pipe(tmp_path):
+    prog = tmp_path / "long.asm"
+    prog.write_text(LONG.format(n=2_000_000))  # over a second here
+    r = subprocess.run([VCORE, "run", str(prog), "--report", "none"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0
+    assert r.stderr == ""

@@ -1,0 +1,48 @@
+"""The Python API: load a program (assembly text, a ``.asm``/``.vbin`` file, or ``.vbin`` bytes)
+onto a fresh ``Machine``. The command line is a thin layer on these functions and on ``Machine``.
+
+    import numpy as np
+    import vcore
+
+    m = vcore.load_text("    VADDS.f32 [0x100], [0x0], 1.0\\n    HALT\\n", profile="950")
+    m.write("ub", 0x0, np.arange(64, dtype=np.float32))
+    result = m.run()                      # RunResult: instructions, fault, total_cycles, ...
+    m.read("ub", 0x100, "f32", 4)         # array([1., 2., 3., 4.], dtype=float32)
+    report = m.report()                   # Report: total_cycles, pipes, per_pc, races, ...
+
+Errors are values with a place: ``AsmError`` (assembly, with file:line:col), ``LoadError`` (a file
+that cannot be read or decoded), ``ProfileError``; a runtime fault is ``result.fault``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from emulator import Machine, load_profile
+from emulator.machine import DEFAULT_GM_SIZE
+from emulator.profile import Profile
+from vcore.loading import load_program, read_program_file
+
+
+def _machine(program, profile: Profile | str, gm_size: int) -> Machine:
+    return Machine(program, load_profile(profile) if isinstance(profile, str) else profile, gm_size)
+
+
+def load_text(text: str, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE,
+              filename: str = "<text>") -> Machine:
+    """Assemble ``text`` and load it; ``filename`` names it in messages."""
+    return _machine(load_program(text, filename), profile, gm_size)
+
+
+def load_bytes(blob: bytes, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE,
+               filename: str = "<bytes>") -> Machine:
+    """Load a ``.vbin`` image (or UTF-8 assembly text given as bytes)."""
+    return _machine(load_program(blob, filename), profile, gm_size)
+
+
+def load_file(path: str | os.PathLike, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE) -> Machine:
+    """Load a ``.asm`` or ``.vbin`` file (told apart by content, not by name)."""
+    return _machine(read_program_file(path), profile, gm_size)
+
+
+__all__ = ["load_bytes", "load_file", "load_text"]

@@ -1,0 +1,39 @@
+"""Progress of a long run on a terminal: instructions retired and the simulated cycle, on one line
+of stderr that is redrawn, shown only once a run has lasted a second, and only on a terminal."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+class Progress:
+    """A ``Machine.run(progress=...)`` callback writing to ``stream`` (a terminal)."""
+
+    def __init__(self, stream, delay: float = 1.0, every: float = 0.2) -> None:
+        self.stream, self.delay, self.every = stream, delay, every
+        self.started = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    @classmethod
+    def for_stderr(cls) -> Progress | None:
+        """A Progress when stderr is a terminal; None in pipes, files and CI logs."""
+        stream = sys.stderr
+        return cls(stream) if hasattr(stream, "isatty") and stream.isatty() else None
+
+    def __call__(self, machine) -> None:
+        now = time.monotonic()
+        if now - self.started < self.delay or now - self.last < self.every:
+            return
+        self.last = now
+        self.shown = True
+        self.stream.write(f"\r{machine.executed:,} instructions retired, cycle {machine.now:,} "
+                          f"({now - self.started:.0f} s)\x1b[K")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Erase the progress line, so messages and reports start on a clean line."""
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
