@@ -6,6 +6,8 @@ Every problem becomes a located ``Diagnostic``; all of them are reported togethe
 from __future__ import annotations
 
 import difflib
+import math
+from fractions import Fraction
 
 from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location
 from assembler.lexer import strip_comment, tokenize
@@ -166,17 +168,24 @@ class _Assembler:
             raise LocatedError(node.loc, "bits(...) stands only where a float value is expected")
         raise LocatedError(node.loc, "expected an expression")
 
-    def _eval_float(self, node) -> float:
+    def _eval_float(self, node) -> float | Fraction:
+        """A float operand: exact (a Fraction) for literals and integers, so that it is rounded to
+        the element type once; a float for inf and nan."""
         if isinstance(node, Num) and isinstance(node.value, float):
+            if node.text is not None and math.isfinite(node.value) and node.value != 0:  # 0: keep its sign
+                return Fraction(node.text.replace("_", ""))
             return node.value
         if isinstance(node, Name) and node.name.lower() in ("inf", "nan") and node.name not in self.equs:
             return float(node.name.lower())
         if isinstance(node, Unary) and node.op in ("-", "+"):
             value = self._eval_float(node.operand)
-            return -value if node.op == "-" else value
+            if node.op == "+":
+                return value
+            return -float(value) if value == 0 else -value  # -0 stays a signed zero
         if isinstance(node, (Reg, Mem, Group)):
             raise LocatedError(node.loc, "expected a number")
-        return float(self.eval_int(node))
+        value = self.eval_int(node)
+        return Fraction(value) if value else 0.0
 
     def mask_word(self, node) -> int:
         """A 64-bit mask word; a negative value is its two's complement, so ~0 is all ones."""

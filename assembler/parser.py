@@ -79,7 +79,7 @@ def _parse_unary(cur: _Cursor):
         return Unary(tok.text, operand, span(tok.location, _loc(operand)))
     if tok.kind in ("int", "float"):
         cur.next()
-        return Num(tok.value, tok.location)
+        return Num(tok.value, tok.location, tok.text if tok.kind == "float" else None)
     if tok.kind == "ident":
         if tok.text.lower() == "bits" and cur.peek().is_op("("):
             cur.next()

@@ -18,6 +18,7 @@ def span(first: Location, last: Location) -> Location:
 class Num:
     value: int | float  # float for float literals
     loc: Location
+    text: str | None = None  # a float literal as written, so it can be rounded once, exactly
 
 
 @frozen

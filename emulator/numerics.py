@@ -44,11 +44,26 @@ def binary(op: str, a: np.ndarray, b, is_float: bool) -> np.ndarray:
         return a * b
     if op == "max":
         r = np.maximum(a, b)
-        return _zero_sign_fix(r, a, b, op) if is_float else r
+        return _quiet(_zero_sign_fix(r, a, b, op)) if is_float else r
     if op == "min":
         r = np.minimum(a, b)
-        return _zero_sign_fix(r, a, b, op) if is_float else r
+        return _quiet(_zero_sign_fix(r, a, b, op)) if is_float else r
     raise AssertionError(op)
+
+
+_QUIET_BIT = {np.dtype(np.float32): (np.uint32, 1 << 22), np.dtype(np.float64): (np.uint64, 1 << 51)}
+
+
+def _quiet(r: np.ndarray) -> np.ndarray:
+    """A NaN result is a quiet NaN (IEEE 754 6.2): numpy's maximum/minimum pass a signalling NaN
+    operand through as it is, so its quiet bit is set here."""
+    nan = np.isnan(r)
+    if not nan.any():
+        return r
+    uint, bit = _QUIET_BIT[r.dtype]
+    r = np.array(r, copy=True)
+    r.view(uint)[nan] |= uint(bit)
+    return r
 
 
 def unary(op: str, a: np.ndarray, is_float: bool) -> np.ndarray:
@@ -95,6 +110,8 @@ def kernel(op: str, etype: ElementType):
             return result.astype(out_dtype, copy=False)
 
         return scalar_op
+    if is_float and op in ("abs", "relu"):
+        return _sign_op(op, etype, work)
     ufunc = {"add": np.add, "sub": np.subtract, "mul": np.multiply}.get(op)
     if ufunc is not None:  # the common case, one ufunc call
         if convert:
@@ -112,6 +129,24 @@ def kernel(op: str, etype: ElementType):
         return unary(op, srcs[0].astype(work, copy=False), is_float).astype(out_dtype, copy=False)
 
     return unary_op
+
+
+def _sign_op(op: str, etype: ElementType, work: np.dtype):
+    """Float abs and relu on the bits of T, so a NaN keeps its payload (IEEE 754 5.5.1: abs clears
+    the sign bit only; relu passes a NaN through)."""
+    out_dtype = dtype_of(etype)
+    uint = np.dtype(f"<u{etype.size}")
+    magnitude = uint.type((1 << (etype.bits - 1)) - 1)
+    if op == "abs":
+        return lambda srcs, scalar=None: (srcs[0].view(uint) & magnitude).view(out_dtype)
+
+    def relu(srcs, scalar=None):
+        a = srcs[0]
+        wide = a.astype(work)
+        keep = (wide > 0) | np.isnan(wide)
+        return np.where(keep, a.view(uint), uint.type(0)).view(out_dtype)
+
+    return relu
 
 
 def apply(op: str, etype: ElementType, srcs: list[np.ndarray], scalar=None) -> np.ndarray:

@@ -7,6 +7,7 @@ other than the canonical ``nan`` / ``-nan`` print as ``bits(0x...)``, which the 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -41,12 +42,43 @@ def dtype_of(etype: ElementType | str) -> np.dtype:
     return dtype
 
 
-def float_bits(value: float, etype: ElementType) -> int:
-    """Bits of ``value`` rounded to nearest even in the float type (overflow gives inf, or NaN in e4m3)."""
+def float_bits(value: float | Fraction, etype: ElementType) -> int:
+    """Bits of ``value`` rounded to nearest even in the float type (overflow gives inf, or NaN in
+    e4m3). A Fraction (an exact decimal literal) is rounded once, correctly; a float is rounded from
+    its double value. Raises OverflowError past the double range."""
+    if isinstance(value, Fraction):
+        return _exact_bits(value, etype)
     with np.errstate(over="ignore", invalid="ignore"):
-        # Python floats are doubles; one rounding from double to T.
         arr = np.array([value], dtype=np.float64).astype(dtype_of(etype))
     return int(arr.view(UINT_OF_SIZE[etype.size])[0])
+
+
+def _exact_bits(exact: Fraction, etype: ElementType) -> int:
+    """Round an exact value to ``etype`` once. Rounding its double first gives the same answer
+    unless the double is inexact and lands on a midpoint of ``etype``; then the nearer of the two
+    neighbours of the exact value is taken (a true tie is a double, so it never gets here)."""
+    approx = float(exact)
+    bits = float_bits(approx, etype)
+    if Fraction(approx) == exact:
+        return bits
+    sign = 1 << (etype.bits - 1)
+    negative = exact < 0
+    magnitude = abs(exact)
+    m = bits & (sign - 1)
+
+    def value(pattern: int) -> Fraction:
+        # The pattern past the largest finite one (inf, or NaN in e4m3) stands one ulp further.
+        v = bits_value(pattern, etype)
+        if math.isfinite(v):
+            return Fraction(v)
+        top = Fraction(bits_value(pattern - 1, etype))
+        return top + (top - Fraction(bits_value(pattern - 2, etype)))
+
+    limit = float_bits(math.inf, etype) & (sign - 1)  # the first pattern past the finite ones
+    m = min(m, limit)
+    other = min(m + 1, limit) if value(m) < magnitude else m - 1
+    best = min((m, other), key=lambda p: abs(value(p) - magnitude))
+    return best | (sign if negative else 0)
 
 
 def bits_value(bits: int, etype: ElementType) -> float | int:
@@ -78,7 +110,7 @@ def format_bits(bits: int, etype: ElementType) -> str:
         return exact  # short and exact (448.0, 65504.0, 0.5): clearer than the shortest digits
     for digits in range(1, 18):
         text = f"{value:.{digits}g}"
-        if float_bits(float(text), etype) == bits:
+        if float_bits(Fraction(text), etype) == bits:  # as the assembler reads it
             break
     if not any(c in text for c in ".en"):
         text += ".0"
