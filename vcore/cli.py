@@ -21,6 +21,7 @@ from emulator.report import element_list, race_messages
 from emulator.state import MAX_GM_SIZE
 from emulator.trace import trace_events
 from isa.program import to_bytes
+from vcore.debug import Debugger, session
 from vcore.diff import DiffError, diff_text, read_report
 from vcore.loading import LoadError, read_program_file, write_atomic
 from vcore.progress import Progress
@@ -77,6 +78,22 @@ def _format_values(values: list) -> str:
     return " ".join(str(v) if not isinstance(v, float) else repr(v) for v in values)
 
 
+def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
+    """The profile, the --load specs and their files' data, checked; exits 2 on a bad one."""
+    try:
+        profile = load_profile(profile_name)
+    except ProfileError as err:
+        _fail(f"vcore: error: {err}")
+    if not 1 <= gm_size <= MAX_GM_SIZE:
+        _fail(f"vcore: error: --gm-size must be 1..{MAX_GM_SIZE} bytes, not {gm_size}")
+    try:
+        load_specs = [parse_load(s) for s in loads]
+        load_data = [read_load_file(s.file) for s in load_specs]
+    except SpecError as err:
+        _fail(f"vcore: error: {err}")
+    return profile, load_specs, load_data
+
+
 @main.command("run")
 @click.argument("program_path", metavar="PROG.asm|PROG.vbin", type=click.Path(dir_okay=False))
 @click.option("--profile", "profile_name", default="950", show_default=True, help="950, a2, or FILE.toml")
@@ -95,16 +112,9 @@ def _format_values(values: list) -> str:
 def run_command(program_path, profile_name, loads, dumps, report_format, report_file, gm_size,
                 max_instructions, max_cycles, strict, trace_file) -> None:
     """Run a program and print its report."""
+    profile, load_specs, load_data = _run_inputs(profile_name, gm_size, loads)
     try:
-        profile = load_profile(profile_name)
-    except ProfileError as err:
-        _fail(f"vcore: error: {err}")
-    if not 1 <= gm_size <= MAX_GM_SIZE:
-        _fail(f"vcore: error: --gm-size must be 1..{MAX_GM_SIZE} bytes, not {gm_size}")
-    try:
-        load_specs = [parse_load(s) for s in loads]
         dump_specs = [parse_dump(s) for s in dumps]
-        load_data = [read_load_file(s.file) for s in load_specs]
     except SpecError as err:
         _fail(f"vcore: error: {err}")
     program = _read(program_path)
@@ -153,6 +163,23 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             click.echo(report.to_text(), nl=False)
     if result.fault is not None:
         _fail(str(result.fault), 130 if result.fault.kind == "interrupt" else 1)
+
+
+@main.command("debug")
+@click.argument("program_path", metavar="PROG.asm|PROG.vbin", type=click.Path(dir_okay=False))
+@click.option("--profile", "profile_name", default="950", show_default=True, help="950, a2, or FILE.toml")
+@click.option("--load", "loads", multiple=True, metavar="SPACE:ADDR=FILE", help="copy a file into memory first")
+@click.option("--gm-size", type=int, default=DEFAULT_GM_SIZE, show_default=True, help="bytes of GM")
+def debug_command(program_path, profile_name, loads, gm_size) -> None:
+    """Step through a program: commands on stdin (help lists them)."""
+    profile, load_specs, load_data = _run_inputs(profile_name, gm_size, loads)
+    program = _read(program_path)
+    try:
+        debugger = Debugger(program, profile, gm_size, [(s.space, s.addr, d) for s, d in zip(load_specs, load_data,
+                                                                                           strict=True)])
+    except Fault as err:
+        _fail(f"{program_path}: error: {err}", 1)
+    session(debugger)
 
 
 @main.command("diff")

@@ -1,0 +1,344 @@
+"""``vcore debug``: an interactive stepping debugger over the same machine as ``vcore run``.
+
+Commands, one a line (stdin or a terminal with readline history):
+
+    step [N]          run N instructions (default 1)           s
+    next              step; over a loop's back-branch, run until the loop is left   n
+    continue          run to a breakpoint, a watch, or the end  c
+    break LINE|LABEL  stop before the instruction at a source line or label; alone: list   b
+    delete [N]        remove breakpoint N (all without N)
+    watch ub:ADDR:LEN stop after an instruction that changes those bytes (gm: likewise)
+    print S1 | V0.f16 | P0 | ub:ADDR:TYPE:COUNT   p
+    cycles            where each pipe stands
+    back              undo the last instruction
+    where             the next instruction
+    quit              q
+
+The debugger lets each instruction's results land before it dispatches the next, so what ``print``
+shows is what the instruction did; the cycle counts are exactly those of ``vcore run``. (A program
+with a race can therefore read fresh data here where ``vcore run`` reads stale data and warns.)
+``back`` replays the run from the start to one instruction before, so it is exact too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from emulator import Fault, Machine
+from emulator.report import element_list
+from emulator.timing import QUEUED
+from isa import TYPES
+from isa.values import dtype_of
+from vcore.specs import SpecError, parse_dump
+
+_HELP = __doc__.split("Commands, one a line (stdin or a terminal with readline history):\n\n")[1].split("\n\n")[0]
+_WATCH = re.compile(r"^(ub|gm):(0x[0-9a-fA-F]+|\d+):(0x[0-9a-fA-F]+|\d+)$", re.IGNORECASE)
+_VREG = re.compile(r"^[Vv](\d+)(?:\.(\w+))?$")
+
+
+class Debugger:
+    """One debugging session: a machine, breakpoints, watches, and how to rebuild the machine."""
+
+    def __init__(self, program, profile, gm_size: int, loads=(), out=None) -> None:
+        self.program, self.profile, self.gm_size, self.loads = program, profile, gm_size, list(loads)
+        self.out = out or sys.stdout
+        self.m = self._fresh()
+        self.breaks: dict[int, int] = {}  # number -> pc
+        self.next_break = 1
+        self.watches: list[list] = []  # [space, addr, length, bytes now]
+        self.lines = sorted({(src.line, pc) for pc, src in (program.source or {}).items()})
+
+    # -- the machine -------------------------------------------------------------------------------
+    def _fresh(self) -> Machine:
+        m = Machine(self.program, self.profile, self.gm_size)
+        for space, addr, data in self.loads:
+            m.write(space, addr, data)
+        return m
+
+    @property
+    def ended(self) -> bool:
+        r = self.m.result
+        return r is not None and not r.paused
+
+    def _step_one(self) -> None:
+        m = self.m
+        m.run(pause_after=m.executed + 1)
+        if m.result.paused or m.result.fault is None:
+            m.settle()
+
+    def _run(self, limit: int | None, stop_at: set[int]) -> str | None:
+        """Run up to ``limit`` instructions (None: no limit), stopping at the pcs of ``stop_at``
+        and at watches; returns why it stopped early, or None."""
+        done = 0
+        while not self.ended and (limit is None or done < limit):
+            self._step_one()
+            done += 1
+            changed = self._changed_watches()
+            if changed:
+                return changed
+            if not self.ended and self.m.pc in stop_at and (limit is None or done < limit):
+                number = next((n for n, pc in self.breaks.items() if pc == self.m.pc), None)
+                return f"breakpoint {number}" if number is not None else None
+        return None
+
+    def _changed_watches(self) -> str | None:
+        notes = []
+        for watch in self.watches:
+            space, addr, length, before = watch
+            now = self.m.memory(space)[addr:addr + length].copy()
+            if not np.array_equal(now, before):
+                notes.append(f"watch {space}:0x{addr:x}:{length} changed\n  old: {before.tobytes().hex(' ')}\n"
+                             f"  new: {now.tobytes().hex(' ')}")
+                watch[3] = now
+        return "\n".join(notes) or None
+
+    # -- output ------------------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        self.out.write(text + "\n")
+
+    def where(self) -> str:
+        m = self.m
+        if self.ended:
+            r = m.result
+            if r.fault is not None:
+                return f"stopped by a fault after {r.instructions} instructions: {r.fault}"
+            return f"the program has ended: {r.instructions} instructions, {r.total_cycles} cycles"
+        return f"next: {m.describe(m.pc)}" if m.pc in m._bound_at else f"next: pc 0x{m.pc:04x}"
+
+    # -- commands ----------------------------------------------------------------------------------
+    def command(self, line: str) -> bool:
+        """Do one command; False to quit."""
+        words = line.split()
+        if not words:
+            return True
+        name, args = words[0].lower(), words[1:]
+        handler = {"step": self.do_step, "s": self.do_step, "next": self.do_next, "n": self.do_next,
+                   "continue": self.do_continue, "c": self.do_continue, "break": self.do_break, "b": self.do_break,
+                   "delete": self.do_delete, "watch": self.do_watch, "print": self.do_print, "p": self.do_print,
+                   "cycles": self.do_cycles, "back": self.do_back, "where": self.do_where,
+                   "help": self.do_help, "h": self.do_help}.get(name)
+        if name in ("quit", "q", "exit"):
+            return False
+        if handler is None:
+            self.say(f"error: unknown command '{words[0]}' (help lists them)")
+            return True
+        try:
+            handler(args)
+        except DebugError as err:
+            self.say(f"error: {err}")
+        return True
+
+    def do_help(self, args) -> None:
+        self.say(_HELP)
+
+    def do_where(self, args) -> None:
+        self.say(self.where())
+
+    def _after_run(self, why: str | None) -> None:
+        if why:
+            self.say(why)
+        self.say(self.where())
+
+    def do_step(self, args) -> None:
+        count = _count(args)
+        if self.ended:
+            raise DebugError("the program has ended (back steps backwards)")
+        self._after_run(self._run(count, set(self.breaks.values())))
+
+    def do_next(self, args) -> None:
+        if self.ended:
+            raise DebugError("the program has ended (back steps backwards)")
+        m = self.m
+        bound = m._bound_at.get(m.pc)
+        family = bound.inst.row.family if bound is not None else None
+        if family in ("branch", "jump") and bound.inst.operands[-1] <= m.pc:
+            after = m.pc + bound.inst.size  # a back-branch: run until the loop falls through it
+            self._after_run(self._run(None, {after, *self.breaks.values()}))
+        else:
+            self._after_run(self._run(1, set(self.breaks.values())))
+
+    def do_continue(self, args) -> None:
+        if self.ended:
+            raise DebugError("the program has ended (back steps backwards)")
+        self._after_run(self._run(None, set(self.breaks.values())))
+
+    def do_break(self, args) -> None:
+        if not args:
+            if not self.breaks:
+                self.say("no breakpoints")
+            for number, pc in self.breaks.items():
+                self.say(f"breakpoint {number}: {self.m.describe(pc)}")
+            return
+        pc = self._resolve(args[0])
+        number = self.next_break
+        self.next_break += 1
+        self.breaks[number] = pc
+        self.say(f"breakpoint {number}: {self.m.describe(pc)}")
+
+    def _resolve(self, target: str) -> int:
+        labels = self.program.labels or {}
+        if target in labels:
+            return labels[target]
+        if target.isdigit():
+            line = int(target)
+            for src_line, pc in self.lines:
+                if src_line >= line:
+                    return pc
+            raise DebugError(f"no instruction at or after line {line}")
+        if target.lower().startswith("0x"):
+            pc = int(target, 16)
+            if pc in self.m._bound_at:
+                return pc
+            raise DebugError(f"no instruction starts at pc {target}")
+        raise DebugError(f"'{target}' is neither a line number nor a label ({', '.join(labels) or 'no labels'})")
+
+    def do_delete(self, args) -> None:
+        if not args:
+            self.breaks.clear()
+            self.say("deleted all breakpoints")
+            return
+        number = _count(args)
+        if self.breaks.pop(number, None) is None:
+            raise DebugError(f"no breakpoint {number}")
+        self.say(f"deleted breakpoint {number}")
+
+    def do_watch(self, args) -> None:
+        match = _WATCH.match(args[0]) if len(args) == 1 else None
+        if match is None:
+            raise DebugError("watch takes ub:ADDR:LEN or gm:ADDR:LEN")
+        space, addr, length = match[1].lower(), int(match[2], 0), int(match[3], 0)
+        memory = self.m.memory(space)
+        if length < 1 or addr + length > memory.size:
+            raise DebugError(f"{space}:0x{addr:x}:{length} is outside {space.upper()} (size 0x{memory.size:x})")
+        self.watches.append([space, addr, length, memory[addr:addr + length].copy()])
+        self.say(f"watching {space}:0x{addr:x}:{length}")
+
+    def do_print(self, args) -> None:
+        if len(args) != 1:
+            raise DebugError("print takes S1, V0.f16, P0 or ub:ADDR:TYPE:COUNT")
+        what, m = args[0], self.m
+        if re.fullmatch(r"[Ss]\d+", what):
+            index = int(what[1:])
+            if index >= len(m.s):
+                raise DebugError(f"no scalar register {what} (S0..S{len(m.s) - 1})")
+            self.say(f"S{index} = {m.s[index]}")
+            return
+        vreg = _VREG.match(what)
+        if vreg:
+            index, type_name = int(vreg[1]), (vreg[2] or "u8").lower()
+            if index >= m.v.shape[0]:
+                raise DebugError(f"no vector register V{index} (V0..V{m.v.shape[0] - 1})")
+            etype = TYPES.get(type_name)
+            if etype is None or etype.kind == "mask":
+                raise DebugError(f"unknown element type '{type_name}'")
+            values = element_list(m.v[index].view(dtype_of(etype)))
+            self.say(f"V{index}.{type_name} = {_values(values)}")
+            return
+        if re.fullmatch(r"[Pp]\d+", what):
+            index = int(what[1:])
+            if index >= m.p.shape[0]:
+                raise DebugError(f"no mask register {what} (P0..P{m.p.shape[0] - 1})")
+            entries = m.p[index]
+            self.say(f"P{index} = {_ranges(np.flatnonzero(entries))} ({int(entries.sum())} of {entries.size} "
+                     f"entries set)")
+            return
+        try:
+            spec = parse_dump(what)
+            values = m.read(spec.space, spec.addr, spec.type, spec.count)
+        except (SpecError, Fault) as err:
+            raise DebugError(str(err)) from None
+        self.say(f"{spec.key} = {_values(element_list(values))}")
+
+    def do_cycles(self, args) -> None:
+        m, engine = self.m, self.m.engine
+        self.say(f"S     at cycle {m.now} (the next dispatch), {m.executed} instructions run")
+        for pipe in QUEUED:
+            queued = len(engine.queue[pipe])
+            state = f"free from cycle {engine.free[pipe]}, last result at cycle {engine.done[pipe]}"
+            if queued:
+                state += f", {queued} waiting"
+            self.say(f"{pipe:<5} {state}")
+
+    def do_back(self, args) -> None:
+        target = self.m.executed - 1
+        if target < 0:
+            raise DebugError("at the start: nothing to undo")
+        self.m = self._fresh()
+        for watch in self.watches:
+            watch[3] = self.m.memory(watch[0])[watch[1]:watch[1] + watch[2]].copy()
+        while self.m.executed < target and not self.ended:
+            self._step_one()
+        for watch in self.watches:
+            watch[3] = self.m.memory(watch[0])[watch[1]:watch[1] + watch[2]].copy()
+        self.say(self.where())
+
+
+class DebugError(Exception):
+    """A command that cannot be done; the session goes on."""
+
+
+def _count(args) -> int:
+    if not args:
+        return 1
+    try:
+        value = int(args[0], 0)
+    except ValueError:
+        raise DebugError(f"'{args[0]}' is not a count") from None
+    if value < 1:
+        raise DebugError("the count must be at least 1")
+    return value
+
+
+def _values(values: list) -> str:
+    return " ".join(repr(v) if isinstance(v, float) else str(v) for v in values)
+
+
+def _ranges(indices) -> str:
+    if not len(indices):
+        return "none"
+    out, start, prev = [], int(indices[0]), int(indices[0])
+    for i in map(int, indices[1:]):
+        if i != prev + 1:
+            out.append(f"{start}" if start == prev else f"{start}..{prev}")
+            start = i
+        prev = i
+    out.append(f"{start}" if start == prev else f"{start}..{prev}")
+    return "entries " + ", ".join(out)
+
+
+def session(debugger: Debugger, stdin=None) -> None:
+    """Read commands until quit or end of input; a terminal gets a prompt and readline history."""
+    stdin = stdin or sys.stdin
+    interactive = stdin.isatty()
+    history = Path(os.path.expanduser("~/.vcore_debug_history"))
+    if interactive:
+        try:
+            import readline  # noqa: PLC0415 (only a terminal needs it)
+
+            if history.exists():
+                readline.read_history_file(history)
+        except (ImportError, OSError):
+            readline = None
+    debugger.say(debugger.where())
+    try:
+        while True:
+            try:
+                line = input("(vcore) ") if interactive else stdin.readline()
+            except EOFError:
+                break
+            if not interactive and not line:
+                break
+            if not debugger.command(line):
+                break
+    except KeyboardInterrupt:
+        debugger.say("")
+    finally:
+        if interactive and readline is not None:
+            with contextlib.suppress(OSError):
+                readline.write_history_file(history)
