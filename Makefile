@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 EXAMPLE ?= programs/vadd_basic.asm
 
-.PHONY: run test lint docs bench clean
+.PHONY: run test lint docs bench fuzz clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,9 +25,15 @@ lint: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python -m isa.docs > docs/isa.md
+	$(BIN)/python -m emulator.profile_doc --write docs/timing.md
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# A long fuzzing run (not part of make test): FUZZ_EXAMPLES inputs per property; it prints how many it tried.
+FUZZ_EXAMPLES ?= 20000
+fuzz: $(STAMP)
+	VCORE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/fuzz -q -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) build *.egg-info
