@@ -9,6 +9,8 @@ import difflib
 import math
 from fractions import Fraction
 
+import attrs
+
 from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location
 from assembler.lexer import strip_comment, tokenize
 from assembler.parser import parse_line
@@ -142,6 +144,28 @@ class _Assembler:
             return value
         known = list(self.labels) + list(self.equs)
         raise LocatedError(location, f"undefined symbol '{name}'{_suggest(name, known)}")
+
+    def _equ_order(self) -> list[str]:
+        """The constants in an order where those a constant uses come before it (a depth-first
+        walk kept on an explicit stack), so that evaluating them never recurses deeply."""
+        order: list[str] = []
+        seen: set[str] = set()
+        for root in self.equs:
+            if root in seen:
+                continue
+            seen.add(root)
+            stack = [(root, iter(_names_in(self.equs[root][0])))]
+            while stack:
+                name, uses = stack[-1]
+                for used in uses:
+                    if used in self.equs and used not in seen:
+                        seen.add(used)
+                        stack.append((used, iter(_names_in(self.equs[used][0]))))
+                        break
+                else:
+                    stack.pop()
+                    order.append(name)
+        return order
 
     def eval_int(self, node) -> int:
         if isinstance(node, Num):
@@ -371,6 +395,9 @@ class _Assembler:
             except LocatedError as err:
                 self.error(err.location, err.message)
                 continue
+            except RecursionError:
+                self.error(Location(self.filename, lineno, 1, 1), TOO_DEEP)
+                continue
             for label in line.labels:
                 if self.define(label.text, label.location, "label"):
                     self.labels[label.text] = (pc, label.location)
@@ -391,23 +418,33 @@ class _Assembler:
                     continue
                 parsed.append((stmt, row, pc))
                 pc += self.size_of(row, stmt)
-        for name, (_, location) in self.equs.items():
+        for name in self._equ_order():
+            location = self.equs[name][1]
             try:
                 self.value_of(name, location)
             except LocatedError as err:
                 self.error(err.location, err.message)
                 self.failed_equs.add(name)
+            except RecursionError:
+                self.error(location, TOO_DEEP)
+                self.failed_equs.add(name)
         words: list[int] = []
         data: list[DataRecord] = []
+        data_source: list[tuple] = []
         source: dict[int, SourceLine] = {}
         for stmt, row, at in parsed:
             try:
                 if row is None:
                     data.append(self.data_record(stmt))
+                    code = strip_comment(self.lines[stmt.loc.line - 1])[stmt.loc.col - 1:]
+                    data_source.append((stmt.loc.line, stmt.loc.col, code.strip()))
                     continue
                 inst = self.instruction(row, stmt)
             except LocatedError as err:
                 self.error(err.location, err.message)
+                continue
+            except RecursionError:
+                self.error(stmt.loc if isinstance(stmt, Directive) else stmt.mnemonic_loc, TOO_DEEP)
                 continue
             assert at == len(words) * 8 or self.diagnostics
             words += encode(inst)
@@ -417,7 +454,7 @@ class _Assembler:
         if self.diagnostics:
             raise AsmError(self.diagnostics)
         labels = {name: pc for name, (pc, _) in self.labels.items()}
-        return Program(tuple(words), tuple(data), source, self.filename, labels)
+        return Program(tuple(words), tuple(data), source, self.filename, labels, tuple(data_source))
 
     def pass1_equ(self, directive: Directive) -> None:
         args = directive.args
@@ -427,6 +464,23 @@ class _Assembler:
         name = args[0]
         if self.define(name.name, name.loc, "constant"):
             self.equs[name.name] = (args[1], name.loc)
+
+
+def _names_in(node) -> list[str]:
+    """Every name an expression uses (walked without recursion)."""
+    names, todo = [], [node]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, Name):
+            names.append(item.name)
+        elif isinstance(item, tuple):
+            todo.extend(item)
+        elif attrs.has(type(item)):
+            todo.extend(v for v in attrs.astuple(item, recurse=False) if isinstance(v, tuple) or attrs.has(type(v)))
+    return names
+
+
+TOO_DEEP = "expression nested too deeply, or a chain of constants too long, for the assembler"
 
 
 def assemble(text: str, filename: str = "<input>") -> Program:

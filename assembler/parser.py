@@ -79,7 +79,11 @@ def _parse_unary(cur: _Cursor):
         return Unary(tok.text, operand, span(tok.location, _loc(operand)))
     if tok.kind in ("int", "float"):
         cur.next()
-        return Num(tok.value, tok.location, tok.text if tok.kind == "float" else None)
+        try:
+            value = tok.value
+        except ValueError:  # Python refuses int() of more than 4300 digits
+            raise LocatedError(tok.location, f"number too long ({len(tok.text)} characters)") from None
+        return Num(value, tok.location, tok.text if tok.kind == "float" else None)
     if tok.kind == "ident":
         if tok.text.lower() == "bits" and cur.peek().is_op("("):
             cur.next()

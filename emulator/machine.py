@@ -69,11 +69,17 @@ class Machine(State):
 
     # -- memory access for users -----------------------------------------------------------------
     def _load_data(self) -> None:
-        for rec in self.program.data:
+        places = self.program.data_source or ()
+        for k, rec in enumerate(self.program.data):
             mem = self.memory(rec.space)
             if rec.addr + rec.nbytes > mem.size:
-                raise Fault(f".{rec.space}{'fill' if rec.kind == 'fill' else ''} data at 0x{rec.addr:x} "
-                            f"({rec.nbytes} bytes) runs past the end of {rec.space.upper()} (size 0x{mem.size:x})")
+                fault = Fault(f".{rec.space}{'fill' if rec.kind == 'fill' else ''} data at 0x{rec.addr:x} "
+                              f"({rec.nbytes} bytes) runs past the end of {rec.space.upper()} (size 0x{mem.size:x})")
+                if k < len(places):  # the directive's place, as an assembly error names it
+                    line, col, text = places[k]
+                    fault.where = f"{self.program.filename}:{line}:{col}"
+                    fault.message += f"\n{text}"
+                raise fault
             if rec.kind == "fill":
                 element = np.frombuffer(rec.payload, dtype=np.uint8)
                 mem[rec.addr:rec.addr + rec.nbytes] = np.tile(element, rec.count)
@@ -113,6 +119,11 @@ class Machine(State):
             return src.text
         b = self._bound_at.get(pc)
         return inst_text(b.inst) if b is not None else "?"
+
+    def _inside(self, pc: int) -> str:
+        holder = next((b for b in self.bound if b.pc < pc < b.pc + b.inst.size), None)
+        where = f" at {self.describe(holder.pc)}" if holder is not None else ""
+        return f"control goes to pc 0x{pc:x}, inside the instruction{where}"
 
     def _fault_at(self, fault: Fault, pc: int) -> Fault:
         holder = next((b for b in self.bound if b.pc < pc < b.pc + b.inst.size), None)
@@ -193,10 +204,10 @@ class Machine(State):
                 if breakpoints is not None and pc in breakpoints and executed != resumed_at:
                     paused = True
                     break
-                self.pc = pc
                 op = ops[index]
-                if op is None:
-                    raise Fault(f"control reached pc 0x{pc:x}, inside an instruction")
+                if op is None:  # self.pc is still the instruction that sent control here
+                    raise Fault(self._inside(pc))
+                self.pc = pc
                 counts[index] += 1
                 executed += 1
                 began = self.now

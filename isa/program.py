@@ -77,6 +77,7 @@ class Program:
     source: dict | None = None  # pc -> SourceLine; None for a program read from .vbin
     filename: str = "<program>"
     labels: dict | None = None  # name -> pc
+    data_source: tuple | None = None  # per data record: (line, col, text) of its directive, from text
 
 
 def _pad8(n: int) -> int:

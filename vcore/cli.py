@@ -121,7 +121,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     try:
         machine = Machine(program, profile, gm_size)
     except Fault as err:
-        _fail(f"{program_path}: error: {err}", 1)
+        _fail(str(err) if err.where else f"{program_path}: error: {err}", 1)
     for spec, data in zip(load_specs, load_data, strict=True):
         try:
             machine.write(spec.space, spec.addr, data)
@@ -178,7 +178,7 @@ def debug_command(program_path, profile_name, loads, gm_size) -> None:
         debugger = Debugger(program, profile, gm_size, [(s.space, s.addr, d) for s, d in zip(load_specs, load_data,
                                                                                            strict=True)])
     except Fault as err:
-        _fail(f"{program_path}: error: {err}", 1)
+        _fail(str(err) if err.where else f"{program_path}: error: {err}", 1)
     session(debugger)
 
 
