@@ -7,6 +7,7 @@ parameter nor carry one that nothing reads.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from functools import cache
 from importlib import resources
@@ -70,8 +71,8 @@ def _check(table: dict, schema: dict, where: str, origin: str) -> None:
         elif isinstance(model, list):
             if not isinstance(value, list) or len(value) != len(model) or not all(map(_is_number, value)):
                 raise ProfileError(f"{origin}: '{name}' must be a list of {len(model)} numbers")
-            if any(v <= 0 for v in value):
-                raise ProfileError(f"{origin}: '{name}' must hold positive numbers")
+            if not all(0 < v < math.inf for v in value):  # NaN fails this too
+                raise ProfileError(f"{origin}: '{name}' must hold positive finite numbers")
         elif isinstance(model, bool):
             if not isinstance(value, bool):
                 raise ProfileError(f"{origin}: '{name}' must be true or false")
@@ -86,8 +87,8 @@ def _check(table: dict, schema: dict, where: str, origin: str) -> None:
         else:
             if not _is_number(value):
                 raise ProfileError(f"{origin}: '{name}' must be a number")
-            if value <= 0:
-                raise ProfileError(f"{origin}: '{name}' must be positive")
+            if not 0 < value < math.inf:  # NaN fails this too
+                raise ProfileError(f"{origin}: '{name}' must be a positive finite number")
 
 
 def parse_profile(text: str, origin: str) -> Profile:

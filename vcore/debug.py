@@ -38,6 +38,7 @@ from isa.values import dtype_of
 from vcore.specs import SpecError, parse_dump
 
 _HELP = __doc__.split("Commands, one a line (stdin or a terminal with readline history):\n\n")[1].split("\n\n")[0]
+RUN_LIMIT = 1_000_000  # instructions one continue or next runs at most, so a loop that never ends returns
 _WATCH = re.compile(r"^(ub|gm):(0x[0-9a-fA-F]+|\d+):(0x[0-9a-fA-F]+|\d+)$", re.IGNORECASE)
 _VREG = re.compile(r"^[Vv](\d+)(?:\.(\w+))?$")
 
@@ -76,15 +77,21 @@ class Debugger:
         """Run up to ``limit`` instructions (None: no limit), stopping at the pcs of ``stop_at``
         and at watches; returns why it stopped early, or None."""
         done = 0
-        while not self.ended and (limit is None or done < limit):
+        if limit is None:
+            limit, unbounded = RUN_LIMIT, True
+        else:
+            unbounded = False
+        while not self.ended and done < limit:
             self._step_one()
             done += 1
             changed = self._changed_watches()
             if changed:
                 return changed
-            if not self.ended and self.m.pc in stop_at and (limit is None or done < limit):
+            if not self.ended and self.m.pc in stop_at and (unbounded or done < limit):
                 number = next((n for n, pc in self.breaks.items() if pc == self.m.pc), None)
                 return f"breakpoint {number}" if number is not None else None
+        if unbounded and not self.ended:
+            return f"still running after {RUN_LIMIT:,} instructions: continue goes on"
         return None
 
     def _changed_watches(self) -> str | None:

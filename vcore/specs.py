@@ -77,10 +77,28 @@ def parse_load(spec: str) -> LoadSpec:
     return LoadSpec(_space(parts[0], spec), _int(parts[1], "address", spec), file)
 
 
+def _check_npy_size(path: str) -> None:
+    """Refuse a .npy whose header claims more data than the file holds, before numpy allocates it."""
+    with open(path, "rb") as handle:
+        try:
+            version = np.lib.format.read_magic(handle)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(handle)
+            else:
+                shape, _, dtype = np.lib.format.read_array_header_2_0(handle)
+        except ValueError as err:
+            raise SpecError(f"{path}: malformed .npy file ({err})") from None
+        claimed = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        held = Path(path).stat().st_size - handle.tell()
+    if claimed > held:
+        raise SpecError(f"{path}: truncated .npy file: its header describes {claimed} bytes, the file holds {held}")
+
+
 def read_load_file(path: str) -> np.ndarray | bytes:
     """A .npy file's array (never unpickled) or any other file's raw bytes."""
     try:
         if path.lower().endswith(".npy"):
+            _check_npy_size(path)
             try:
                 array = np.load(path, allow_pickle=False)
             except ValueError as err:
