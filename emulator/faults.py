@@ -17,12 +17,16 @@ class Fault(Exception):
         return f"{self.where}: error: {self.message}" if self.where else self.message
 
 
+def hex_signed(value: int) -> str:
+    return f"-0x{-value:x}" if value < 0 else f"0x{value:x}"
+
+
 def check_range(space: str, size: int, start: int, end: int, what: str) -> None:
     """Fault unless bytes [start, end) lie inside a memory of ``size`` bytes."""
     if start < 0 or end > size:
-        raise Fault(f"{what}: {space} bytes 0x{max(start, 0):x}..0x{end:x} outside {space} (size 0x{size:x})")
+        raise Fault(f"{what}: {space} bytes {hex_signed(start)}..{hex_signed(end)} outside {space} (size 0x{size:x})")
 
 
 def check_aligned(addr: int, what: str, align: int = 32) -> None:
     if addr % align:
-        raise Fault(f"{what}: UB address 0x{addr:x} is not {align}-byte aligned")
+        raise Fault(f"{what}: UB address {hex_signed(addr)} is not {align}-byte aligned")

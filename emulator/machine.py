@@ -189,6 +189,8 @@ class Machine(State):
             while pc != HALT_PC:
                 index = pc >> 3
                 if index >= end:
+                    if pc > end << 3:  # past the end of the text by a jump, not by running off it
+                        raise Fault(f"control goes to pc 0x{pc:x}, past the end of the program (0x{end << 3:x})")
                     break
                 if executed >= check:
                     if executed >= max_instructions:

@@ -99,7 +99,7 @@ class Engine:
         self.unstarted: dict[str, deque] = {p: deque() for p in QUEUED}
         self.static_cost: dict = {}  # pc -> Cost of a register instruction (it depends on nothing else)
         self.ports: dict = {}  # pc -> (register writes, UB reads, UB writes) of a register instruction
-        self.sets: dict = defaultdict(deque)
+        self.sets: dict = defaultdict(deque)  # flag -> (cycle, pc) of each set not yet taken
         self.last_consume: dict = {}  # flag -> (set cycle, consume cycle) of its latest consumed set
         self.v_recent: list[Job] = []  # V jobs writing UB/GM whose results may still be in flight
         self.register_ready: dict = {}  # register space -> cycle its V result is ready
@@ -188,22 +188,23 @@ class Engine:
         key = job.flag
         previous = self.last_consume.get(key)
         if not self.sets[key] and previous is not None and when < previous[1]:
-            self._double_set(key, previous[0], when)
-        self.sets[key].append(when)
+            self._double_set(key, previous[0], (when, job.pc))
+        self.sets[key].append((when, job.pc))
         if self.trace_on:
             self.set_jobs[key].append(job)
 
-    def _double_set(self, key: tuple, first: int, again: int) -> None:
+    def _double_set(self, key: tuple, first: int, again: tuple) -> None:
+        """``again`` is (cycle, pc) of the second SETFLAG."""
         if key not in self.flag_warned:
             self.flag_warned.add(key)
-            self.flag_warnings.append(f"flag {key[0]} -> {key[1]} event {key[2]} set again at cycle {again} "
-                                      f"while still set (since cycle {first})")
+            self.flag_warnings.append(f"flag {key[0]} -> {key[1]} event {key[2]} set again at cycle {again[0]} by "
+                                      f"{self.m.describe(again[1])} while still set (since cycle {first})")
 
     def _flag_consume(self, job: Job, ready: int) -> int:
         waiting = self.sets[job.flag]
-        set_at = waiting.popleft()
+        set_at, _ = waiting.popleft()
         when = max(ready, set_at)
-        if waiting and waiting[0] < when:  # the next set came before this one was taken
+        if waiting and waiting[0][0] < when:  # the next set came before this one was taken
             self._double_set(job.flag, set_at, waiting[0])
         self.last_consume[job.flag] = (set_at, when)
         if self.trace_on and self.set_jobs[job.flag]:
@@ -554,7 +555,7 @@ class Engine:
         self.advance(float("inf"))
         for key, waiting in self.sets.items():
             if len(waiting) >= 2:  # set twice and never taken
-                self._double_set(key, waiting[0], waiting[1])
+                self._double_set(key, waiting[0][0], waiting[1])
         return max(self.m.now, *self.done.values())
 
 

@@ -15,17 +15,36 @@ import numpy as np
 
 from assembler import AsmError, disassemble, listing
 from emulator import Fault, Machine, ProfileError, load_profile
+from emulator.faults import check_range
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
 from emulator.profile import BUILTIN, builtin_text
 from emulator.report import element_list, race_messages
 from emulator.state import MAX_GM_SIZE
 from emulator.trace import trace_events
+from isa import TYPES
 from isa.program import to_bytes
 from vcore.debug import Debugger, session
 from vcore.diff import DiffError, diff_text, read_report
 from vcore.loading import LoadError, read_program_file, write_atomic
 from vcore.progress import Progress
 from vcore.specs import SpecError, parse_dump, parse_load, read_load_file
+
+
+class _Int(click.ParamType):
+    """A whole number written as the assembler writes them: 4096, 0x1000, 0b1, 1_000."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        try:
+            return int(str(value).replace("_", ""), 0)
+        except ValueError:
+            self.fail(f"'{value}' is not a whole number", param, ctx)
+
+
+INT = _Int()
 
 
 def _fail(message: str, status: int = 2):
@@ -103,7 +122,7 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
 @click.option("--report", "report_format", type=click.Choice(["text", "json", "none"]), default="text",
               show_default=True)
 @click.option("--report-file", type=click.Path(dir_okay=False), help="also write the JSON report here")
-@click.option("--gm-size", type=int, default=DEFAULT_GM_SIZE, show_default=True, help="bytes of GM")
+@click.option("--gm-size", type=INT, default=DEFAULT_GM_SIZE, show_default=True, help="bytes of GM")
 @click.option("--max-instructions", type=click.IntRange(min=1), default=DEFAULT_MAX_INSTRUCTIONS,
               show_default=True, help="fault past this many executed instructions")
 @click.option("--max-cycles", type=click.IntRange(min=1), default=None, help="fault past this many cycles")
@@ -127,6 +146,12 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             machine.write(spec.space, spec.addr, data)
         except Fault as err:
             _fail(f"vcore: error: --load {spec.space}:0x{spec.addr:x}={spec.file}: {err}")
+    for spec in dump_specs:  # before the run, so a long run is not wasted on a bad --dump
+        try:
+            check_range(spec.space.upper(), machine.memory(spec.space).size, spec.addr,
+                        spec.addr + spec.count * TYPES[spec.type].size, "read")
+        except Fault as err:
+            _fail(f"vcore: error: --dump {spec.key}: {err}")
     progress = Progress.for_stderr()
     try:
         result = machine.run(max_instructions=max_instructions, max_cycles=max_cycles, strict=strict,
@@ -169,7 +194,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
 @click.argument("program_path", metavar="PROG.asm|PROG.vbin", type=click.Path(dir_okay=False))
 @click.option("--profile", "profile_name", default="950", show_default=True, help="950, a2, or FILE.toml")
 @click.option("--load", "loads", multiple=True, metavar="SPACE:ADDR=FILE", help="copy a file into memory first")
-@click.option("--gm-size", type=int, default=DEFAULT_GM_SIZE, show_default=True, help="bytes of GM")
+@click.option("--gm-size", type=INT, default=DEFAULT_GM_SIZE, show_default=True, help="bytes of GM")
 def debug_command(program_path, profile_name, loads, gm_size) -> None:
     """Step through a program: commands on stdin (help lists them)."""
     profile, load_specs, load_data = _run_inputs(profile_name, gm_size, loads)

@@ -28,7 +28,7 @@ def load_program(data: bytes | str, filename: str = "<input>") -> Program:
         if filename.endswith(".vbin"):
             raise LoadError(f"{filename}: error: not a vcore binary (bad magic)")
         try:
-            data = data.decode("utf-8")
+            data = data.decode("utf-8-sig")  # a byte-order mark some editors write is not text
         except UnicodeDecodeError as err:
             raise LoadError(f"{filename}: error: neither a vcore binary nor UTF-8 assembly text ({err.reason} "
                             f"at byte {err.start})") from None
