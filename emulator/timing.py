@@ -93,6 +93,7 @@ class Engine:
         self.count = dict.fromkeys(PIPES, 0)
         self.events: list = []
         self.inflight: dict[str, dict[int, Job]] = {p: {} for p in QUEUED}  # started, not landed, per pipe
+        self.other_inflight = {p: tuple(self.inflight[q] for q in QUEUED if q != p) for p in QUEUED}
         # Jobs that have landed but could still race with an earlier job that has not started.
         self.landed: list[Job] = []
         # Per pipe, the sequence numbers of its data jobs not yet started: a pipe starts them in order.
@@ -480,8 +481,10 @@ class Engine:
         time, and the 950 V scoreboard orders every V job after the V results it touches."""
         pipe = job.pipe
         ordered = pipe != "V" or self.in_order_v
-        if ordered and not self.landed and not any(jobs for other, jobs in self.inflight.items() if other != pipe):
-            return
+        if ordered and not self.landed:
+            first, second = self.other_inflight[pipe]
+            if not first and not second:  # nothing another pipe has in flight: nothing to race with
+                return
         for other_pipe, jobs in self.inflight.items():
             if jobs and not (ordered and other_pipe == pipe):
                 for other in jobs.values():
