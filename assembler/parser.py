@@ -20,7 +20,8 @@ def register_of(token: Token) -> Reg | None:
     m = _REGISTER.match(token.text)
     if m is None:
         return None
-    bank, index = m.group(1).upper(), int(m.group(2))
+    bank, digits = m.group(1).upper(), m.group(2).lstrip("0") or "0"
+    index = int(digits) if len(digits) <= 6 else 1 << 30  # any number that long is out of range
     if index >= _REGISTER_LIMIT[bank]:
         top = _REGISTER_LIMIT[bank] - 1
         raise LocatedError(token.location, f"bad register {token.text}: {bank} registers are {bank}0..{bank}{top}")

@@ -41,6 +41,9 @@ def extent(iterations: int, rep: int, blk: int) -> int:
     return ((iterations - 1) * rep + (BLOCKS_PER_VL - 1) * blk + 1) * BLOCK_BYTES
 
 
+_SCAN_BLOCK = 1 << 16
+
+
 @lru_cache(maxsize=4096)
 def dependency_distance(iterations: int, delta_bytes: int, dst_rep: int, dst_blk: int, src_rep: int,
                         src_blk: int) -> int:
@@ -54,11 +57,14 @@ def dependency_distance(iterations: int, delta_bytes: int, dst_rep: int, dst_blk
         return max(iterations, 1)
     dst_span = ((BLOCKS_PER_VL - 1) * dst_blk + 1) * BLOCK_BYTES
     src_span = ((BLOCKS_PER_VL - 1) * src_blk + 1) * BLOCK_BYTES
-    d = np.arange(1, iterations, dtype=np.int64)
-    # (dst start of r) - (src start of r + d) = delta + r*(dst_rep - src_rep)*32 - d*src_rep*32, r in [0, R-1-d]
-    first = delta_bytes - d * src_rep * BLOCK_BYTES
-    last = first + (iterations - 1 - d) * (dst_rep - src_rep) * BLOCK_BYTES
-    low, high = np.minimum(first, last), np.maximum(first, last)
-    hit = (low < src_span) & (high > -dst_span)
-    where = np.flatnonzero(hit)
-    return int(d[where[0]]) if where.size else iterations
+    # Scanned in blocks of d, so the memory is bounded whatever the iteration count.
+    for lo in range(1, iterations, _SCAN_BLOCK):
+        d = np.arange(lo, min(lo + _SCAN_BLOCK, iterations), dtype=np.int64)
+        # (dst start of r) - (src start of r + d) = delta + r*(dst_rep - src_rep)*32 - d*src_rep*32, r in [0, R-1-d]
+        first = delta_bytes - d * src_rep * BLOCK_BYTES
+        last = first + (iterations - 1 - d) * (dst_rep - src_rep) * BLOCK_BYTES
+        low, high = np.minimum(first, last), np.maximum(first, last)
+        where = np.flatnonzero((low < src_span) & (high > -dst_span))
+        if where.size:
+            return int(d[where[0]])
+    return iterations

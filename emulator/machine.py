@@ -213,7 +213,11 @@ class Machine(State):
                 counts[index] += 1
                 executed += 1
                 began = self.now
-                pc = op(self)
+                try:
+                    pc = op(self)
+                except Fault:
+                    self.now += s_cost[index]  # it held S for its issue cycle before it faulted
+                    raise
                 self.now += s_cost[index]
                 if trace:
                     engine.trace_slice("S", self.pc, began, self.now, None)

@@ -147,10 +147,12 @@ def bind_tensor(inst: Inst, pc: int):
             return numerics.apply(op, etype, srcs, scalar), region(bases[0], first, chunk, 0)
 
         if step == iterations:
-            if strides[0][1] == 0 and count is None:
-                # Every iteration writes the same elements and none reads another's: the last one wins.
-                result, target = compute(iterations - 1, 1)
-                return lambda: write(view, target, result, iterations - 1, 1)
+            if strides[0][1] == 0:
+                # Every iteration writes the same elements and none reads another's: the last one
+                # wins; in counter mode the last may be partial, so the one before it counts too.
+                first = iterations - 1 if count is None else max(0, iterations - 2)
+                result, target = compute(first, iterations - first)
+                return lambda: write(view, target, result, first, iterations - first)
             result, target = compute(0, iterations)
             return lambda: write(view, target, result, 0, iterations)
         # Later iterations read what earlier ones wrote: run the passes in place, keep what they

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from emulator import numerics
-from emulator.faults import Fault
+from emulator.faults import Fault, hex_signed
 from emulator.jobs import NOTHING, Job, blocks, footprint, preg, span, vreg
 from emulator.semantics import implements
 from isa import Inst
@@ -238,7 +238,7 @@ def bind_vgather_ub(inst: Inst, pc: int):
             if start.size and (start.min() < 0 or start.max() + etype.size > m.ub.size):
                 lane = int(np.flatnonzero(on)[np.argmax((start < 0) | (start + etype.size > m.ub.size))])
                 raise Fault(f"VGATHER: index {int(idx[lane])} of lane {lane} reads outside UB "
-                            f"(byte 0x{base + int(idx[lane]) * etype.size:x}, UB size 0x{m.ub.size:x})")
+                            f"(byte {hex_signed(base + int(idx[lane]) * etype.size)}, UB size 0x{m.ub.size:x})")
             if etype.size == 1:
                 out = np.zeros(128, dtype="<u2")
                 out[on] = m.ub[start]
@@ -294,10 +294,10 @@ def bind_vscatter(inst: Inst, pc: int):
 
         def perform():
             idx, on, start = addresses()
-            if start.size and start.max() + etype.size > m.ub.size:
-                lane = int(np.flatnonzero(on)[np.argmax(start + etype.size > m.ub.size)])
+            if start.size and (start.min() < 0 or start.max() + etype.size > m.ub.size):
+                lane = int(np.flatnonzero(on)[np.argmax((start < 0) | (start + etype.size > m.ub.size))])
                 raise Fault(f"VSCATTER: index {int(idx[lane])} of lane {lane} writes outside UB "
-                            f"(byte 0x{base + int(idx[lane]) * etype.size:x}, UB size 0x{m.ub.size:x})")
+                            f"(byte {hex_signed(base + int(idx[lane]) * etype.size)}, UB size 0x{m.ub.size:x})")
             # Ascending lane order: numpy keeps the last write, so the higher lane wins.
             m.view("ub", udt)[start // etype.size] = m.v[vs].view(f"<u{etype.size}")[on]
 
