@@ -112,8 +112,35 @@ inner:
     seconds, machine = run_program(loop_of(body, 200), runs=5)
     vector = sum(c for pc, c in machine.counts().items() if machine.pipes[pc] == "V")
     rate = vector / seconds
+    floor = vector / best_of(lambda: asc_sub_in_numpy(200), runs=5)
     return {"name": "asc_sub loop (register instructions)", "figure": f"{rate / 1e3:.0f} k vector instr/s",
-            "limit": "target 200 k/s", "ratio": 200e3 / rate, "target": None, "ok": rate >= 200e3}
+            "limit": f"target 200 k/s (numpy alone: {floor / 1e3:.0f} k/s)", "ratio": 200e3 / rate, "target": None,
+            "ok": rate >= 200e3}
+
+
+def asc_sub_in_numpy(passes: int) -> None:
+    """The data work of the asc_sub loop in plain numpy, one array operation per instruction as
+    the emulator does it, with no decoding, timing or race checks: the floor of any numpy design."""
+    ub = np.zeros(256 * 1024, np.uint8)
+    v = np.zeros((32, 256), np.uint8)
+    p = np.zeros((8, 256), bool)
+    lanes = np.arange(256)
+    for _ in range(passes):
+        s4, s1, s2, s3 = 1000, 0, 0x2000, 0x4000
+        while True:
+            p[0] = lanes < min(s4, 128) * 2                                     # PUPDATE.b16
+            s4 -= 128
+            v[0] = ub[s1:s1 + 256]                                              # VLD
+            s1 += 256
+            v[1] = ub[s2:s2 + 256]                                              # VLD
+            s2 += 256
+            r = (v[0].view(np.float16).astype(np.float32) - v[1].view(np.float16).astype(np.float32))
+            r = r.astype(np.float16).view(np.uint16) * (p[0].view(np.uint16) & 1)  # VSUB, inactive lanes 0
+            v[2] = r.view(np.uint8)
+            np.copyto(ub[s3:s3 + 256].view(np.uint16), v[2].view(np.uint16), where=p[0][::2])  # VST
+            s3 += 256
+            if s4 <= 0:
+                break
 
 
 def empty_run() -> dict:
