@@ -178,15 +178,21 @@ class _Assembler:
             value = self.eval_int(node.operand)
             return {"-": -value, "+": value, "~": ~value}[node.op]
         if isinstance(node, Binary):
-            a, b = self.eval_int(node.left), self.eval_int(node.right)
-            op = node.op
-            if op in ("/", "%") and b == 0:
-                raise LocatedError(node.right.loc, "division by zero")
-            if op in ("<<", ">>") and not 0 <= b <= MAX_SHIFT:
-                raise LocatedError(node.right.loc, f"shift count {b} out of range 0..{MAX_SHIFT}")
-            value = _apply(op, a, b)
-            if abs(value) >= MAX_MAGNITUDE:
-                raise LocatedError(node.loc, "value out of range of a 128-bit number")
+            # a + b + c ... leans left: walk its spine instead of recursing, so length costs no depth
+            spine = []
+            while isinstance(node, Binary):
+                spine.append(node)
+                node = node.left
+            value = self.eval_int(node)
+            for level in reversed(spine):
+                b, op = self.eval_int(level.right), level.op
+                if op in ("/", "%") and b == 0:
+                    raise LocatedError(level.right.loc, "division by zero")
+                if op in ("<<", ">>") and not 0 <= b <= MAX_SHIFT:
+                    raise LocatedError(level.right.loc, f"shift count {b} out of range 0..{MAX_SHIFT}")
+                value = _apply(op, value, b)
+                if abs(value) >= MAX_MAGNITUDE:
+                    raise LocatedError(level.loc, "value out of range of a 128-bit number")
             return value
         if isinstance(node, Bits):
             raise LocatedError(node.loc, "bits(...) stands only where a float value is expected")

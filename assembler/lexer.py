@@ -16,7 +16,7 @@ _TOKEN = re.compile(
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op><<|>>|[-+*/%&|~()\[\],=:.])
     """,
-    re.VERBOSE,
+    re.VERBOSE | re.ASCII,  # numbers are ASCII digits: not Arabic-Indic or other Unicode digits
 )
 
 

@@ -8,7 +8,7 @@ from assembler.diagnostics import LocatedError
 from assembler.lexer import Token
 from assembler.syntax import Binary, Bits, Directive, Field, Group, Line, Mem, Name, Num, Reg, Statement, Unary, span
 
-_REGISTER = re.compile(r"([VvPpSs])(\d+)$")
+_REGISTER = re.compile(r"([VvPpSs])([0-9]+)$")
 _PRECEDENCE = {"|": 1, "&": 2, "<<": 3, ">>": 3, "+": 4, "-": 4, "*": 5, "/": 5, "%": 5}
 _REGISTER_LIMIT = {"V": 32, "P": 8, "S": 32}
 
@@ -82,8 +82,11 @@ def _parse_unary(cur: _Cursor):
         cur.next()
         try:
             value = tok.value
-        except ValueError:  # Python refuses int() of more than 4300 digits
-            raise LocatedError(tok.location, f"number too long ({len(tok.text)} characters)") from None
+        except ValueError:  # Python refuses int() of more than 4300 digits; 0x_ has no digits at all
+            digits = tok.text.replace("_", "")
+            if len(digits) > 4300:
+                raise LocatedError(tok.location, f"number too long ({len(tok.text)} characters)") from None
+            raise LocatedError(tok.location, f"malformed number '{tok.text}': no digits after the prefix") from None
         return Num(value, tok.location, tok.text if tok.kind == "float" else None)
     if tok.kind == "ident":
         if tok.text.lower() == "bits" and cur.peek().is_op("("):

@@ -1,0 +1,181 @@
+"""Product bugs the fuzzers found, each as its minimal input.
+
+A bug still present is marked ``xfail(strict=True, reason="BUG: ...")``; when it is fixed its test
+XPASSes and fails the run: then delete the ``xfail`` mark and the bug's entry in
+``fuzz_support.KNOWN_BUGS`` (the properties set inputs matching it aside until then). Tests without
+the mark are bugs the fuzzers found that have since been fixed; they keep them fixed.
+"""
+
+from __future__ import annotations
+
+import re
+
+import fuzz_support as F
+import pytest
+
+from assembler import AsmError, assemble
+from emulator import Machine
+from emulator.report import build_report
+
+
+def bug(reason: str):
+    return pytest.mark.xfail(strict=True, reason=f"BUG: {reason}")
+
+
+def assembles_or_diagnoses(text: str) -> None:
+    """The assembler contract: a Program, or an AsmError with located diagnostics; nothing else."""
+    try:
+        assemble(text, "regression.asm")
+    except AsmError as err:
+        assert err.diagnostics
+
+
+def run(text: str, profile: str = "950"):
+    machine = Machine(assemble(text, "regression.asm"), profile)
+    result = machine.run(max_instructions=5000, max_cycles=2_000_000)
+    return machine, result
+
+
+# -- assembler ----------------------------------------------------------------------------------
+
+def test_decimal_literal_past_int_digit_limit():
+    """Was: ValueError (Python's 4300-digit int() limit) from assembler/lexer.py Token.value."""
+    assembles_or_diagnoses("MOV S1, " + "1" * 4301 + "\n")
+
+
+def test_register_number_past_int_digit_limit():
+    """Was: ValueError (the 4300-digit int() limit) from assembler/parser.py register_of."""
+    assembles_or_diagnoses("MOV S" + "0" * 4300 + "1, 1\n")
+
+
+@pytest.mark.parametrize("literal", ["0x_", "0b_", "0X__", "0B_"])
+def test_prefix_with_only_underscores(literal):
+    """Was: '0x_' lexes as an int token, then int('0x', 0) raises ValueError in assembler/lexer.py Token.value."""
+    assembles_or_diagnoses(f"MOV S1, {literal}\n")
+
+
+@pytest.mark.parametrize(("shape", "text"), [
+    ("parentheses", "MOV S1, " + "(" * 2000 + "1" + ")" * 2000 + "\n"),  # fails from depth ~495
+    ("unary minus", "MOV S1, " + "-" * 3000 + "1\n"),  # from ~990
+    ("bits()", "VADDS.f16 [0], [0], " + "bits(" * 2000 + "1" + ")" * 2000 + "\n"),  # from ~495
+    ("UB operand", "VLD.f16 V0, [" + "(" * 2000 + "0" + ")" * 2000 + "]\n"),
+])
+def test_deep_nesting(shape, text):
+    """Was: RecursionError in the recursive-descent parser (assembler/parser.py parse_expr/_parse_unary)."""
+    assembles_or_diagnoses(text)
+
+
+def test_long_flat_expression():
+    """Was: 1 + 1 + ... (~1000 terms) parses iteratively but raised RecursionError when evaluated
+    (assembler/assemble.py _Assembler.eval_int recurses down the left-leaning tree)."""
+    assembles_or_diagnoses("MOV S1, " + " + ".join(["1"] * 3000) + "\n")
+
+
+def test_long_equ_chain():
+    """Was: .equ constants each defined by the next, ~330 deep, raised RecursionError
+    (assembler/assemble.py _Assembler.value_of -> eval_int -> value_of ...)."""
+    n = 1000
+    lines = [f".equ C{i}, C{i + 1} + 1" for i in range(n)] + [f".equ C{n}, 0", "MOV S1, C0"]
+    assembles_or_diagnoses("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("literal", ["0x_", "0b_"])
+# Was: '0x_' was diagnosed as 'number too long (3 characters)'.
+def test_prefix_with_only_underscores_is_called_malformed(literal):
+    with pytest.raises(AsmError) as err:
+        assemble(f"MOV S1, {literal}\n", "regression.asm")
+    assert "too long" not in err.value.diagnostics[0].message
+
+
+# Was: a flat sum of 3000 terms was refused as nested too deeply (eval_int recursed down the chain).
+def test_long_flat_expression_evaluates():
+    program = assemble("MOV S1, " + " + ".join(["1"] * 3000) + "\n", "regression.asm")
+    assert program.words == assemble("MOV S1, 3000\n", "regression.asm").words
+
+
+# -- emulator -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["VLD.f16 V0, [1]\n", "MOV S1, 1\nMOV S2, 2\nVLD.f16 V0, [S1]\n"])
+def test_s_busy_counts_the_faulting_issue(text):
+    """Was: an instruction that faults at dispatch had its issue cycle counted in S's busy_cycles
+    (report.py build_report: counts * s_cycles; machine.py run counted it before op() raised) but not
+    in total_cycles: S busy 1 cycle of a 0-cycle run, utilisation 1.5 after two MOVs."""
+    machine, result = run(text)
+    assert result.fault is not None
+    out = build_report(machine, result).to_json()
+    for pipe, entry in out["pipes"].items():
+        assert entry["busy_cycles"] <= out["total_cycles"], (pipe, entry, out["total_cycles"])
+        assert entry["utilisation"] <= 1, (pipe, entry)
+
+
+@pytest.mark.parametrize("base", ["-32", "-0x10000000000"])
+@pytest.mark.parametrize("profile", ["950", "a2"])
+def test_vscatter_below_ub_faults(profile, base):
+    """Was: no fault; emulator/vector.py bind_vscatter (perform) checked only the top of UB, so a slightly
+    negative element index wrapped (numpy) to the end of UB (-32 wrote UB 0x3ffe0 on 950) and a very
+    negative one raised IndexError (out of bounds for axis 0)."""
+    machine, result = run(f"MOV S1, {base}\nMOV S2, 0x100\nPSET.b16 P0, VL1\nVLD.u16 V0, [S2]\nBARRIER V\n"
+                          "VSCATTER.u16 [S1], V0, V1, P0\nHALT\n.ub 0x100, u16, 7\n", profile)
+    assert result.fault is not None and result.fault.kind == "fault", "a write outside UB must fault"
+    assert "VSCATTER" in result.fault.message
+    assert not machine.ub[-64:].any()
+
+
+_RANGE = re.compile(r"bytes 0x([0-9a-f]+)\.\.0x([0-9a-f]+) outside (UB|GM) \(size 0x([0-9a-f]+)\)")
+
+
+def _assert_names_the_bytes(text: str) -> None:
+    _, result = run(text)
+    assert result.fault is not None and result.fault.kind == "fault"
+    message = result.fault.message
+    assert "0x-" not in message, message
+    for lo, hi, _, size in _RANGE.findall(message):
+        assert not (int(lo, 16) < int(hi, 16) <= int(size, 16)), f"the named range is inside memory: {message}"
+
+
+@pytest.mark.parametrize("text", [
+    "MOV S1, -64\nVLD.f16 V0, [S1]\n",
+    "MOV S1, -64\nVADD.f16 [S1], [0], [0]\n",
+    "MOV S1, -64\nDMA.UB2GM gm[0], [S1], len=1\n",
+    "MOV S7, -0x4000000\nDMA.GM2UB [0], gm[S7], len=1\n",
+])
+def test_fault_message_names_the_bytes_below_zero(text):
+    """Was: emulator/faults.py check_range clamped the start to 0 and printed negative ends as '0x-20':
+    'VLD: UB bytes 0x0..0xc0 outside UB' for an access at -0x40..0xc0, 'GM bytes 0x0..0x-3ffffe0'."""
+    _assert_names_the_bytes(text)
+
+
+def test_vgather_fault_names_a_negative_byte():
+    """Was: VGATHER's out-of-UB fault printed a negative byte address as '0x-20' (emulator/vector.py
+    bind_vgather_ub perform)."""
+    _assert_names_the_bytes("MOV S1, -32\nPSET.b16 P0, VL1\nVGATHER.u16 V1, [S1], V0, P0\n")
+
+
+def test_unicode_digits_are_not_numbers():
+    """The contract's numbers are decimal, hex and binary in ASCII: '١٢' (Arabic-Indic) is not 12."""
+    with pytest.raises(AsmError):
+        assemble("MOV S1, \u0661\u0662\n", "regression.asm")
+
+
+def test_known_bug_keys_are_unique():
+    keys = [b.key for b in F.KNOWN_BUGS]
+    assert len(keys) == len(set(keys))
+
+
+def test_counter_mode_memory_is_bounded():
+    """Was: a counter-mode tensor instruction with repeat strides 0 (a legal accumulation) allocated
+    five int64 arrays of one element per iteration in emulator/geometry.py dependency_distance
+    (np.arange(1, iterations) ...): count=4294967295 on f32 (67M iterations) took 2.7 GB and 15 s
+    without --max-cycles, although tensor.py's MAX_CHUNK is meant to bound the index arrays' memory."""
+    import tracemalloc
+
+    machine = Machine(assemble("VADD.f32 [0], [0x1000], [0x2000], count=268435456, dstrep=0, src0rep=0, "
+                               "src1rep=0\nHALT\n", "regression.asm"), "950")
+    tracemalloc.start()
+    try:
+        result = machine.run()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.fault is None
+    assert peak < 64 << 20, f"peak {peak >> 20} MiB for one instruction"

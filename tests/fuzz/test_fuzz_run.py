@@ -1,0 +1,538 @@
+"""Fuzz the emulator with random VALID programs built from the ISA table.
+
+Each program mixes scalar ALU, forward and backward branches (plain ones and counted loops), DMA in
+both directions, SETFLAG/WAITFLAG (matched pairs and strays), BARRIER, tensor and register
+instructions, with random ``.ub``/``.gm`` data. Operands are legal for their row (``isa.problems``
+accepts every instruction) and mostly sensible (aligned addresses held in address registers,
+small strides and repeats), with edge values mixed in so that the fault paths run too.
+
+Each program runs on both profiles ("950" and "a2"), strict or not, with ``max_instructions=5000``
+and ``max_cycles=2_000_000``, and must end cleanly or with a ``Fault`` of kind fault, limit,
+deadlock or race (race only with strict) that names an instruction: ``fault.pc`` is the start of an
+instruction of the program and the message names it (``pc 0x...``). Never any other exception. The
+report must then build from the finished machine (``machine.report()``, as the CLI builds it) and
+serialise with ``json.dumps`` (no NaN), with a few invariants of contract section 5 (counts add up
+to the instructions run, S0 is 0, no pipe busier than the run is long).
+
+Half of the programs are tame (no extreme values: they run deep, into loops and the instruction
+limit); the others mix in extremes (huge strides and counts, unaligned or out-of-range addresses)
+that fault here and there. Three runs in eight are repeated: plainly, traced (``--trace``'s events
+must serialise too) or paused and resumed every few instructions (the debugger's way): the report
+must be identical.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+
+import fuzz_support as F
+import pytest
+from attrs import define
+from hypothesis import given
+from hypothesis import strategies as st
+
+import isa
+from assembler import assemble, disassemble
+from emulator import Fault, Machine
+from emulator.report import race_messages
+from emulator.trace import trace_events
+from isa import GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef, encode, problems
+from isa.program import DataRecord, Program
+from isa.types import TYPES
+
+S = F.load_strategies()
+
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+
+MAX_INSTRUCTIONS = 5000
+MAX_CYCLES = 2_000_000
+PROFILES = ("950", "a2")
+FAULT_KINDS = ("fault", "limit", "deadlock", "race")
+ROWS = {(row.mnemonic, row.form): row for row in isa.TABLE}
+BY_FAMILY: dict[str, list] = {}
+for _row in isa.TABLE:
+    BY_FAMILY.setdefault(_row.family, []).append(_row)
+del _row
+
+ADDRESS_REGS = (1, 2, 3, 4, 5, 6)  # hold UB addresses (set by the prologue; post= moves them)
+GM_REGS = (7, 8)  # hold GM addresses
+COUNTER_REGS = (20, 21, 22)  # loop counters (nothing else writes them)
+UB_DATA_TOP = 0x8000  # data and most operands live below this: inside both profiles' UB
+UB_TOP = 0x30000  # a2's UB size (950 has 0x40000)
+
+
+def row(mnemonic: str, form: str) -> isa.Instruction:
+    return ROWS[(mnemonic, form)]
+
+
+@define
+class Target:
+    """A branch target not yet placed: the index of an instruction (len = the end of the text)."""
+
+    index: int
+
+
+# -- values -------------------------------------------------------------------------------------
+# Strategies are built once (cached): building them inside every draw costs more than the runs.
+
+@cache
+def ints(lo: int, hi: int) -> st.SearchStrategy[int]:
+    return st.integers(lo, hi)
+
+
+@cache
+def edgy(lo: int, hi: int) -> st.SearchStrategy[int]:
+    return S.edgy_int(lo, hi)
+
+
+@cache
+def blocks_of(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """Multiples of 32 in 32*lo..32*hi."""
+    return st.integers(lo, hi).map(lambda n: n * 32)
+
+
+@cache
+def edgy_blocks(lo: int, hi: int) -> st.SearchStrategy[int]:
+    return S.edgy_int(lo, hi).map(lambda n: n * 32)
+
+
+@cache
+def one_of(*choices) -> st.SearchStrategy:
+    return st.sampled_from(choices)
+
+
+@cache
+def element_bits(type_name: str) -> st.SearchStrategy[int]:
+    return S.element_bits(type_name)
+
+
+# How often a value is an extreme (that mostly faults), out of 64: drawn once per program, so that
+# half of the programs are tame and run deep, and the others fault here and there.
+WILDNESS = [0]
+WILDNESS_LEVELS = (0, 0, 0, 0, 1, 4, 8, 16)
+
+
+def wild(draw) -> bool:
+    """Whether this value is an extreme (see WILDNESS)."""
+    return WILDNESS[0] > 0 and draw(ints(0, 63)) < WILDNESS[0]
+
+
+def mostly(draw, common: st.SearchStrategy, edge: st.SearchStrategy):
+    """A draw from ``common``, or (see WILDNESS) from ``edge``."""
+    return draw(edge) if wild(draw) else draw(common)
+
+
+def aligned(draw, top: int = UB_DATA_TOP) -> int:
+    return draw(blocks_of(0, top // 32 - 1))
+
+
+UB_EDGES = (0, 0x2FF00, 0x2FFE0, 0x30000, 0x3FF00, 0x3FFE0, 0x40000 - 32)
+
+
+def ub_address(draw) -> int:
+    """A UB byte address: mostly aligned and low; sometimes the top of either UB, unaligned or past it."""
+    if not wild(draw):
+        return aligned(draw, draw(one_of(UB_DATA_TOP, 0x800)))
+    return draw(one_of(*UB_EDGES)) if draw(st.booleans()) else draw(edgy(0, 0x3FFFF))
+
+
+def ub_ref(draw) -> UbRef:
+    if draw(ints(0, 9)) < 5:
+        return UbRef(None, ub_address(draw))
+    reg = mostly(draw, one_of(*ADDRESS_REGS), ints(0, 31))
+    offset = mostly(draw, blocks_of(-2, 64) if draw(st.booleans()) else st.just(0), edgy_blocks(-4096, 4095))
+    return UbRef(reg, offset)
+
+
+def gm_ref(draw) -> GmRef:
+    if draw(ints(0, 2)):
+        if not wild(draw):
+            return GmRef(None, aligned(draw, 0x10000))
+        return GmRef(None, draw(one_of((16 << 20) - 32, 16 << 20)) if draw(st.booleans())
+                     else draw(edgy(0, (1 << 32) - 1)))
+    reg = mostly(draw, one_of(*GM_REGS), ints(0, 31))
+    return GmRef(reg, mostly(draw, blocks_of(-2, 64), edgy(-(1 << 26), (1 << 26) - 1)))
+
+
+SCRATCH = (9, 10, 11, 12)
+DEST_POOL = tuple(r for r in range(32) if r not in COUNTER_REGS)
+TAME_DEST_POOL = tuple(r for r in DEST_POOL if r not in ADDRESS_REGS + GM_REGS)
+
+
+def sreg(draw, *, dest: bool = False) -> int:
+    """A scalar register: often an address or scratch register, sometimes any (S0 too)."""
+    which = draw(ints(0, 2))
+    if dest:  # writes avoid the loop counters (so that counted loops end), and in tame programs the addresses
+        if not WILDNESS[0]:
+            return draw(one_of(*TAME_DEST_POOL))
+        return draw((one_of(*SCRATCH), one_of(*ADDRESS_REGS, *GM_REGS), one_of(*DEST_POOL))[which])
+    return draw((one_of(*SCRATCH), one_of(*ADDRESS_REGS), ints(0, 31))[which])
+
+
+def vreg(draw) -> int:
+    return draw(ints(0, 3) if draw(st.booleans()) else ints(0, 31))
+
+
+def preg(draw) -> int:
+    return draw(ints(0, 1) if draw(st.booleans()) else ints(0, 7))
+
+
+def reg_or_imm(draw, operand: isa.Operand) -> RegOrImm:
+    lo, hi = operand.imm_range()
+    if draw(st.booleans()):
+        return RegOrImm(sreg(draw))
+    return RegOrImm(None, draw(edgy(lo, hi) if wild(draw) or draw(ints(0, 7)) == 0 else ints(-64, 0x8000)))
+
+
+def operand_value(draw, operand: isa.Operand, etype):
+    kind = operand.kind
+    if kind is Kind.VREG:
+        return vreg(draw)
+    if kind is Kind.PREG:
+        return preg(draw)
+    if kind is Kind.SREG:
+        return sreg(draw, dest=True)
+    if kind is Kind.UB:
+        return ub_ref(draw)
+    if kind is Kind.GM:
+        return gm_ref(draw)
+    if kind is Kind.SCALAR:
+        if draw(ints(0, 3)) == 0:
+            return RegOrImm(sreg(draw))
+        return RegOrImm(None, draw(element_bits(etype.name)))
+    if kind in (Kind.SRC, Kind.IMM):
+        return reg_or_imm(draw, operand)
+    if kind is Kind.PIPE:
+        return draw(one_of(*isa.PIPES))
+    if kind is Kind.BARRIER_PIPE:
+        return draw(one_of(*isa.BARRIER_PIPES))
+    if kind is Kind.EVENT:
+        return draw(ints(0, 1) if draw(st.booleans()) else ints(0, 7))
+    if kind is Kind.PATTERN:
+        return draw(one_of(*isa.PATTERNS))
+    raise AssertionError(kind)
+
+
+def keyword_value(draw, spec: isa.Keyword, etype):
+    name = spec.name
+    if spec.types and (etype is None or etype.name not in spec.types):
+        return None
+    if spec.preg:
+        return None if draw(st.booleans()) else draw(ints(0, 7))
+    edge = edgy(spec.lo, spec.hi)
+    if name == "repeat":
+        value = mostly(draw, ints(0, 4) if draw(st.booleans()) else ints(1, 16), edge)
+    elif name == "post":
+        step = 32 // etype.size  # elements per datablock: keeps the base aligned
+        value = mostly(draw, st.just(0) if draw(st.booleans()) else ints(-2, 8), edge)
+        value = value * step if -2 <= value <= 8 else value
+    elif name == "blk":
+        if wild(draw):
+            return draw(edge)
+        return None if draw(st.booleans()) else draw(ints(0, 4))
+    elif name == "blocks":
+        value = mostly(draw, ints(1, 8), edge)
+    elif name == "len":
+        value = mostly(draw, ints(1, 16), edge)
+    elif name in ("srcgap", "dstgap"):
+        value = mostly(draw, ints(0, 4), edge)
+    elif name.endswith("blk"):
+        value = mostly(draw, st.just(spec.default) if draw(st.booleans()) else ints(0, 4), edge)
+    elif name.endswith("rep"):
+        value = mostly(draw, st.just(spec.default) if draw(st.booleans()) else ints(0, 16), edge)
+    else:
+        value = draw(edge)
+    return min(max(value, spec.lo), spec.hi)
+
+
+def mask_value(draw, etype) -> Mask | None:
+    lanes = etype.lanes
+    choice = draw(ints(0, 5))
+    if choice <= 1:
+        return None
+    if choice == 2:
+        return Mask(MaskMode.CONTINUOUS, draw(edgy(1, lanes)))
+    if choice == 3:
+        low = draw(edgy(0, (1 << 64) - 1))
+        high = 0 if lanes == 64 else draw(edgy(0, (1 << 64) - 1))
+        return Mask(MaskMode.BITS, low or 1, high)
+    return Mask(MaskMode.COUNT, mostly(draw, ints(1, 4 * lanes), edgy(1, (1 << 32) - 1)))
+
+
+def instruction(draw, r: isa.Instruction) -> Inst | None:
+    """A valid instruction of row ``r`` (branch targets left as ``Target``), or None if the draw broke a
+    rule that ``problems`` knows about."""
+    etype = TYPES[draw(one_of(*r.types))] if r.typed else None
+    if etype is not None and any(kw.types for kw in r.keywords) and draw(st.booleans()):
+        etype = TYPES[next(t for kw in r.keywords for t in kw.types)]  # carry= needs u32: use it often
+    operands = []
+    for o in r.operands:
+        if o.kind is Kind.TARGET:
+            operands.append(Target(0))  # placed by the caller
+        else:
+            operands.append(operand_value(draw, o, etype))
+    keywords = [keyword_value(draw, spec, etype) for spec in r.keywords]
+    if r.keyword("post") is not None:
+        base = next(v for o, v in zip(r.operands, operands, strict=True) if o.kind is Kind.UB)
+        if base.reg is None:
+            keywords[[k.name for k in r.keywords].index("post")] = 0
+    mask = mask_value(draw, etype) if r.has_mask else None
+    if mask is not None and mask.mode == MaskMode.COUNT:
+        keywords[[k.name for k in r.keywords].index("repeat")] = 1
+    inst = Inst(r, etype, tuple(operands), tuple(keywords), mask)
+    probe = _placed(inst, {0: 0}) if any(isinstance(v, Target) for v in operands) else inst
+    return inst if not problems(probe) else None
+
+
+def _placed(inst: Inst, pcs: dict[int, int]) -> Inst:
+    operands = tuple(pcs[v.index] if isinstance(v, Target) else v for v in inst.operands)
+    return Inst(inst.row, inst.type, operands, inst.keywords, inst.mask)
+
+
+# -- programs -----------------------------------------------------------------------------------
+
+def mov(reg: int, value: int) -> Inst:
+    return Inst(row("MOV", "scalar-mov"), None, (reg, RegOrImm(None, value)), ())
+
+
+def alu(mnemonic: str, sd: int, sa: int, imm: int) -> Inst:
+    return Inst(row(mnemonic, "scalar-alu"), None, (sd, sa, RegOrImm(None, imm)), ())
+
+
+def branch(mnemonic: str, sa: int, imm: int, target: int) -> Inst:
+    return Inst(row(mnemonic, "branch"), None, (sa, RegOrImm(None, imm), Target(target)), ())
+
+
+def flag(mnemonic: str, src: str, dst: str, event: int) -> Inst:
+    return Inst(row(mnemonic, "flag"), None, (src, dst, event), ())
+
+
+FAMILY_WEIGHTS = (
+    # (families, weight): the mix of a program's instructions
+    (("tensor",), 5), (("vld", "vst"), 4), (("vbinary", "vunary", "vscalar"), 4),
+    (("vgather_ub", "vgather_reg", "vscatter"), 2), (("pset", "pupdate", "pld", "pst"), 3),
+    (("mov", "alu"), 4), (("dma",), 4), (("barrier",), 2), (("nop",), 1),
+)
+SEGMENTS = ("single", "single", "single", "single", "single", "loop", "branch", "jump", "flag-pair", "stray-flag",
+            "halt", "index-load")
+
+
+@st.composite
+def random_programs(draw) -> Program:
+    WILDNESS[0] = draw(one_of(*WILDNESS_LEVELS))
+    insts: list[Inst] = []
+    # Prologue: address registers point at aligned UB (and GM) addresses.
+    for reg in ADDRESS_REGS:
+        if draw(ints(0, 4)):
+            insts.append(mov(reg, aligned(draw)))
+    for reg in GM_REGS:
+        if draw(st.booleans()):
+            insts.append(mov(reg, aligned(draw, 0x10000)))
+    families = [fams for fams, weight in FAMILY_WEIGHTS for _ in range(weight)]
+
+    def single() -> None:
+        fams = draw(one_of(*families))
+        rows = [r for fam in fams for r in BY_FAMILY[fam]]
+        inst = instruction(draw, draw(one_of(*rows)))
+        if inst is not None:
+            insts.append(inst)
+
+    open_loops = 0
+    for _ in range(draw(ints(1, 24))):
+        kind = draw(one_of(*SEGMENTS))
+        if kind == "single":
+            single()
+        elif kind == "loop" and open_loops < len(COUNTER_REGS):
+            # MOV Sc, n; top: body; SUB Sc, Sc, 1; BNE Sc, 0, top   (a backward branch)
+            counter = COUNTER_REGS[open_loops]
+            open_loops += 1
+            insts.append(mov(counter, draw(ints(0, 6))))
+            top = len(insts)
+            for _ in range(draw(ints(1, 5))):
+                single()
+            insts.append(alu("SUB", counter, counter, 1))
+            insts.append(branch(draw(one_of("BNE", "BGE", "BLT")), counter, 0, top))
+            open_loops -= 1
+        elif kind == "branch":
+            # A compare-and-branch anywhere (forward, backward, to the end), on any register.
+            r = row(draw(one_of("BEQ", "BNE", "BLT", "BGE")), "branch")
+            inst = instruction(draw, r)
+            if inst is not None:
+                insts.append(Inst(r, None, (*inst.operands[:2], Target(-1)), ()))
+        elif kind == "jump":
+            insts.append(Inst(row("JMP", "jump"), None, (Target(-1),), ()))  # forward: placed below
+        elif kind == "flag-pair":
+            src, dst = draw(one_of(*isa.PIPES)), draw(one_of(*isa.PIPES))
+            event = draw(ints(0, 7))
+            insts.append(flag("SETFLAG", src, dst, event))
+            for _ in range(draw(ints(0, 3))):
+                single()
+            insts.append(flag("WAITFLAG", src, dst, event))
+        elif kind == "stray-flag":
+            single_flag = instruction(draw, row(draw(one_of("SETFLAG", "WAITFLAG")), "flag"))
+            if single_flag is not None:
+                insts.append(single_flag)
+        elif kind == "halt":
+            insts.append(Inst(row("HALT", "none"), None, (), ()))
+        elif kind == "index-load":
+            # Index registers for gathers and scatters: small u16/u32 indices from the data below.
+            t = draw(one_of("u16", "u32"))
+            base = draw(one_of(0x7000, 0x7100, 0x7200))
+            insts.append(Inst(row("VLD", "reg-load"), TYPES[t], (draw(ints(0, 3)), UbRef(None, base)),
+                              (0, None)))
+    if draw(st.booleans()):
+        insts.append(Inst(row("HALT", "none"), None, (), ()))
+
+    # Place the branch targets: a loop's own backward target is kept; Target(-1) becomes any
+    # instruction start (forward or backward) or the end of the text.
+    resolved = []
+    for i, inst in enumerate(insts):
+        ops = []
+        for value in inst.operands:
+            placed = value
+            if isinstance(value, Target) and value.index < 0:
+                how = draw(ints(0, 15))
+                if how == 0:  # any multiple of 8: maybe inside a multi-word instruction, or past the end
+                    placed = Target(-1 - draw(one_of(*range(64), 0xFFFFF8 // 8)))
+                else:
+                    placed = Target(draw(ints(i + 1, len(insts))) if how % 2 else draw(ints(0, len(insts))))
+            ops.append(placed)
+        resolved.append(Inst(inst.row, inst.type, tuple(ops), inst.keywords, inst.mask))
+    pcs, pc = {}, 0
+    for i, inst in enumerate(resolved):
+        pcs[i] = pc
+        pc += inst.size
+    pcs[len(resolved)] = pc
+    pcs.update({-1 - k: 8 * k for k in [*range(64), 0xFFFFF8 // 8]})  # the raw targets
+    final = [_placed(inst, pcs) for inst in resolved]
+    for inst in final:
+        assert not problems(inst), (inst, problems(inst))
+    words = tuple(w for inst in final for w in encode(inst))
+    return Program(words=words, data=tuple(draw(st.lists(data_record(), max_size=6))), filename="fuzz.asm")
+
+
+INDEX_VALUES = {t: st.one_of(st.integers(0, 64), st.integers(0, 4096), S.element_bits(t)) for t in ("u16", "u32")}
+
+
+@st.composite
+def data_record(draw) -> DataRecord:
+    """Random .ub/.gm data inside both profiles' memories; the index area 0x7000.. holds small indices."""
+    if draw(ints(0, 3)) == 0:
+        t = draw(one_of("u16", "u32"))
+        size = TYPES[t].size
+        values = draw(st.lists(INDEX_VALUES[t], min_size=1, max_size=256 // size))
+        payload = b"".join(v.to_bytes(size, "little") for v in values)
+        return DataRecord("ub", "list", t, draw(one_of(0x7000, 0x7100, 0x7200)), len(values), payload)
+    t = draw(one_of(*S.DATA_TYPES))
+    size = TYPES[t].size
+    space = draw(one_of("ub", "ub", "gm"))
+    which = draw(ints(0, 2))
+    addr = aligned(draw) if which == 0 else draw(ints(0, UB_DATA_TOP - 1)) if which == 1 else UB_TOP - 256
+    if draw(st.booleans()):
+        values = draw(st.lists(element_bits(t), min_size=1, max_size=64))
+        payload = b"".join(v.to_bytes(size, "little") for v in values)
+        return DataRecord(space, "list", t, addr, len(values), payload)
+    count = min(draw(ints(1, 2048 // size)), (UB_TOP - addr) // size)
+    return DataRecord(space, "fill", t, addr, count, draw(element_bits(t)).to_bytes(size, "little"))
+
+
+# -- the property -------------------------------------------------------------------------------
+
+_PC_IN_MESSAGE = re.compile(r"\bpc 0x[0-9a-f]+\b")
+
+
+def check_run(program: Program, profile: str, strict: bool, mode: str = "plain", pauses: tuple = ()) -> dict:
+    """Run one program on one profile; returns the JSON report.
+
+    ``mode`` "trace" runs with a trace (and builds the trace events, as ``--trace`` does); "paused"
+    stops after ``pauses[k]`` more instructions and resumes, again and again (the debugger's way):
+    neither may change the report."""
+    machine = Machine(program, profile)
+    starts = set(machine._bound_at)
+    limits = {"max_instructions": MAX_INSTRUCTIONS, "max_cycles": MAX_CYCLES, "strict": strict}
+    if mode == "paused":
+        result = machine.run(**limits, pause_after=pauses[0] if pauses else None)
+        for k in range(1, 10_000):
+            if not result.paused:
+                break
+            step = pauses[k % len(pauses)] if pauses else 1
+            result = machine.run(**limits, pause_after=machine.executed + step)
+        assert not result.paused
+    else:
+        result = machine.run(**limits, trace=mode == "trace")
+    fault = result.fault
+    if fault is not None:
+        assert isinstance(fault, Fault)
+        allowed = FAULT_KINDS if strict else tuple(k for k in FAULT_KINDS if k != "race")
+        assert fault.kind in allowed, f"fault kind {fault.kind!r}: {fault}"
+        assert fault.pc is not None, f"a fault without a pc: {fault}"
+        assert fault.pc in starts, f"fault pc 0x{fault.pc:x} is not an instruction start: {fault}"
+        assert _PC_IN_MESSAGE.search(fault.message), f"the message names no pc: {fault.message!r}"
+    assert result.instructions <= MAX_INSTRUCTIONS
+    report = machine.report()  # as the CLI builds it (emulator.report.build_report)
+    out = report.to_json()
+    text = json.dumps(out, allow_nan=False)  # the contract's JSON has no NaN or inf
+    assert json.loads(text) == out
+    if mode == "trace":
+        json.dumps(trace_events(machine), allow_nan=False)
+    report.to_text()
+    race_messages(machine)
+    assert out["instructions"] == result.instructions
+    assert sum(e["count"] for e in out["per_pc"]) == result.instructions
+    assert {e["pc"] for e in out["per_pc"]} <= starts
+    assert out["scalars"]["S0"] == 0
+    assert all(-(1 << 63) <= v < 1 << 63 for v in out["scalars"].values())
+    total = out["total_cycles"]
+    assert total >= 0
+    for pipe, entry in out["pipes"].items():
+        busy = entry["busy_cycles"]
+        assert busy >= 0, (pipe, entry)
+        assert busy <= total, f"{pipe} busy {busy} cycles of a {total}-cycle run: {entry}"
+        assert 0 <= entry["utilisation"] <= 1, (pipe, entry)
+    assert ("fault" in out) == (fault is not None)
+    return out
+
+
+def run_everywhere(program: Program, strict: bool, again: str | None = None, pauses: tuple = ()) -> None:
+    """Run on both profiles; with ``again``, a second run (the same, traced, or paused and resumed)
+    must give the identical report."""
+    for profile in PROFILES:
+        try:
+            first = check_run(program, profile, strict)
+            if again is not None:
+                second = check_run(program, profile, strict, again, pauses)
+                assert second == first, f"a {again} run of the program on {profile} reports differently"
+        except AssertionError:
+            raise
+        except Exception as exc:
+            if F.known_bug(exc) is None:
+                raise
+
+
+AGAIN = (None, None, None, None, None, "plain", "trace", "paused")
+
+
+@F.fuzz(200)
+@given(random_programs(), st.booleans(), st.sampled_from(AGAIN), st.lists(st.integers(1, 40), min_size=1, max_size=4))
+def test_fuzz_random_valid_programs_run_or_fault(program, strict, again, pauses):
+    F.tried("run: random valid programs")
+    run_everywhere(program, strict, again, tuple(pauses))
+
+
+@F.fuzz(100)
+@given(random_programs(), st.booleans())
+def test_fuzz_random_valid_programs_from_source(program, strict):
+    """The same programs as source text (the disassembly, assembled): faults and reports then name
+    source lines, as ``vcore run PROG.asm`` does."""
+    F.tried("run: random valid programs from source")
+    try:
+        text = disassemble(program)
+        source = assemble(text, "fuzz.asm")
+    except Exception as exc:
+        if F.known_bug(exc) is None:
+            raise
+        return
+    assert source.words == program.words, text
+    run_everywhere(source, strict)
