@@ -120,13 +120,17 @@ class Machine(State):
         b = self._bound_at.get(pc)
         return inst_text(b.inst) if b is not None else "?"
 
+    def _holding(self, pc: int) -> Bound | None:
+        """The instruction whose words include ``pc`` without starting there, if any."""
+        return next((b for b in self.bound if b.pc < pc < b.pc + b.inst.size), None)
+
     def _inside(self, pc: int) -> str:
-        holder = next((b for b in self.bound if b.pc < pc < b.pc + b.inst.size), None)
+        holder = self._holding(pc)
         where = f" at {self.describe(holder.pc)}" if holder is not None else ""
         return f"control goes to pc 0x{pc:x}, inside the instruction{where}"
 
     def _fault_at(self, fault: Fault, pc: int) -> Fault:
-        holder = next((b for b in self.bound if b.pc < pc < b.pc + b.inst.size), None)
+        holder = self._holding(pc)
         if holder is not None:  # control reached the middle of an instruction: name that instruction
             pc = holder.pc
         fault.pc = pc

@@ -67,13 +67,11 @@ def _quiet(r: np.ndarray) -> np.ndarray:
 
 
 def unary(op: str, a: np.ndarray, is_float: bool) -> np.ndarray:
+    """``op`` over an array in the compute dtype. Float abs and relu never come here: they work
+    on the bits of T (``_sign_op``)."""
     if op == "abs":
-        if is_float:
-            return np.copysign(a, 1.0).astype(a.dtype)
         return np.abs(a)
     if op == "relu":
-        if is_float:
-            return np.where((a > 0) | np.isnan(a), a, a.dtype.type(0))
         return np.maximum(a, a.dtype.type(0))
     if op == "exp":
         return np.exp(a)

@@ -36,10 +36,11 @@ def _register_bytes(addr: int, blk: int | None) -> np.ndarray | None:
     return addr + _BLOCK_LANES * blk * BLOCK_BYTES + _BYTE_IN_BLOCK
 
 
-def _ub_footprint(addr: int, blk: int | None, end: int):
+def _ub_operand(addr: int, blk: int | None) -> dict:
+    """The footprint of a VLD/VST operand: VL contiguous bytes, or 8 blocks ``blk`` apart."""
     if blk is None:
-        return span("ub", addr, end)
-    return blocks("ub", addr + np.arange(8) * blk * BLOCK_BYTES)
+        return {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
+    return footprint([blocks("ub", addr + np.arange(8) * blk * BLOCK_BYTES)])
 
 
 def _scalar_value(m, ref, etype):
@@ -48,8 +49,7 @@ def _scalar_value(m, ref, etype):
 
 def _accessor(inst: Inst, ref, what: str):
     """``access(m) -> addr`` of a VLD/VST operand, with its keywords resolved here, once: checks
-    alignment and range, and applies ``post=`` to the register. Also returns the datablock stride
-    and the operand's extent in bytes."""
+    alignment and range, and applies ``post=`` to the register. Also returns the datablock stride."""
     blk = inst.kw("blk")
     extent = (7 * blk + 1) * BLOCK_BYTES if blk is not None else VL_BYTES
     step = (inst.kw("post") or 0) * inst.type.size
@@ -64,33 +64,25 @@ def _accessor(inst: Inst, ref, what: str):
             m.set_s(reg, m.s[reg] + step)
         return addr
 
-    return access, blk, extent
+    return access, blk
 
 
 @implements("vld")
 def bind_vld(inst: Inst, pc: int):
     vd, ref = inst.operands
     next_pc = pc + inst.size
-    access, blk, extent = _accessor(inst, ref, "VLD")
+    access, blk = _accessor(inst, ref, "VLD")
     writes = footprint([vreg(vd)])
 
     def run(m):
         addr = access(m)
-        if blk is None:
-            def perform():
-                data = m.ub[addr:addr + VL_BYTES].copy()
-                return lambda: m.v.__setitem__(vd, data)
+        where = _register_bytes(addr, blk)
 
-            reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
-        else:
-            where = _register_bytes(addr, blk)
+        def perform():
+            data = m.ub[addr:addr + VL_BYTES].copy() if where is None else m.ub[where]
+            return lambda: m.v.__setitem__(vd, data)
 
-            def perform():
-                data = m.ub[where]
-                return lambda: m.v.__setitem__(vd, data)
-
-            reads = footprint([_ub_footprint(addr, blk, addr + extent)])
-        m.submit(Job(pc, perform, footprint_reads=reads, footprint_writes=writes, lands=True))
+        m.submit(Job(pc, perform, footprint_reads=_ub_operand(addr, blk), footprint_writes=writes, lands=True))
         return next_pc
 
     return run
@@ -101,7 +93,7 @@ def bind_vst(inst: Inst, pc: int):
     ref, vs, pm = inst.operands
     width = inst.type.size
     next_pc = pc + inst.size
-    access, blk, extent = _accessor(inst, ref, "VST")
+    access, blk = _accessor(inst, ref, "VST")
     reads = footprint([vreg(vs), preg(pm)])
 
     def run(m):
@@ -117,11 +109,7 @@ def bind_vst(inst: Inst, pc: int):
             picked = m.v[vs][byte_on]
             return lambda: m.ub.__setitem__(where[byte_on], picked)
 
-        if blk is None:
-            writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
-        else:
-            writes = footprint([_ub_footprint(addr, blk, addr + extent)])
-        m.submit(Job(pc, perform, footprint_reads=reads, footprint_writes=writes, lands=True))
+        m.submit(Job(pc, perform, footprint_reads=reads, footprint_writes=_ub_operand(addr, blk), lands=True))
         return next_pc
 
     return run

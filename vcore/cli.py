@@ -52,6 +52,12 @@ def _fail(message: str, status: int = 2):
     sys.exit(status)
 
 
+def _fail_loading(err: Fault, path: str):
+    """A program that cannot be loaded into the machine (its data past the end of memory): exit 1,
+    naming the directive's place when the program came from source."""
+    _fail(str(err) if err.where else f"{path}: error: {err}", 1)
+
+
 def _read(path: str):
     try:
         return read_program_file(path)
@@ -140,7 +146,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     try:
         machine = Machine(program, profile, gm_size)
     except Fault as err:
-        _fail(str(err) if err.where else f"{program_path}: error: {err}", 1)
+        _fail_loading(err, program_path)
     for spec, data in zip(load_specs, load_data, strict=True):
         try:
             machine.write(spec.space, spec.addr, data)
@@ -203,7 +209,7 @@ def debug_command(program_path, profile_name, loads, gm_size) -> None:
         debugger = Debugger(program, profile, gm_size, [(s.space, s.addr, d) for s, d in zip(load_specs, load_data,
                                                                                            strict=True)])
     except Fault as err:
-        _fail(str(err) if err.where else f"{program_path}: error: {err}", 1)
+        _fail_loading(err, program_path)
     session(debugger)
 
 

@@ -147,33 +147,29 @@ class Debugger:
     def do_where(self, args) -> None:
         self.say(self.where())
 
-    def _after_run(self, why: str | None) -> None:
+    def _go(self, limit: int | None, stop_at: set[int]) -> None:
+        """Run (see ``_run``), then say why it stopped and what comes next."""
+        if self.ended:
+            raise DebugError("the program has ended (back steps backwards)")
+        why = self._run(limit, stop_at | set(self.breaks.values()))
         if why:
             self.say(why)
         self.say(self.where())
 
     def do_step(self, args) -> None:
-        count = _count(args)
-        if self.ended:
-            raise DebugError("the program has ended (back steps backwards)")
-        self._after_run(self._run(count, set(self.breaks.values())))
+        self._go(_count(args), set())
 
     def do_next(self, args) -> None:
-        if self.ended:
-            raise DebugError("the program has ended (back steps backwards)")
         m = self.m
         bound = m._bound_at.get(m.pc)
         family = bound.inst.row.family if bound is not None else None
-        if family in ("branch", "jump") and bound.inst.operands[-1] <= m.pc:
-            after = m.pc + bound.inst.size  # a back-branch: run until the loop falls through it
-            self._after_run(self._run(None, {after, *self.breaks.values()}))
+        if not self.ended and family in ("branch", "jump") and bound.inst.operands[-1] <= m.pc:
+            self._go(None, {m.pc + bound.inst.size})  # a back-branch: run until the loop falls through it
         else:
-            self._after_run(self._run(1, set(self.breaks.values())))
+            self._go(1, set())
 
     def do_continue(self, args) -> None:
-        if self.ended:
-            raise DebugError("the program has ended (back steps backwards)")
-        self._after_run(self._run(None, set(self.breaks.values())))
+        self._go(None, set())
 
     def do_break(self, args) -> None:
         if not args:
@@ -277,12 +273,11 @@ class Debugger:
         if target < 0:
             raise DebugError("at the start: nothing to undo")
         self.m = self._fresh()
-        for watch in self.watches:
-            watch[3] = self.m.memory(watch[0])[watch[1]:watch[1] + watch[2]].copy()
         while self.m.executed < target and not self.ended:
             self._step_one()
-        for watch in self.watches:
-            watch[3] = self.m.memory(watch[0])[watch[1]:watch[1] + watch[2]].copy()
+        for watch in self.watches:  # compared from here on
+            space, addr, length, _ = watch
+            watch[3] = self.m.memory(space)[addr:addr + length].copy()
         self.say(self.where())
 
 
