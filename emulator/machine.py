@@ -14,9 +14,9 @@ from attrs import define, field
 from emulator import scalar, tensor, vector  # noqa: F401
 from emulator.faults import Fault
 from emulator.profile import Profile, load_profile
-from emulator.semantics import HALT_PC, Bound, bind
+from emulator.semantics import HALT_PC, REFINES, Bound, bind
 from emulator.state import State
-from emulator.timing import Engine
+from emulator.timing import Diverged, Engine
 from isa import TYPES, decode_program
 from isa.program import Program
 from isa.text import inst_text
@@ -53,6 +53,10 @@ class Machine(State):
         self._s_cost = [0] * len(program.words)  # cycles each instruction occupies the scalar unit
         self.pipes: dict[int, str] = {}
         self.engine = Engine(self)
+        # Data moves in program order unless the program needs it timed (see emulator.timing);
+        # ``timed_data = True`` before ``run()`` always times it. ``ran_timed`` says which was used.
+        self.timed_data = any(b.inst.row.family in REFINES for b in self.bound)
+        self.ran_timed: bool | None = None
         for b in self.bound:
             self._by_word[b.pc // 8] = b.run
             self._s_cost[b.pc // 8] = self.engine.costs.s_cycles(b.inst)
@@ -171,12 +175,44 @@ class Machine(State):
         To stop early and resume with another call: ``pause_after=N`` stops once N instructions have
         run in all, ``breakpoints`` (a set of pcs) stops before one of them is run (except the one
         the run resumes at). ``progress(machine)`` is called every ``PROGRESS_EVERY`` instructions.
-        A paused run has ``result.paused``; its pipes have not been drained."""
+        A paused run has ``result.paused``; its pipes have not been drained.
+
+        A whole run moves data in program order, which is fast, unless two of its instructions
+        could race: then it runs again from the start with data moved at simulated times. A run
+        that pauses is timed from the start, so every pause shows the timed state."""
+        args = (max_instructions, max_cycles, strict, trace, pause_after, breakpoints, progress)
+        if self.result is None:
+            timed = self.timed_data or pause_after is not None or breakpoints is not None
+            if not timed:
+                start = self._save()
+                try:
+                    return self._run(*args, timed=False)
+                except Diverged:
+                    self._restore(start)
+            return self._run(*args, timed=True)
+        return self._run(*args, timed=self.ran_timed)
+
+    def _save(self) -> tuple:
+        """What a program-order run may change (GM is put back from the engine's undo log)."""
+        return self.ub.copy(), self.v.copy(), self.p.copy(), list(self.s), self.now, self.pc, self.executed
+
+    def _restore(self, saved: tuple) -> None:
+        ub, v, p, s, self.now, self.pc, self.executed = saved
+        np.copyto(self.ub, ub)
+        np.copyto(self.v, v)
+        np.copyto(self.p, p)
+        self.s[:] = s
+        self.engine.undo_gm()
+        self._counts = [0] * len(self._counts)
+        self.halted, self.fault, self.result = False, None, None
+
+    def _run(self, max_instructions: int, max_cycles: int | None, strict: bool, trace: bool,
+             pause_after: int | None, breakpoints, progress, timed: bool) -> RunResult:
         if self.result is not None and not self.result.paused:
             return self.result
         if self.result is None:
-            self.engine = Engine(self, strict=strict, max_cycles=max_cycles, trace=trace)
-            self._max_cycles, self._trace = max_cycles, trace
+            self.engine = Engine(self, strict=strict, max_cycles=max_cycles, trace=trace, timed=timed)
+            self._max_cycles, self._trace, self.ran_timed = max_cycles, trace, timed
         engine, max_cycles, trace = self.engine, self._max_cycles, self._trace
         ops, counts, s_cost = self._by_word, self._counts, self._s_cost
         end = len(ops)
@@ -256,13 +292,19 @@ class Machine(State):
 
     def _settle(self, fault: Fault) -> Fault:
         """The state at a fault: what was dispatched before the faulting instruction completes;
-        a fault inside the engine (a job's own fault, a race, a deadlock) keeps what has started."""
+        a fault inside the engine (a job's own fault, a race, a deadlock) keeps what has started, which
+        only a timed run knows."""
+        timed = self.engine.timed
         if fault.pc is None:
             fault = self._fault_at(fault, self.pc)
             try:
                 self.engine.finish()
             except Fault:
+                if not timed:
+                    raise Diverged from None
                 self.engine.land_started()
+        elif not timed:
+            raise Diverged
         else:
             self.engine.land_started()
         return fault

@@ -27,9 +27,12 @@ class Bound:
 
 
 BINDERS: dict[str, Callable[[Inst, int], Callable]] = {}
+# Families whose jobs refine their footprint when they start (from index registers read then): the
+# scoreboard's view of them depends on when they start, so their programs always run timed.
+REFINES: set[str] = set()
 
 
-def implements(*families: str):
+def implements(*families: str, refines: bool = False):
     """Register a binder ``binder(inst, pc) -> run`` for the named table families."""
 
     def register(binder):
@@ -37,6 +40,8 @@ def implements(*families: str):
             if family in BINDERS:
                 raise RuntimeError(f"family {family} implemented twice")
             BINDERS[family] = binder
+            if refines:
+                REFINES.add(family)
         return binder
 
     return register

@@ -1,11 +1,19 @@
 """The pipelined cycle model: S dispatches in program order, V, MTE2 and MTE3 run their queues in
 order and overlap, flags and barriers order them, and data moves at simulated times.
 
-Event driven: each job is scheduled once (its start and end follow from its pipe, its flags and
-the profile's costs), then performed at its start on the state as it is at that time; its writes
-land at its end. So a consumer that nothing orders after its producer reads stale data, as on
-hardware, and the engine reports it as a race. The work per instruction is constant: nothing here
-iterates over cycles.
+Each job is scheduled once: its start and end follow from its pipe, its flags and the profile's
+costs. The work per instruction is constant: nothing here iterates over cycles. Data moves in one
+of two ways, and the schedule is the same in both:
+
+- timed (``timed=True``): a job is performed at its start on the state as it is then, and its
+  writes land at its end. A consumer that nothing orders after its producer reads stale data, as
+  on hardware, and the engine names the race.
+- in program order (``timed=False``, the fast way): a job is performed when it is dispatched.
+  Where no two jobs race, that is the same data: every read then sees the last write before it in
+  program order, and no later one. The engine checks, as it schedules each job, whether it overlaps
+  in time with a job of another pipe that touches the same bytes, a superset of every race the
+  timed run would name; at the first such pair it raises ``Diverged`` and the machine runs the
+  program again, timed.
 """
 
 from __future__ import annotations
@@ -27,6 +35,12 @@ _LANE32 = np.arange(32, dtype=np.int64)
 _END, _START = 0, 1  # at one time, writes land before reads happen
 _PRUNE_EVERY = 256  # landings between prunes of the landed-jobs log
 TRACE_LIMIT = 500_000  # slices kept for --trace; later ones are counted, not kept
+_RECENT_PRUNE = 64  # scheduled jobs a pipe keeps for the program-order race check between prunes
+
+
+class Diverged(Exception):
+    """A program-order run found two jobs whose data could depend on timing (or a fault inside the
+    engine, whose state only a timed run gives exactly): the program must be run timed."""
 
 
 @define
@@ -76,8 +90,10 @@ def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
 class Engine:
     """Schedules, performs and accounts the jobs of one machine."""
 
-    def __init__(self, machine, strict: bool = False, max_cycles: int | None = None, trace: bool = False) -> None:
+    def __init__(self, machine, strict: bool = False, max_cycles: int | None = None, trace: bool = False,
+                 timed: bool = True) -> None:
         self.m = machine
+        self.timed = timed
         self.costs = CostModel(machine.profile)
         self.in_order_v = bool(machine.profile["vector"]["in_order_results"])
         self.register_caps = machine.profile["register"]
@@ -119,6 +135,10 @@ class Engine:
         self.flows: list = []  # (set job, wait job)
         self.set_jobs: dict = defaultdict(deque)
         self.pending_writes: dict[int, list] = {}
+        # Program order: per pipe, the scheduled data jobs a job scheduled later could overlap.
+        self.recent: dict[str, list[Job]] = {p: [] for p in QUEUED}
+        self.ordered = {p: p != "V" or self.in_order_v for p in QUEUED}
+        self.gm_undo: list = []  # program order: (start byte, bytes before) of each GM write
 
     # -- dispatch from the scalar unit -----------------------------------------------------------
     def submit(self, job: Job, pipe: str) -> None:
@@ -131,7 +151,10 @@ class Engine:
         queue = self.queue[pipe]
         queue.append(job)
         if job.kind == "data":
-            self.unstarted[pipe].append(job.seq)
+            if self.timed:
+                self.unstarted[pipe].append(job.seq)
+            else:
+                self._perform_now(job)
             if len(queue) == 1:  # nothing waits ahead of it, and a data job unblocks no other pipe
                 self._schedule_head(pipe)
             else:
@@ -140,7 +163,8 @@ class Engine:
             self.schedule()
         if len(self.waiting_start[pipe]) > self.queue_depth:
             self._respect_queue_depth(pipe, job)
-        self.advance(self.horizon())
+        if self.timed:
+            self.advance(self.horizon())
 
     def _respect_queue_depth(self, pipe: str, job: Job) -> None:
         """A pipe's queue holds ``scalar.queue_depth`` instructions that have not started; the scalar
@@ -264,8 +288,11 @@ class Engine:
         self.queue[pipe].popleft()
         self.waiting_start[pipe].append(start)
         if job.kind == "data":
-            heapq.heappush(self.events, (job.start, _START, job.seq, job))
-            heapq.heappush(self.events, (job.end, _END, job.seq, job))
+            if self.timed:
+                heapq.heappush(self.events, (job.start, _START, job.seq, job))
+                heapq.heappush(self.events, (job.end, _END, job.seq, job))
+            else:
+                self._check_overlaps(job, pipe)
 
     def _schedule_transfer(self, job: Job, pipe: str, cost) -> None:
         """A tensor instruction (V) or a DMA (MTE2/MTE3), whose cost follows from its operands."""
@@ -381,6 +408,61 @@ class Engine:
         fault = Fault("deadlock: every pipe waits for a flag that nothing will set:\n    " + "\n    ".join(waiting),
                       kind="deadlock")
         raise self.m.fault_at(fault, first.pc if first is not None else self.m.pc)
+
+    # -- program order -----------------------------------------------------------------------------
+    def _perform_now(self, job: Job) -> None:
+        """Perform a job and land its writes at dispatch (program order), keeping what GM held."""
+        if job.footprint_reads is None or job.footprint_writes is None:
+            job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
+        gm = job.footprint_writes.get("gm")
+        if gm is not None:
+            lo, hi = gm[1] * 32, min(gm[2] * 32, self.m.gm.size)
+            self.gm_undo.append((lo, self.m.gm[lo:hi].copy()))
+        try:
+            if job.lands:
+                landing = job.perform()
+                landing()
+            elif job.perform is not None:
+                job.perform()
+        except Fault:  # the state at a job's fault is the timed run's: what had started by then
+            raise Diverged from None
+
+    def _check_overlaps(self, job: Job, pipe: str) -> None:
+        """Diverged when this job and one scheduled before it overlap in time and touch the same
+        bytes, with at least one writing, and no pipe orders the two. The pair (a, b), a first in
+        program order, overlaps when b starts before a ends: a timed run names a race only then."""
+        reads, writes = job.footprint_reads, job.footprint_writes
+        if not reads and not writes:
+            return
+        seq, start, end = job.seq, job.start, job.end
+        for other_pipe, jobs in self.recent.items():
+            if not jobs or (other_pipe == pipe and self.ordered[pipe]):
+                continue
+            for other in jobs:
+                meet = (start < other.end or start < other.start) if other.seq < seq else \
+                    (other.start < end or other.start < start)
+                if meet and (overlap(other.footprint_writes, reads) or overlap(other.footprint_writes, writes)
+                             or overlap(writes, other.footprint_reads)):
+                    raise Diverged
+        mine = self.recent[pipe]
+        mine.append(job)
+        if len(mine) % _RECENT_PRUNE == 0:
+            self._prune_recent()
+
+    def _prune_recent(self) -> None:
+        """Forget jobs no job scheduled later can overlap: ended before any later start can be, and
+        after every job still waiting in a queue (an earlier one of those could start before them)."""
+        floor = self.horizon() - 2  # a register instruction can co-issue a cycle early
+        waiting = [q[0].seq for q in self.queue.values() if q]
+        oldest = min(waiting) if waiting else self.seq + 1
+        for pipe, jobs in self.recent.items():
+            self.recent[pipe] = [j for j in jobs if j.end > floor or j.seq > oldest]
+
+    def undo_gm(self) -> None:
+        """Put back what GM held before this program-order run wrote it."""
+        for lo, before in reversed(self.gm_undo):
+            self.m.gm[lo:lo + before.size] = before
+        self.gm_undo.clear()
 
     # -- performing --------------------------------------------------------------------------------
     def horizon(self) -> float:

@@ -206,7 +206,7 @@ def _index_type(etype) -> str:
     return "<u4" if etype.size == 4 else "<u2"
 
 
-@implements("vgather_ub")
+@implements("vgather_ub", refines=True)
 def bind_vgather_ub(inst: Inst, pc: int):
     vd, ref, vi, pm = inst.operands
     etype = inst.type
@@ -265,7 +265,7 @@ def bind_vgather_reg(inst: Inst, pc: int):
     return run
 
 
-@implements("vscatter")
+@implements("vscatter", refines=True)
 def bind_vscatter(inst: Inst, pc: int):
     ref, vs, vi, pm = inst.operands
     etype = inst.type

@@ -37,11 +37,17 @@ FIXED_SEED = 20240607
 
 COUNTS: Counter = Counter()
 KNOWN_HITS: Counter = Counter()
+OUTCOMES: Counter = Counter()  # how inputs went, where a property tells (not added to the inputs tried)
 
 
 def tried(name: str) -> None:
     """Count one input tried by property ``name``."""
     COUNTS[name] += 1
+
+
+def went(outcome: str) -> None:
+    """Count one run that ended as ``outcome`` (printed beside the inputs tried)."""
+    OUTCOMES[outcome] += 1
 
 
 def fuzz(default_examples: int):
@@ -124,6 +130,8 @@ def summary() -> str:
     lines = []
     for name in sorted(COUNTS):
         lines.append(f"fuzz: {COUNTS[name]} inputs tried by {name}")
+    for outcome in sorted(OUTCOMES):
+        lines.append(f"fuzz: {OUTCOMES[outcome]} runs {outcome}")
     for key in sorted(KNOWN_HITS):
         lines.append(f"fuzz: {KNOWN_HITS[key]} inputs set aside as known bug {key}")
     seed_text = "random seeds" if LONG_RUN else f"fixed seed {FIXED_SEED}"
