@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from attrs import define, field
 
 from isa.types import BLOCK_BYTES
 
@@ -117,14 +116,16 @@ def footprint(entries) -> dict:
     return out
 
 
-@define(slots=True, eq=False)
 class Job:
-    """One dynamic instruction on a pipe. The engine fills in the times and the sequence number."""
+    """One dynamic instruction on a pipe. The engine fills in the times and the sequence number.
+
+    A plain class on purpose: it is made once per instruction run, so its defaults live on the
+    class and ``register_job`` sets only the five fields a register instruction has."""
 
     pc: int
-    perform: Callable[[], None] | None  # None for synchronisation jobs and repeat=0
-    reads: list = field(factory=list)  # [(space, runs)]
-    writes: list = field(factory=list)
+    perform: Callable[[], None] | None = None  # None for synchronisation jobs and repeat=0
+    reads: list | tuple = ()  # [(space, runs)]
+    writes: list | tuple = ()
     kind: str = "data"  # data, set, wait, barrier
     lands: bool = False  # perform() returns the closure that lands its writes (no snapshot needed)
     iterations: int = 0
@@ -132,6 +133,7 @@ class Job:
     nbytes: int = 0  # DMA bytes moved
     flag: tuple | None = None  # (src pipe, dst pipe, event) of SETFLAG / WAITFLAG
     refine: Callable[[], tuple[list, list]] | None = None  # precise footprint, evaluated at the start
+    apply: Callable[[], None] | None = None  # perform and land at once (program order); register jobs only
     seq: int = 0
     pipe: str = ""
     dispatch: int = 0
@@ -139,3 +141,28 @@ class Job:
     end: int = 0
     footprint_reads: dict | None = None  # footprint(reads), by the binder when static, else the engine
     footprint_writes: dict | None = None
+
+    def __init__(self, pc: int, perform: Callable | None, reads: list | tuple = (), writes: list | tuple = (), *,
+                 kind: str = "data", lands: bool = False, iterations: int = 0, conflicts: Callable | None = None,
+                 nbytes: int = 0, flag: tuple | None = None, refine: Callable | None = None,
+                 footprint_reads: dict | None = None, footprint_writes: dict | None = None) -> None:
+        self.pc, self.perform, self.reads, self.writes, self.kind, self.lands = pc, perform, reads, writes, kind, lands
+        self.iterations, self.conflicts, self.nbytes = iterations, conflicts, nbytes
+        self.flag, self.refine = flag, refine
+        self.footprint_reads, self.footprint_writes = footprint_reads, footprint_writes
+
+    def __repr__(self) -> str:
+        return f"Job(pc=0x{self.pc:x}, kind={self.kind}, seq={self.seq}, {self.start}..{self.end})"
+
+
+_new = object.__new__
+
+
+def register_job(pc: int, perform: Callable, reads: dict, writes: dict, apply: Callable) -> Job:
+    """A register instruction's job: footprints given, ``perform`` returns what lands its writes,
+    and ``apply`` performs and lands at once. ``perform`` None: the job reads nothing when it
+    starts, and ``apply`` is what lands."""
+    job = _new(Job)
+    job.pc, job.perform, job.footprint_reads, job.footprint_writes, job.apply = pc, perform, reads, writes, apply
+    job.lands = True
+    return job

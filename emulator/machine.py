@@ -160,7 +160,8 @@ class Machine(State):
         return self._flats[space]
 
     def submit(self, job) -> None:
-        self.engine.submit(job, self.pipes[job.pc])
+        """Hand a job to the engine (each run sets ``self.submit`` to its engine's, to save a call)."""
+        self.engine.submit(job)
 
     def fault_at(self, fault: Fault, pc: int) -> Fault:
         return self._fault_at(fault, pc)
@@ -212,6 +213,7 @@ class Machine(State):
             return self.result
         if self.result is None:
             self.engine = Engine(self, strict=strict, max_cycles=max_cycles, trace=trace, timed=timed)
+            self.submit = self.engine.submit
             self._max_cycles, self._trace, self.ran_timed = max_cycles, trace, timed
         engine, max_cycles, trace = self.engine, self._max_cycles, self._trace
         ops, counts, s_cost = self._by_word, self._counts, self._s_cost

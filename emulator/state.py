@@ -5,11 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from emulator.faults import Fault, check_aligned, check_range
+from isa.types import TYPES
 from isa.values import dtype_of
 
 S_MASK = (1 << 64) - 1
 S_SIGN = 1 << 63
 MAX_GM_SIZE = 1 << 32
+ALL_LANES = ()  # State.lane_mask: every lane is enabled
+_LANE_MASKS_KEPT = 4096  # distinct masks cached per lane width before the cache starts again
 
 
 def wrap64(value: int) -> int:
@@ -30,6 +33,26 @@ class State:
         self.v = np.zeros((32, 256), dtype=np.uint8)
         self.p = np.zeros((8, 256), dtype=np.bool_)
         self._views: dict = {}
+        # Each vector register as an array of each element type, and of unsigned words of each width:
+        # register instructions index these lists instead of viewing a row of ``v`` every time.
+        self.v_as = {name: [self.v[i].view(dtype_of(t)) for i in range(32)] for name, t in TYPES.items()}
+        self.v_words = {w: [self.v[i].view(f"<u{w}") for i in range(32)] for w in (1, 2, 4)}
+        self._lane_masks: dict = {1: {}, 2: {}, 4: {}}
+
+    def lane_mask(self, pm: int, width: int):
+        """The lanes of ``width`` bytes that mask register ``pm`` enables, as a pair of arrays
+        (1 or 0 per lane as a word of that width, True or False per byte), or ALL_LANES when every
+        lane is. Cached by the register's contents, so each distinct mask is worked out once."""
+        cache = self._lane_masks[width]
+        key = self.p[pm].tobytes()
+        found = cache.get(key)
+        if found is None:
+            lanes = self.p[pm][::width]
+            found = ALL_LANES if lanes.all() else (lanes.astype(f"<u{width}"), np.repeat(lanes, width))
+            if len(cache) >= _LANE_MASKS_KEPT:
+                cache.clear()
+            cache[key] = found
+        return found
 
     def memory(self, space: str) -> np.ndarray:
         return self.ub if space == "ub" else self.gm

@@ -93,6 +93,7 @@ class Engine:
     def __init__(self, machine, strict: bool = False, max_cycles: int | None = None, trace: bool = False,
                  timed: bool = True) -> None:
         self.m = machine
+        self.pipe_of = machine.pipes  # pc -> pipe
         self.timed = timed
         self.costs = CostModel(machine.profile)
         self.in_order_v = bool(machine.profile["vector"]["in_order_results"])
@@ -114,8 +115,7 @@ class Engine:
         self.landed: list[Job] = []
         # Per pipe, the sequence numbers of its data jobs not yet started: a pipe starts them in order.
         self.unstarted: dict[str, deque] = {p: deque() for p in QUEUED}
-        self.static_cost: dict = {}  # pc -> Cost of a register instruction (it depends on nothing else)
-        self.ports: dict = {}  # pc -> (register writes, UB reads, UB writes) of a register instruction
+        self.plans: dict = {}  # pc -> what scheduling a register instruction needs (``_plan``)
         self.sets: dict = defaultdict(deque)  # flag -> (cycle, pc) of each set not yet taken
         self.last_consume: dict = {}  # flag -> (set cycle, consume cycle) of its latest consumed set
         self.v_recent: list[Job] = []  # V jobs writing UB/GM whose results may still be in flight
@@ -138,31 +138,51 @@ class Engine:
         # Program order: per pipe, the scheduled data jobs a job scheduled later could overlap.
         self.recent: dict[str, list[Job]] = {p: [] for p in QUEUED}
         self.ordered = {p: p != "V" or self.in_order_v for p in QUEUED}
+        # The lists a job of each pipe is checked against: the other pipes', and its own if unordered.
+        self.rivals = {p: tuple(self.recent[q] for q in QUEUED if q != p or not self.ordered[p]) for p in QUEUED}
         self.gm_undo: list = []  # program order: (start byte, bytes before) of each GM write
 
     # -- dispatch from the scalar unit -----------------------------------------------------------
-    def submit(self, job: Job, pipe: str) -> None:
+    def submit(self, job: Job) -> None:
+        """Take a job from the scalar unit at its dispatch, on its instruction's pipe."""
         m = self.m
+        pipe = self.pipe_of[job.pc]
         self.seq += 1
         job.seq, job.dispatch, job.pipe = self.seq, m.now, pipe
         if pipe == "S":
             self._on_s(job)
             return
         queue = self.queue[pipe]
-        queue.append(job)
         if job.kind == "data":
             if self.timed:
                 self.unstarted[pipe].append(job.seq)
+            elif job.apply is not None:  # a register instruction (it never writes GM): _perform_now, written out
+                try:
+                    job.apply()
+                except Fault:
+                    raise Diverged from None
             else:
                 self._perform_now(job)
-            if len(queue) == 1:  # nothing waits ahead of it, and a data job unblocks no other pipe
-                self._schedule_head(pipe)
+            if not queue:  # nothing waits ahead of it, and a data job unblocks no other pipe
+                plan = self.plans.get(job.pc)
+                if plan is not None:
+                    self._schedule_register(job, plan)
+                else:
+                    queue.append(job)
+                    self._schedule_head(pipe)
             else:
+                queue.append(job)
                 self.schedule()
         else:
+            queue.append(job)
             self.schedule()
-        if len(self.waiting_start[pipe]) > self.queue_depth:
-            self._respect_queue_depth(pipe, job)
+        waiting = self.waiting_start[pipe]
+        if len(waiting) > self.queue_depth:
+            now = m.now
+            while waiting and waiting[0] <= now:
+                waiting.popleft()
+            if len(waiting) > self.queue_depth:
+                self._respect_queue_depth(pipe, job)
         if self.timed:
             self.advance(self.horizon())
 
@@ -249,23 +269,30 @@ class Engine:
         return progress_any
 
     def _schedule_head(self, pipe: str) -> bool:
-        job = self.queue[pipe][0]
+        queue = self.queue[pipe]
+        job = queue[0]
         kind = job.kind
         if kind == "data":
-            cost = self.static_cost.get(job.pc)
-            if cost is None:
+            plan = self.plans.get(job.pc)
+            if plan is None:
                 inst = self.m.inst_at(job.pc)
                 cost = self.costs.job_cost(inst, job)
-                if inst.row.family not in ("tensor", "dma"):
-                    self.static_cost[job.pc] = cost  # a register instruction's cost depends on nothing else
-                else:
+                if inst.row.family in ("tensor", "dma"):
+                    queue.popleft()
                     self._schedule_transfer(job, pipe, cost)
                     return True
-            self._schedule_register(job, cost)
+                self._footprints(job)
+                plan = self._plan(job, cost)
+                if job.refine is None:  # a refined footprint may touch memory one time and not the next
+                    self.plans[job.pc] = plan
+            queue.popleft()
+            self._schedule_register(job, plan)
             return True
+        queue.popleft()
         ready = max(job.dispatch, self.free[pipe])
         if kind == "wait":
             if not self.sets[job.flag]:
+                queue.appendleft(job)
                 return False
             start = self._flag_consume(job, ready)
             self._stall(job.pc, "flag_wait", start - ready)
@@ -285,7 +312,6 @@ class Engine:
         self.free[pipe] = start + cost.occupancy
         self.done[pipe] = max(self.done[pipe], job.end)
         self._account(job, pipe, cost.latency, conflicts)
-        self.queue[pipe].popleft()
         self.waiting_start[pipe].append(start)
         if job.kind == "data":
             if self.timed:
@@ -324,12 +350,21 @@ class Engine:
             else:
                 memory_touched = True
         if memory_touched and self.v_recent:
-            # Only writers still in flight when this job could start can delay it; a register
-            # instruction may co-issue one cycle before ``ready``.
-            recent = self.v_recent = [e for e in self.v_recent if e.end >= ready]
-            for earlier in recent:
-                if earlier.end > depends and (overlap(earlier.footprint_writes, job.footprint_reads)
-                                              or overlap(earlier.footprint_writes, job.footprint_writes)):
+            depends = self._memory_depends(job, ready, depends)
+        return depends
+
+    def _memory_depends(self, job: Job, ready: int, depends: int) -> int:
+        """``depends``, or later: the end of a V job still in flight that writes memory this one
+        reads or writes. Only writers still in flight when this job could start can delay it; a
+        register instruction may co-issue one cycle before ``ready``."""
+        recent = self.v_recent
+        if recent[0].end < ready or recent[-1].end < ready:
+            recent = self.v_recent = [e for e in recent if e.end >= ready]
+        reads, writes = job.footprint_reads, job.footprint_writes
+        for earlier in recent:
+            if earlier.end > depends:
+                theirs = earlier.footprint_writes
+                if overlap(theirs, reads) or overlap(theirs, writes):
                     depends = earlier.end
         return depends
 
@@ -344,16 +379,39 @@ class Engine:
         if memory:
             self.v_recent.append(job)
 
-    def _schedule_register(self, job: Job, cost) -> None:
+    @staticmethod
+    def _plan(job: Job, cost) -> tuple:
+        """What a register instruction's scheduling needs that depends on its pc alone: its cost,
+        the registers it reads or writes, whether it touches memory, and its co-issue ports."""
+        reads, writes = job.footprint_reads, job.footprint_writes
+        touched = tuple(space for space in chain(reads, writes) if space in REGISTER_SPACES)
+        written = tuple(space for space in writes if space in REGISTER_SPACES)
+        memory = len(touched) < len(reads) + len(writes)
+        return (cost.latency, cost.occupancy, touched, written, memory, len(written) < len(writes),
+                (len(written), int("ub" in reads), int("ub" in writes)))
+
+    def _schedule_register(self, job: Job, plan: tuple) -> None:
         """A register instruction on V: after the results it depends on (950), launched with the
         program's vector function, co-issuing two per cycle within the documented port limits.
-        The hottest path of a register loop, so it is written out in one piece."""
+        The hottest path of a register loop, so it is written out in one piece: ``_place``,
+        ``_account`` and ``_record_results`` for a job whose cost and ports ``plan`` holds."""
+        latency, occupancy, touched, written, memory, writes_memory, ports = plan
         pc, dispatch = job.pc, job.dispatch
+        if job.footprint_reads is None or job.footprint_writes is None:
+            job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
         free = self.free
         ready = free["V"]
-        ready = max(ready, dispatch)
-        self._footprints(job)
-        depends = self._scoreboard(job, ready) if self.in_order_v else dispatch
+        if dispatch > ready:
+            ready = dispatch
+        depends = dispatch
+        if self.in_order_v:  # the scoreboard
+            ready_at = self.register_ready
+            for space in touched:
+                when = ready_at.get(space, 0)
+                if when > depends:
+                    depends = when
+            if memory and self.v_recent:
+                depends = self._memory_depends(job, ready, depends)
         if depends > ready:
             start = depends
             self._stall(pc, "dependency", depends - ready)
@@ -368,11 +426,6 @@ class Engine:
                 start = launch
         # Co-issue beside the previous register instruction when it issued in the cycle before
         # ``start`` with a one-cycle occupancy, this one was ready then, and the ports allow.
-        ports = self.ports.get(pc)
-        if ports is None:
-            writes = job.footprint_writes
-            ports = self.ports[pc] = (sum(1 for space in writes if space in REGISTER_SPACES),
-                                      int("ub" in job.footprint_reads), int("ub" in writes))
         reg_writes, ub_reads, ub_writes = ports
         cycle = self.v_cycle
         if cycle[0] == start - 1 and free["V"] == start and depends <= cycle[0]:
@@ -386,9 +439,44 @@ class Engine:
                 self.v_cycle = [start, 1, reg_writes, ub_reads, ub_writes]
         else:
             self.v_cycle = [start, 1, reg_writes, ub_reads, ub_writes]
-        self._place(job, "V", start, cost, 0)
+        # _place and _account
+        end = start + latency
+        job.start, job.end = start, end
+        if self.max_cycles is not None and end > self.max_cycles:
+            raise self.m.fault_at(Fault(f"--max-cycles {self.max_cycles} reached", kind="limit"), pc)
+        free["V"] = start + occupancy
+        if end > self.done["V"]:
+            self.done["V"] = end
+        self.stats[pc].cycles += latency  # (a register instruction counts no iterations)
+        self.count["V"] += 1
+        begin = self.busy_until["V"]
+        if start > begin:
+            begin = start
+        if end > begin:
+            self.busy["V"] += end - begin
+            self.busy_until["V"] = end
+        if self.trace_on:
+            self.trace_slice("V", pc, start, end, job)
+        self.waiting_start["V"].append(start)
+        if self.timed:
+            heapq.heappush(self.events, (start, _START, job.seq, job))
+            heapq.heappush(self.events, (end, _END, job.seq, job))
+        elif memory or not self.in_order_v:  # only V touches registers: there V orders itself on 950
+            first, second = self.rivals["V"][:2]
+            if first or second or not self.in_order_v:
+                self._check_overlaps(job, "V")
+            else:  # nothing of another pipe to overlap: _check_overlaps, written out
+                mine = self.recent["V"]
+                mine.append(job)
+                if not len(mine) % _RECENT_PRUNE:
+                    self._prune_recent()
+        # _record_results
         if self.in_order_v:
-            self._record_results(job)
+            ready_at = self.register_ready
+            for space in written:
+                ready_at[space] = end
+            if writes_memory:
+                self.v_recent.append(job)
 
     def drain_schedule(self) -> None:
         while any(self.queue.values()):
@@ -419,9 +507,10 @@ class Engine:
             lo, hi = gm[1] * 32, min(gm[2] * 32, self.m.gm.size)
             self.gm_undo.append((lo, self.m.gm[lo:hi].copy()))
         try:
-            if job.lands:
-                landing = job.perform()
-                landing()
+            if job.apply is not None:
+                job.apply()
+            elif job.lands:
+                job.perform()()
             elif job.perform is not None:
                 job.perform()
         except Fault:  # the state at a job's fault is the timed run's: what had started by then
@@ -435,9 +524,7 @@ class Engine:
         if not reads and not writes:
             return
         seq, start, end = job.seq, job.start, job.end
-        for other_pipe, jobs in self.recent.items():
-            if not jobs or (other_pipe == pipe and self.ordered[pipe]):
-                continue
+        for jobs in self.rivals[pipe]:
             for other in jobs:
                 meet = (start < other.end or start < other.start) if other.seq < seq else \
                     (other.start < end or other.start < start)
@@ -446,7 +533,7 @@ class Engine:
                     raise Diverged
         mine = self.recent[pipe]
         mine.append(job)
-        if len(mine) % _RECENT_PRUNE == 0:
+        if not len(mine) % _RECENT_PRUNE:
             self._prune_recent()
 
     def _prune_recent(self) -> None:
@@ -455,8 +542,8 @@ class Engine:
         floor = self.horizon() - 2  # a register instruction can co-issue a cycle early
         waiting = [q[0].seq for q in self.queue.values() if q]
         oldest = min(waiting) if waiting else self.seq + 1
-        for pipe, jobs in self.recent.items():
-            self.recent[pipe] = [j for j in jobs if j.end > floor or j.seq > oldest]
+        for jobs in self.recent.values():
+            jobs[:] = [j for j in jobs if j.end > floor or j.seq > oldest]
 
     def undo_gm(self) -> None:
         """Put back what GM held before this program-order run wrote it."""
@@ -498,7 +585,7 @@ class Engine:
         m = self.m
         if job.lands:
             try:
-                landing = job.perform()
+                landing = job.perform() if job.perform is not None else job.apply
             except Fault as fault:
                 raise m.fault_at(fault, job.pc) from None
             self.pending_writes[job.seq] = landing

@@ -10,12 +10,14 @@ import numpy as np
 
 from emulator import numerics
 from emulator.faults import Fault, hex_signed
-from emulator.jobs import NOTHING, Job, blocks, footprint, preg, span, vreg
+from emulator.jobs import NOTHING, Job, blocks, footprint, preg, register_job, span, vreg
 from emulator.semantics import implements
+from emulator.state import ALL_LANES
 from isa import Inst
 from isa.types import BLOCK_BYTES, TYPES, VL_BYTES
 from isa.values import dtype_of
 
+_S_MIN, _S_MAX = -(1 << 63), (1 << 63) - 1  # a scalar register's range
 _BLOCK_LANES = np.arange(VL_BYTES) // BLOCK_BYTES  # which datablock each register byte is in
 _BYTE_IN_BLOCK = np.arange(VL_BYTES) % BLOCK_BYTES
 
@@ -56,12 +58,17 @@ def _accessor(inst: Inst, ref, what: str):
     reg, offset = ref.reg, ref.offset
 
     def access(m) -> int:
-        addr = offset if reg is None else m.s[reg] + offset
+        s = m.s
+        addr = offset if reg is None else s[reg] + offset
         if addr & 31 or addr < 0 or addr + extent > m.ub.size:
             m.ub_block_address(ref, what)  # raises the alignment fault
             m.check_ub(addr, addr + extent, what)
         if step:
-            m.set_s(reg, m.s[reg] + step)
+            moved = s[reg] + step
+            if reg and _S_MIN <= moved <= _S_MAX:
+                s[reg] = moved
+            else:
+                m.set_s(reg, moved)  # S0, or a value that wraps
         return addr
 
     return access, blk
@@ -76,13 +83,24 @@ def bind_vld(inst: Inst, pc: int):
 
     def run(m):
         addr = access(m)
+        if blk is None:
+            def perform():
+                data = m.ub[addr:addr + VL_BYTES].copy()
+                return lambda: m.v.__setitem__(vd, data)
+
+            def apply():
+                m.v[vd] = m.ub[addr:addr + VL_BYTES]
+
+            reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
+            m.submit(register_job(pc, perform, reads, writes, apply))
+            return next_pc
         where = _register_bytes(addr, blk)
 
-        def perform():
-            data = m.ub[addr:addr + VL_BYTES].copy() if where is None else m.ub[where]
+        def perform_blocks():
+            data = m.ub[where]
             return lambda: m.v.__setitem__(vd, data)
 
-        m.submit(Job(pc, perform, footprint_reads=_ub_operand(addr, blk), footprint_writes=writes, lands=True))
+        m.submit(Job(pc, perform_blocks, footprint_reads=_ub_operand(addr, blk), footprint_writes=writes, lands=True))
         return next_pc
 
     return run
@@ -98,30 +116,44 @@ def bind_vst(inst: Inst, pc: int):
 
     def run(m):
         addr = access(m)
-        where = _register_bytes(addr, blk)
-
-        def perform():
-            if where is None:  # sources are read now (copies); the masked bytes land at the end
+        if blk is None:
+            def perform():  # sources are read now (copies); the masked bytes land at the end
                 on = m.p[pm][::width, None].copy()  # each lane's first entry, for all its bytes
                 data = m.v[vs].reshape(-1, width).copy()
                 return lambda: np.copyto(m.ub[addr:addr + VL_BYTES].reshape(-1, width), data, where=on)
+
+            def apply():
+                lanes = m.lane_mask(pm, width)
+                if lanes is ALL_LANES:
+                    m.ub[addr:addr + VL_BYTES] = m.v[vs]
+                else:
+                    np.copyto(m.ub[addr:addr + VL_BYTES], m.v[vs], where=lanes[1])
+
+            writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
+            m.submit(register_job(pc, perform, reads, writes, apply))
+            return next_pc
+        where = _register_bytes(addr, blk)
+
+        def perform_blocks():
             byte_on = lanes_to_mask(active_lanes(m.p[pm], width), width)
             picked = m.v[vs][byte_on]
             return lambda: m.ub.__setitem__(where[byte_on], picked)
 
-        m.submit(Job(pc, perform, footprint_reads=reads, footprint_writes=_ub_operand(addr, blk), lands=True))
+        m.submit(Job(pc, perform_blocks, footprint_reads=reads, footprint_writes=_ub_operand(addr, blk), lands=True))
         return next_pc
 
     return run
 
 
 def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
-    """``compute(m, scalar) -> landing`` for a register compute instruction: computes now from
-    the sources, zeroes inactive lanes, and returns what lands the result in Vd."""
+    """``(compute, apply)`` of a register compute instruction. ``compute(m, scalar) -> landing``
+    computes now from the sources, zeroes inactive lanes, and returns what lands the result in Vd;
+    ``apply(m, scalar)`` does the same and writes Vd at once (a program-order run)."""
     etype = inst.type
     dtype = dtype_of(etype)
     width = etype.size
     fn = numerics.kernel(inst.row.op, etype)
+    name = etype.name
 
     def compute(m, scalar=None):
         v = m.v
@@ -130,7 +162,17 @@ def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
         data = np.multiply(result.view(np.uint8).reshape(-1, width), on, dtype=np.uint8).reshape(-1)
         return lambda: v.__setitem__(vd, data)
 
-    return compute
+    def apply(m, scalar=None):
+        views = m.v_as[name]
+        result = fn([views[s] for s in srcs], scalar)
+        lanes = m.lane_mask(pm, width)
+        words = m.v_words[width][vd]
+        if lanes is ALL_LANES:
+            words[...] = result.view(words.dtype)
+        else:
+            np.multiply(result.view(words.dtype), lanes[0], out=words)
+
+    return compute, apply
 
 
 @implements("vbinary")
@@ -155,11 +197,11 @@ def bind_vbinary(inst: Inst, pc: int):
 
         return run_carry
 
-    compute = _computer(inst, (va, vb), pm, vd)
+    compute, apply = _computer(inst, (va, vb), pm, vd)
     reads, writes = footprint([vreg(va), vreg(vb), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit(Job(pc, lambda: compute(m), footprint_reads=reads, footprint_writes=writes, lands=True))
+        m.submit(register_job(pc, lambda: compute(m), reads, writes, lambda: apply(m)))
         return next_pc
 
     return run
@@ -169,11 +211,11 @@ def bind_vbinary(inst: Inst, pc: int):
 def bind_vunary(inst: Inst, pc: int):
     vd, va, pm = inst.operands
     next_pc = pc + inst.size
-    compute = _computer(inst, (va,), pm, vd)
+    compute, apply = _computer(inst, (va,), pm, vd)
     reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit(Job(pc, lambda: compute(m), footprint_reads=reads, footprint_writes=writes, lands=True))
+        m.submit(register_job(pc, lambda: compute(m), reads, writes, lambda: apply(m)))
         return next_pc
 
     return run
@@ -183,12 +225,12 @@ def bind_vunary(inst: Inst, pc: int):
 def bind_vscalar(inst: Inst, pc: int):
     vd, va, ref, pm = inst.operands
     next_pc = pc + inst.size
-    compute = _computer(inst, (va,), pm, vd)
+    compute, apply = _computer(inst, (va,), pm, vd)
     reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
         scalar = _scalar_value(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
-        m.submit(Job(pc, lambda: compute(m, scalar), footprint_reads=reads, footprint_writes=writes, lands=True))
+        m.submit(register_job(pc, lambda: compute(m, scalar), reads, writes, lambda: apply(m, scalar)))
         return next_pc
 
     return run
@@ -333,19 +375,27 @@ def bind_pupdate(inst: Inst, pc: int):
     width = inst.type.size
     lanes = 256 // width
     # The mask of the first n lanes, for every n: a row of this table, chosen at dispatch.
-    masks = np.repeat(np.arange(lanes)[None, :] < np.arange(lanes + 1)[:, None], width, axis=1)
+    masks = list(np.repeat(np.arange(lanes)[None, :] < np.arange(lanes + 1)[:, None], width, axis=1))
     writes = footprint([preg(pd)])
     next_pc = pc + inst.size
 
     def run(m):
-        count = m.s[sc]
-        m.set_s(sc, max(0, count - lanes))  # the scalar side happens at dispatch, in program order
-        value = masks[min(max(count, 0), lanes)]
+        s = m.s
+        count = s[sc]
+        # The scalar side happens at dispatch, in program order: Sn -= lanes, down to 0 (never wraps).
+        if count > lanes:
+            value = masks[lanes]
+            if sc:
+                s[sc] = count - lanes
+        else:
+            value = masks[count if count > 0 else 0]
+            if sc:
+                s[sc] = 0
 
         def land():
             m.p[pd] = value
 
-        m.submit(Job(pc, lambda: land, footprint_reads=NOTHING, footprint_writes=writes, lands=True))
+        m.submit(register_job(pc, None, NOTHING, writes, land))  # its perform reads nothing: it is land
         return next_pc
 
     return run
