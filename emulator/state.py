@@ -11,7 +11,7 @@ from isa.values import dtype_of
 S_MASK = (1 << 64) - 1
 S_SIGN = 1 << 63
 MAX_GM_SIZE = 1 << 32
-ALL_LANES = ()  # State.lane_mask: every lane is enabled
+ALL_LANES = ("all lanes",)  # State.lane_mask: every lane is enabled (truthy, like the pairs it stands beside)
 _LANE_MASKS_KEPT = 4096  # distinct masks cached per lane width before the cache starts again
 
 
@@ -37,13 +37,13 @@ class State:
         # register instructions index these lists instead of viewing a row of ``v`` every time.
         self.v_as = {name: [self.v[i].view(dtype_of(t)) for i in range(32)] for name, t in TYPES.items()}
         self.v_words = {w: [self.v[i].view(f"<u{w}") for i in range(32)] for w in (1, 2, 4)}
-        self._lane_masks: dict = {1: {}, 2: {}, 4: {}}
+        self.lane_masks: dict = {1: {}, 2: {}, 4: {}}  # per lane width: mask bytes -> lane_mask()
 
     def lane_mask(self, pm: int, width: int):
         """The lanes of ``width`` bytes that mask register ``pm`` enables, as a pair of arrays
         (1 or 0 per lane as a word of that width, True or False per byte), or ALL_LANES when every
         lane is. Cached by the register's contents, so each distinct mask is worked out once."""
-        cache = self._lane_masks[width]
+        cache = self.lane_masks[width]
         key = self.p[pm].tobytes()
         found = cache.get(key)
         if found is None:

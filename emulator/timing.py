@@ -100,6 +100,7 @@ class Engine:
         self.register_caps = machine.profile["register"]
         self.strict = strict
         self.max_cycles = max_cycles
+        self.cycle_limit = float("inf") if max_cycles is None else max_cycles
         self.queue = {p: deque() for p in QUEUED}
         self.queue_depth = machine.profile["scalar"]["queue_depth"]
         self.waiting_start = {p: deque() for p in QUEUED}  # start cycles of scheduled jobs, in order
@@ -178,11 +179,7 @@ class Engine:
             self.schedule()
         waiting = self.waiting_start[pipe]
         if len(waiting) > self.queue_depth:
-            now = m.now
-            while waiting and waiting[0] <= now:
-                waiting.popleft()
-            if len(waiting) > self.queue_depth:
-                self._respect_queue_depth(pipe, job)
+            self._respect_queue_depth(pipe, job)
         if self.timed:
             self.advance(self.horizon())
 
@@ -190,14 +187,15 @@ class Engine:
         """A pipe's queue holds ``scalar.queue_depth`` instructions that have not started; the scalar
         unit waits for a free slot before it reads on."""
         m, waiting = self.m, self.waiting_start[pipe]
-        while waiting and waiting[0] <= m.now:
+        now = m.now
+        while waiting and waiting[0] <= now:
             waiting.popleft()
         excess = len(waiting) - self.queue_depth
         if excess > 0:
             when = waiting[excess - 1]
-            self._stall(job.pc, "queue_full", when - m.now)
+            self._stall(job.pc, "queue_full", when - now)
             m.now = when
-            while waiting and waiting[0] <= m.now:
+            while waiting and waiting[0] <= when:
                 waiting.popleft()
 
     def _on_s(self, job: Job) -> None:
@@ -356,16 +354,25 @@ class Engine:
     def _memory_depends(self, job: Job, ready: int, depends: int) -> int:
         """``depends``, or later: the end of a V job still in flight that writes memory this one
         reads or writes. Only writers still in flight when this job could start can delay it; a
-        register instruction may co-issue one cycle before ``ready``."""
+        register instruction may co-issue one cycle before ``ready``. V touches no memory but UB,
+        so single runs of UB blocks are compared here directly."""
         recent = self.v_recent
         if recent[0].end < ready or recent[-1].end < ready:
             recent = self.v_recent = [e for e in recent if e.end >= ready]
-        reads, writes = job.footprint_reads, job.footprint_writes
+        mine = [found for found in (job.footprint_reads.get("ub"), job.footprint_writes.get("ub")) if found]
         for earlier in recent:
             if earlier.end > depends:
-                theirs = earlier.footprint_writes
-                if overlap(theirs, reads) or overlap(theirs, writes):
-                    depends = earlier.end
+                theirs = earlier.footprint_writes.get("ub")  # none: a scatter refined to no lanes
+                if theirs is None:
+                    continue
+                for found in mine:
+                    if found[0] is None and theirs[0] is None:
+                        hit = found[1] < theirs[2] and theirs[1] < found[2]
+                    else:
+                        hit = overlap({"ub": theirs}, {"ub": found}) is not None
+                    if hit:
+                        depends = earlier.end
+                        break
         return depends
 
     def _record_results(self, job: Job) -> None:
@@ -388,23 +395,24 @@ class Engine:
         written = tuple(space for space in writes if space in REGISTER_SPACES)
         memory = len(touched) < len(reads) + len(writes)
         return (cost.latency, cost.occupancy, touched, written, memory, len(written) < len(writes),
-                (len(written), int("ub" in reads), int("ub" in writes)))
+                len(written), int("ub" in reads), int("ub" in writes))
 
     def _schedule_register(self, job: Job, plan: tuple) -> None:
         """A register instruction on V: after the results it depends on (950), launched with the
         program's vector function, co-issuing two per cycle within the documented port limits.
         The hottest path of a register loop, so it is written out in one piece: ``_place``,
         ``_account`` and ``_record_results`` for a job whose cost and ports ``plan`` holds."""
-        latency, occupancy, touched, written, memory, writes_memory, ports = plan
+        latency, occupancy, touched, written, memory, writes_memory, reg_writes, ub_reads, ub_writes = plan
         pc, dispatch = job.pc, job.dispatch
-        if job.footprint_reads is None or job.footprint_writes is None:
+        if job.footprint_writes is None:  # binders set both footprints or neither
             job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
         free = self.free
         ready = free["V"]
         if dispatch > ready:
             ready = dispatch
         depends = dispatch
-        if self.in_order_v:  # the scoreboard
+        ordered = self.in_order_v
+        if ordered:  # the scoreboard
             ready_at = self.register_ready
             for space in touched:
                 when = ready_at.get(space, 0)
@@ -414,7 +422,8 @@ class Engine:
                 depends = self._memory_depends(job, ready, depends)
         if depends > ready:
             start = depends
-            self._stall(pc, "dependency", depends - ready)
+            self.stats[pc].stalls["dependency"] += depends - ready  # _stall, written out
+            self.stall_totals["dependency"] += depends - ready
         else:
             start = ready
         if not self.function_started:
@@ -426,7 +435,6 @@ class Engine:
                 start = launch
         # Co-issue beside the previous register instruction when it issued in the cycle before
         # ``start`` with a one-cycle occupancy, this one was ready then, and the ports allow.
-        reg_writes, ub_reads, ub_writes = ports
         cycle = self.v_cycle
         if cycle[0] == start - 1 and free["V"] == start and depends <= cycle[0]:
             caps = self.register_caps
@@ -442,7 +450,7 @@ class Engine:
         # _place and _account
         end = start + latency
         job.start, job.end = start, end
-        if self.max_cycles is not None and end > self.max_cycles:
+        if end > self.cycle_limit:
             raise self.m.fault_at(Fault(f"--max-cycles {self.max_cycles} reached", kind="limit"), pc)
         free["V"] = start + occupancy
         if end > self.done["V"]:
@@ -461,9 +469,11 @@ class Engine:
         if self.timed:
             heapq.heappush(self.events, (start, _START, job.seq, job))
             heapq.heappush(self.events, (end, _END, job.seq, job))
-        elif memory or not self.in_order_v:  # only V touches registers: there V orders itself on 950
-            first, second = self.rivals["V"][:2]
-            if first or second or not self.in_order_v:
+        elif not ordered:
+            self._check_overlaps(job, "V")
+        elif memory:  # only V touches registers: there V orders itself on 950
+            mte2, mte3 = self.rivals["V"]
+            if mte2 or mte3:
                 self._check_overlaps(job, "V")
             else:  # nothing of another pipe to overlap: _check_overlaps, written out
                 mine = self.recent["V"]
@@ -471,7 +481,7 @@ class Engine:
                 if not len(mine) % _RECENT_PRUNE:
                     self._prune_recent()
         # _record_results
-        if self.in_order_v:
+        if ordered:
             ready_at = self.register_ready
             for space in written:
                 ready_at[space] = end

@@ -123,7 +123,7 @@ def bind_vst(inst: Inst, pc: int):
                 return lambda: np.copyto(m.ub[addr:addr + VL_BYTES].reshape(-1, width), data, where=on)
 
             def apply():
-                lanes = m.lane_mask(pm, width)
+                lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
                 if lanes is ALL_LANES:
                     m.ub[addr:addr + VL_BYTES] = m.v[vs]
                 else:
@@ -154,6 +154,7 @@ def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
     width = etype.size
     fn = numerics.kernel(inst.row.op, etype)
     name = etype.name
+    va, vb = srcs if len(srcs) == 2 else (srcs[0], None)
 
     def compute(m, scalar=None):
         v = m.v
@@ -164,8 +165,8 @@ def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
 
     def apply(m, scalar=None):
         views = m.v_as[name]
-        result = fn([views[s] for s in srcs], scalar)
-        lanes = m.lane_mask(pm, width)
+        result = fn((views[va],) if vb is None else (views[va], views[vb]), scalar)
+        lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
         words = m.v_words[width][vd]
         if lanes is ALL_LANES:
             words[...] = result.view(words.dtype)
