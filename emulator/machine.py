@@ -163,6 +163,10 @@ class Machine(State):
         """Hand a job to the engine (each run sets ``self.submit`` to its engine's, to save a call)."""
         self.engine.submit(job)
 
+    def submit_register(self, job) -> None:
+        """Hand a register instruction's job (``jobs.register_job``) to the engine (likewise)."""
+        self.engine.submit_register(job)
+
     def fault_at(self, fault: Fault, pc: int) -> Fault:
         return self._fault_at(fault, pc)
 
@@ -213,7 +217,7 @@ class Machine(State):
             return self.result
         if self.result is None:
             self.engine = Engine(self, strict=strict, max_cycles=max_cycles, trace=trace, timed=timed)
-            self.submit = self.engine.submit
+            self.submit, self.submit_register = self.engine.submit, self.engine.submit_register
             self._max_cycles, self._trace, self.ran_timed = max_cycles, trace, timed
         engine, max_cycles, trace = self.engine, self._max_cycles, self._trace
         ops, counts, s_cost = self._by_word, self._counts, self._s_cost

@@ -157,11 +157,6 @@ class Engine:
         if job.kind == "data":
             if self.timed:
                 self.unstarted[pipe].append(job.seq)
-            elif job.apply is not None:  # a register instruction (it never writes GM): _perform_now, written out
-                try:
-                    job.apply()
-                except Fault:
-                    raise Diverged from None
             else:
                 self._perform_now(job)
             if not queue:  # nothing waits ahead of it, and a data job unblocks no other pipe
@@ -180,6 +175,33 @@ class Engine:
         waiting = self.waiting_start[pipe]
         if len(waiting) > self.queue_depth:
             self._respect_queue_depth(pipe, job)
+        if self.timed:
+            self.advance(self.horizon())
+
+    def submit_register(self, job: Job) -> None:
+        """``submit`` for a register instruction's job (``jobs.register_job``): on V, with an
+        ``apply``; the common case of ``submit``, written out."""
+        self.seq += 1
+        job.seq, job.dispatch, job.pipe = self.seq, self.m.now, "V"
+        if self.timed:
+            self.unstarted["V"].append(job.seq)
+        else:
+            try:
+                job.apply()
+            except Fault:  # the state at a job's fault is the timed run's: what had started by then
+                raise Diverged from None
+        queue = self.queue["V"]
+        plan = None if queue else self.plans.get(job.pc)
+        if plan is not None:
+            self._schedule_register(job, plan)
+        else:
+            queue.append(job)
+            if len(queue) == 1:
+                self._schedule_head("V")
+            else:
+                self.schedule()
+        if len(self.waiting_start["V"]) > self.queue_depth:
+            self._respect_queue_depth("V", job)
         if self.timed:
             self.advance(self.horizon())
 
@@ -517,9 +539,7 @@ class Engine:
             lo, hi = gm[1] * 32, min(gm[2] * 32, self.m.gm.size)
             self.gm_undo.append((lo, self.m.gm[lo:hi].copy()))
         try:
-            if job.apply is not None:
-                job.apply()
-            elif job.lands:
+            if job.lands:
                 job.perform()()
             elif job.perform is not None:
                 job.perform()

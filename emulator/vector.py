@@ -92,7 +92,7 @@ def bind_vld(inst: Inst, pc: int):
                 m.v[vd] = m.ub[addr:addr + VL_BYTES]
 
             reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
-            m.submit(register_job(pc, perform, reads, writes, apply))
+            m.submit_register(register_job(pc, perform, reads, writes, apply))
             return next_pc
         where = _register_bytes(addr, blk)
 
@@ -130,7 +130,7 @@ def bind_vst(inst: Inst, pc: int):
                     np.copyto(m.ub[addr:addr + VL_BYTES], m.v[vs], where=lanes[1])
 
             writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
-            m.submit(register_job(pc, perform, reads, writes, apply))
+            m.submit_register(register_job(pc, perform, reads, writes, apply))
             return next_pc
         where = _register_bytes(addr, blk)
 
@@ -202,7 +202,7 @@ def bind_vbinary(inst: Inst, pc: int):
     reads, writes = footprint([vreg(va), vreg(vb), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit(register_job(pc, lambda: compute(m), reads, writes, lambda: apply(m)))
+        m.submit_register(register_job(pc, lambda: compute(m), reads, writes, lambda: apply(m)))
         return next_pc
 
     return run
@@ -216,7 +216,7 @@ def bind_vunary(inst: Inst, pc: int):
     reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit(register_job(pc, lambda: compute(m), reads, writes, lambda: apply(m)))
+        m.submit_register(register_job(pc, lambda: compute(m), reads, writes, lambda: apply(m)))
         return next_pc
 
     return run
@@ -231,7 +231,7 @@ def bind_vscalar(inst: Inst, pc: int):
 
     def run(m):
         scalar = _scalar_value(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
-        m.submit(register_job(pc, lambda: compute(m, scalar), reads, writes, lambda: apply(m, scalar)))
+        m.submit_register(register_job(pc, lambda: compute(m, scalar), reads, writes, lambda: apply(m, scalar)))
         return next_pc
 
     return run
@@ -396,7 +396,7 @@ def bind_pupdate(inst: Inst, pc: int):
         def land():
             m.p[pd] = value
 
-        m.submit(register_job(pc, None, NOTHING, writes, land))  # its perform reads nothing: it is land
+        m.submit_register(register_job(pc, None, NOTHING, writes, land))  # its perform reads nothing: it is land
         return next_pc
 
     return run
