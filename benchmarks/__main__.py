@@ -33,12 +33,14 @@ def best_of(fn, runs: int = 3) -> float:
     return min(times)
 
 
-def run_program(text: str, runs: int = 3) -> tuple[float, Machine]:
-    """Best wall time of ``Machine.run`` (binding the program, done once per load, is not timed)."""
+def run_program(text: str, runs: int = 3, timed: bool = False) -> tuple[float, Machine]:
+    """Best wall time of ``Machine.run`` (binding the program, done once per load, is not timed).
+    ``timed``: data moved at simulated times from the start, as for a program with a race."""
     program = assemble(text)
     best, machine = float("inf"), None
     for _ in range(runs):
         machine = Machine(program)
+        machine.timed_data = machine.timed_data or timed
         start = time.perf_counter()
         machine.run()
         best = min(best, time.perf_counter() - start)
@@ -97,8 +99,7 @@ def scalar_loop() -> dict:
             "target": None, "ok": rate >= 1e6}
 
 
-def register_loop() -> dict:
-    body = """    MOV S4, 1000
+ASC_SUB = """    MOV S4, 1000
     MOV S1, 0x0
     MOV S2, 0x2000
     MOV S3, 0x4000
@@ -109,13 +110,30 @@ inner:
     VSUB.f16 V2, V0, V1, P0
     VST.f16 [S3], V2, P0, post=128
     BLT S0, S4, inner"""
-    seconds, machine = run_program(loop_of(body, 200), runs=5)
+
+
+def register_rate(timed: bool) -> tuple[float, float]:
+    """Vector instructions a second of the asc_sub loop, and the plain-numpy floor."""
+    seconds, machine = run_program(loop_of(ASC_SUB, 200), runs=7, timed=timed)
+    assert machine.ran_timed == timed
     vector = sum(c for pc, c in machine.counts().items() if machine.pipes[pc] == "V")
-    rate = vector / seconds
-    floor = vector / best_of(lambda: asc_sub_in_numpy(200), runs=5)
+    return vector / seconds, vector / best_of(lambda: asc_sub_in_numpy(200), runs=5)
+
+
+def register_loop() -> dict:
+    rate, floor = register_rate(timed=False)
     return {"name": "asc_sub loop (register instructions)", "figure": f"{rate / 1e3:.0f} k vector instr/s",
             "limit": f"target 200 k/s (numpy alone: {floor / 1e3:.0f} k/s)", "ratio": 200e3 / rate, "target": None,
             "ok": rate >= 200e3}
+
+
+def register_loop_timed() -> dict:
+    """The same loop with data moved at simulated times: how fast a racy program's second run, or
+    a paused one (the debugger), goes. For information: the target is the row above."""
+    rate, floor = register_rate(timed=True)
+    return {"name": "  the same, data timed (a race's rerun, the debugger)",
+            "figure": f"{rate / 1e3:.0f} k vector instr/s", "limit": f"(numpy alone: {floor / 1e3:.0f} k/s)",
+            "ratio": floor / rate, "target": None, "ok": None}
 
 
 def asc_sub_in_numpy(passes: int) -> None:
@@ -181,13 +199,14 @@ def repeat_independence() -> dict:
 
 
 def main() -> None:
-    rows = [tensor_contiguous(), tensor_strided(), scalar_loop(), register_loop(), empty_run(), repeat_independence()]
+    rows = [tensor_contiguous(), tensor_strided(), scalar_loop(), register_loop(), register_loop_timed(), empty_run(),
+            repeat_independence()]
     print(f"{'benchmark':<58} {'vcore':>22}  {'limit':<40} {'ratio':>6}  verdict")
     for row in rows:
         ok = row["ok"] if "ok" in row else row["ratio"] <= row["target"]
         target = f" (<= {row['target']:g}x)" if row.get("target") else ""
-        print(f"{row['name']:<58} {row['figure']:>22}  {row['limit']:<40} {row['ratio']:>5.2f}x  "
-              f"{'meets' if ok else 'MISSES'}{target}")
+        verdict = "(information)" if ok is None else "meets" if ok else "MISSES"
+        print(f"{row['name']:<58} {row['figure']:>22}  {row['limit']:<40} {row['ratio']:>5.2f}x  {verdict}{target}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory: {peak:.0f} MiB")
 

@@ -273,7 +273,11 @@ class Machine(State):
         except Fault as fault:
             self.fault = self._settle(fault)
         except KeyboardInterrupt:
-            self.fault = self._settle(Fault("interrupted", kind="interrupt"))
+            interrupted = Fault("interrupted", kind="interrupt")
+            try:
+                self.fault = self._settle(interrupted)
+            except Diverged:  # never start again after Ctrl-C: the state is what was dispatched, done
+                self.fault = interrupted
         finally:
             errors.__exit__(None, None, None)
         paused = paused and self.fault is None

@@ -21,6 +21,19 @@ def wrap64(value: int) -> int:
     return value - (1 << 64) if value & S_SIGN else value
 
 
+class _RegisterViews(dict):
+    """element type name -> the 32 vector registers viewed as that type, made when first asked for
+    (so ml_dtypes, slow to import, is loaded only by a program that uses bf16)."""
+
+    def __init__(self, v: np.ndarray) -> None:
+        super().__init__()
+        self.v = v
+
+    def __missing__(self, name: str) -> list:
+        views = self[name] = [self.v[i].view(dtype_of(TYPES[name])) for i in range(32)]
+        return views
+
+
 class State:
     """The architectural state. Memories are uint8 arrays; registers are plain arrays too."""
 
@@ -35,7 +48,7 @@ class State:
         self._views: dict = {}
         # Each vector register as an array of each element type, and of unsigned words of each width:
         # register instructions index these lists instead of viewing a row of ``v`` every time.
-        self.v_as = {name: [self.v[i].view(dtype_of(t)) for i in range(32)] for name, t in TYPES.items()}
+        self.v_as = _RegisterViews(self.v)
         self.v_words = {w: [self.v[i].view(f"<u{w}") for i in range(32)] for w in (1, 2, 4)}
         self.lane_masks: dict = {1: {}, 2: {}, 4: {}}  # per lane width: mask bytes -> lane_mask()
 

@@ -1,5 +1,5 @@
 """The pipelined cycle model: S dispatches in program order, V, MTE2 and MTE3 run their queues in
-order and overlap, flags and barriers order them, and data moves at simulated times.
+order and overlap, flags and barriers order them, and data moves as if at simulated times.
 
 Each job is scheduled once: its start and end follow from its pipe, its flags and the profile's
 costs. The work per instruction is constant: nothing here iterates over cycles. Data moves in one

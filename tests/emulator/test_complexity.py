@@ -9,8 +9,9 @@ from assembler import assemble
 from emulator import Machine
 
 
-def python_calls(text: str, profile: str = "950") -> int:
+def python_calls(text: str, profile: str = "950", timed: bool = False) -> int:
     machine = Machine(assemble(text), profile)
+    machine.timed_data = machine.timed_data or timed
     calls = 0
 
     def count(frame, event, arg):
@@ -80,3 +81,52 @@ def test_scalar_work_is_a_few_calls_per_instruction():
 
     # ADD: its closure, the operation and the 64-bit wrap; BLT: its closure and the compare.
     assert python_calls(loop(2000)) - python_calls(loop(1000)) <= 5 * 1000 + 5
+
+
+ASC_SUB = """MOV S4, {halves}
+MOV S1, 0x0
+MOV S2, 0x2000
+MOV S3, 0x4000
+inner:
+PUPDATE.b16 P0, S4
+VLD.f16 V0, [S1], post=128
+VLD.f16 V1, [S2], post=128
+VSUB.f16 V2, V0, V1, P0
+VST.f16 [S3], V2, P0, post=128
+BLT S0, S4, inner
+HALT
+"""
+
+
+@pytest.mark.parametrize(("profile", "timed", "per_instruction"), [
+    ("950", False, 25),  # data in program order: measured 104 calls a pass of 6 instructions
+    ("950", True, 45),  # timed: start and end events, the race check (195)
+    ("a2", False, 100),  # a2 orders nothing on V: the loop races, so it runs timed, and each start is
+                         # compared with the V instructions in flight (421)
+])
+def test_register_loop_work_is_a_fixed_number_of_calls_per_instruction(profile, timed, per_instruction):
+    # 8 passes of the loop against 16 (128 halves a pass): the extra 8 passes are 48 instructions.
+    # Each is its closure, its job, the engine's scheduling and its numpy operations: a fixed
+    # number of calls, the same for every pass. A Python loop over the 128 lanes of the VSUB or
+    # the VST would add at least 128 calls an instruction, 768 a pass.
+    def calls(halves: int) -> int:
+        return python_calls(ASC_SUB.format(halves=halves), profile, timed=timed)
+
+    per_pass = (calls(16 * 128) - calls(8 * 128)) / 8
+    assert per_pass <= 6 * per_instruction, per_pass
+
+
+def test_a_program_order_run_queues_no_events(monkeypatch):
+    # Data in program order: a job is performed at dispatch, so no start or end event is pushed.
+    import heapq
+
+    pushed = []
+    monkeypatch.setattr(heapq, "heappush", lambda heap, item: pushed.append(item))
+    machine = Machine(assemble(ASC_SUB.format(halves=1000)))
+    machine.run()
+    assert not machine.ran_timed
+    assert pushed == []
+    timed = Machine(assemble(ASC_SUB.format(halves=1000)))
+    timed.timed_data = True
+    timed.run()
+    assert len(pushed) == 2 * 5 * 8  # a start and an end for each of the 40 vector instructions
