@@ -130,3 +130,14 @@ def test_a_program_order_run_queues_no_events(monkeypatch):
     timed.timed_data = True
     timed.run()
     assert len(pushed) == 2 * 5 * 8  # a start and an end for each of the 40 vector instructions
+
+
+def test_a_run_without_bf16_or_fp8_never_imports_ml_dtypes():
+    # Its import costs most of the 0.5 s that `vcore run` of an empty program may take (issue 5).
+    import subprocess
+
+    code = ("import sys\nfrom assembler import assemble\nfrom emulator import Machine\n"
+            "m = Machine(assemble('VADD.f16 V2, V0, V1, P0\\nVSUB.f32 V3, V0, V1, P0\\nHALT\\n'))\n"
+            "m.run()\nm.report().to_json()\nassert 'ml_dtypes' not in sys.modules, 'ml_dtypes imported'\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
