@@ -120,7 +120,7 @@ class Job:
     """One dynamic instruction on a pipe. The engine fills in the times and the sequence number.
 
     A plain class on purpose: it is made once per instruction run, so its defaults live on the
-    class and ``register_job`` sets only the five fields a register instruction has."""
+    class and ``Engine.submit_register`` sets only the five fields a register instruction has."""
 
     pc: int
     perform: Callable[[], None] | None = None  # None for synchronisation jobs and repeat=0
@@ -153,16 +153,3 @@ class Job:
 
     def __repr__(self) -> str:
         return f"Job(pc=0x{self.pc:x}, kind={self.kind}, seq={self.seq}, {self.start}..{self.end})"
-
-
-_new = object.__new__
-
-
-def register_job(pc: int, perform: Callable, reads: dict, writes: dict, apply: Callable) -> Job:
-    """A register instruction's job: footprints given, ``perform`` returns what lands its writes,
-    and ``apply`` performs and lands at once. ``perform`` None: the job reads nothing when it
-    starts, and ``apply`` is what lands."""
-    job = _new(Job)
-    job.pc, job.perform, job.footprint_reads, job.footprint_writes, job.apply = pc, perform, reads, writes, apply
-    job.lands = True
-    return job

@@ -163,9 +163,9 @@ class Machine(State):
         """Hand a job to the engine (each run sets ``self.submit`` to its engine's, to save a call)."""
         self.engine.submit(job)
 
-    def submit_register(self, job) -> None:
-        """Hand a register instruction's job (``jobs.register_job``) to the engine (likewise)."""
-        self.engine.submit_register(job)
+    def submit_register(self, pc: int, perform, reads: dict, writes: dict, apply) -> None:
+        """Hand a register instruction to the engine (``Engine.submit_register``; likewise)."""
+        self.engine.submit_register(pc, perform, reads, writes, apply)
 
     def fault_at(self, fault: Fault, pc: int) -> Fault:
         return self._fault_at(fault, pc)

@@ -35,6 +35,7 @@ _LANE32 = np.arange(32, dtype=np.int64)
 _END, _START = 0, 1  # at one time, writes land before reads happen
 _PRUNE_EVERY = 256  # landings between prunes of the landed-jobs log
 TRACE_LIMIT = 500_000  # slices kept for --trace; later ones are counted, not kept
+_new_job = object.__new__
 _RECENT_PRUNE = 64  # scheduled jobs a pipe keeps for the program-order race check between prunes
 
 
@@ -178,20 +179,24 @@ class Engine:
         if self.timed:
             self.advance(self.horizon())
 
-    def submit_register(self, job: Job) -> None:
-        """``submit`` for a register instruction's job (``jobs.register_job``): on V, with an
-        ``apply``; the common case of ``submit``, written out."""
+    def submit_register(self, pc: int, perform, reads: dict, writes: dict, apply) -> None:
+        """``submit`` for a register instruction: a job on V with its footprints, a ``perform``
+        that returns what lands its writes (None: it reads nothing, and ``apply`` is what lands),
+        and an ``apply`` that performs and lands at once. The common case of ``submit``, written out."""
+        job = _new_job(Job)
+        job.pc, job.perform, job.footprint_reads, job.footprint_writes, job.apply = pc, perform, reads, writes, apply
+        job.lands = True
         self.seq += 1
         job.seq, job.dispatch, job.pipe = self.seq, self.m.now, "V"
         if self.timed:
             self.unstarted["V"].append(job.seq)
         else:
             try:
-                job.apply()
+                apply()
             except Fault:  # the state at a job's fault is the timed run's: what had started by then
                 raise Diverged from None
         queue = self.queue["V"]
-        plan = None if queue else self.plans.get(job.pc)
+        plan = None if queue else self.plans.get(pc)
         if plan is not None:
             self._schedule_register(job, plan)
         else:

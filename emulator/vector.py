@@ -10,7 +10,7 @@ import numpy as np
 
 from emulator import numerics
 from emulator.faults import Fault, hex_signed
-from emulator.jobs import NOTHING, Job, blocks, footprint, preg, register_job, span, vreg
+from emulator.jobs import NOTHING, Job, blocks, footprint, preg, span, vreg
 from emulator.semantics import implements
 from emulator.state import ALL_LANES
 from isa import Inst
@@ -92,7 +92,7 @@ def bind_vld(inst: Inst, pc: int):
                 m.v[vd] = m.ub[addr:addr + VL_BYTES]
 
             reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
-            m.submit_register(register_job(pc, perform, reads, writes, apply))
+            m.submit_register(pc, perform, reads, writes, apply)
             return next_pc
         where = _register_bytes(addr, blk)
 
@@ -130,7 +130,7 @@ def bind_vst(inst: Inst, pc: int):
                     np.copyto(m.ub[addr:addr + VL_BYTES], m.v[vs], where=lanes[1])
 
             writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
-            m.submit_register(register_job(pc, perform, reads, writes, apply))
+            m.submit_register(pc, perform, reads, writes, apply)
             return next_pc
         where = _register_bytes(addr, blk)
 
@@ -155,6 +155,7 @@ def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
     fn = numerics.kernel(inst.row.op, etype)
     name = etype.name
     va, vb = srcs if len(srcs) == 2 else (srcs[0], None)
+    word = np.dtype(f"<u{width}")
 
     def compute(m, scalar=None):
         v = m.v
@@ -167,11 +168,10 @@ def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
         views = m.v_as[name]
         result = fn((views[va],) if vb is None else (views[va], views[vb]), scalar)
         lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
-        words = m.v_words[width][vd]
         if lanes is ALL_LANES:
-            words[...] = result.view(words.dtype)
+            views[vd][...] = result
         else:
-            np.multiply(result.view(words.dtype), lanes[0], out=words)
+            np.multiply(result.view(word), lanes[0], out=m.v_words[width][vd])
 
     return compute, apply
 
@@ -202,7 +202,7 @@ def bind_vbinary(inst: Inst, pc: int):
     reads, writes = footprint([vreg(va), vreg(vb), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit_register(register_job(pc, lambda: compute(m), reads, writes, lambda: apply(m)))
+        m.submit_register(pc, lambda: compute(m), reads, writes, lambda: apply(m))
         return next_pc
 
     return run
@@ -216,7 +216,7 @@ def bind_vunary(inst: Inst, pc: int):
     reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit_register(register_job(pc, lambda: compute(m), reads, writes, lambda: apply(m)))
+        m.submit_register(pc, lambda: compute(m), reads, writes, lambda: apply(m))
         return next_pc
 
     return run
@@ -231,7 +231,7 @@ def bind_vscalar(inst: Inst, pc: int):
 
     def run(m):
         scalar = _scalar_value(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
-        m.submit_register(register_job(pc, lambda: compute(m, scalar), reads, writes, lambda: apply(m, scalar)))
+        m.submit_register(pc, lambda: compute(m, scalar), reads, writes, lambda: apply(m, scalar))
         return next_pc
 
     return run
@@ -396,7 +396,7 @@ def bind_pupdate(inst: Inst, pc: int):
         def land():
             m.p[pd] = value
 
-        m.submit_register(register_job(pc, None, NOTHING, writes, land))  # its perform reads nothing: it is land
+        m.submit_register(pc, None, NOTHING, writes, land)  # its perform reads nothing: it is land
         return next_pc
 
     return run
