@@ -27,7 +27,7 @@ from attrs import define, field
 
 from emulator.costs import CostModel
 from emulator.faults import Fault
-from emulator.jobs import REGISTER_SPACES, Job, footprint
+from emulator.jobs import REGISTER_SPACES, Job, footprint, runs_of
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 QUEUED = ("V", "MTE2", "MTE3")
@@ -142,7 +142,10 @@ class Engine:
         self.ordered = {p: p != "V" or self.in_order_v for p in QUEUED}
         # The lists a job of each pipe is checked against: the other pipes', and its own if unordered.
         self.rivals = {p: tuple(self.recent[q] for q in QUEUED if q != p or not self.ordered[p]) for p in QUEUED}
-        self.gm_undo: list = []  # program order: (start byte, bytes before) of each GM write
+        # Program order: what GM held before the run wrote it, each 32-byte block kept once (at its
+        # first write), so the log never outgrows GM however often a program writes it.
+        self.gm_undo: list = []  # (start byte, bytes before)
+        self.gm_kept: np.ndarray | None = None  # per GM block: already in the log
 
     # -- dispatch from the scalar unit -----------------------------------------------------------
     def submit(self, job: Job) -> None:
@@ -541,8 +544,7 @@ class Engine:
             job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
         gm = job.footprint_writes.get("gm")
         if gm is not None:
-            lo, hi = gm[1] * 32, min(gm[2] * 32, self.m.gm.size)
-            self.gm_undo.append((lo, self.m.gm[lo:hi].copy()))
+            self._keep_gm(gm[1], gm[2])
         try:
             if job.lands:
                 job.perform()()
@@ -580,11 +582,25 @@ class Engine:
         for jobs in self.recent.values():
             jobs[:] = [j for j in jobs if j.end > floor or j.seq > oldest]
 
+    def _keep_gm(self, lo: int, hi: int) -> None:
+        """Log what GM blocks [lo, hi) hold, for those not logged yet."""
+        gm = self.m.gm
+        if self.gm_kept is None:
+            self.gm_kept = np.zeros(-(-gm.size // 32), dtype=bool)
+        kept = self.gm_kept
+        fresh = np.flatnonzero(~kept[lo:hi]) + lo
+        if fresh.size:
+            kept[fresh] = True
+            for first, end in runs_of(fresh):
+                start = int(first) * 32
+                self.gm_undo.append((start, gm[start:min(int(end) * 32, gm.size)].copy()))
+
     def undo_gm(self) -> None:
         """Put back what GM held before this program-order run wrote it."""
         for lo, before in reversed(self.gm_undo):
             self.m.gm[lo:lo + before.size] = before
         self.gm_undo.clear()
+        self.gm_kept = None
 
     # -- performing --------------------------------------------------------------------------------
     def horizon(self) -> float:

@@ -120,3 +120,25 @@ def test_a_fault_inside_the_engine_is_the_timed_runs_fault():
     assert auto.result.fault is not None and auto.result.fault.kind == "limit"
     assert auto.ran_timed
     assert_same_outcome(timed, auto)
+
+
+def test_the_gm_log_keeps_each_block_once_however_often_it_is_written():
+    # 200 DMAs write the same 256 bytes of GM (and one writes 64 more beside them): the log that
+    # would put GM back holds each 32-byte block once, 320 bytes in all.
+    text = """.ubfill 0x0, f32, 128, 3.0
+    MOV S1, 0
+loop:
+    DMA.UB2GM gm[0x100], [0x0], len=8
+    ADD S1, S1, 1
+    BLT S1, 200, loop
+    DMA.UB2GM gm[0x1c0], [0x0], len=4         ; 0x1c0..0x240: 64 bytes past the first 256
+    HALT
+"""
+    machine = Machine(assemble(text))
+    machine.run()
+    assert not machine.ran_timed
+    kept = machine.engine.gm_undo
+    assert sum(before.size for _, before in kept) == 320
+    assert sorted(start for start, _ in kept) == [0x100, 0x200]
+    machine.engine.undo_gm()
+    assert not machine.gm.any()  # GM was all zeros before the run
