@@ -389,13 +389,15 @@ class Engine:
         recent = self.v_recent
         if recent[0].end < ready or recent[-1].end < ready:
             recent = self.v_recent = [e for e in recent if e.end >= ready]
-        mine = [found for found in (job.footprint_reads.get("ub"), job.footprint_writes.get("ub")) if found]
+        mine = (job.footprint_reads.get("ub"), job.footprint_writes.get("ub"))
         for earlier in recent:
             if earlier.end > depends:
                 theirs = earlier.footprint_writes.get("ub")  # none: a scatter refined to no lanes
                 if theirs is None:
                     continue
                 for found in mine:
+                    if found is None:
+                        continue
                     if found[0] is None and theirs[0] is None:
                         hit = found[1] < theirs[2] and theirs[1] < found[2]
                     else:

@@ -39,7 +39,8 @@ def _register_bytes(addr: int, blk: int | None) -> np.ndarray | None:
 
 
 def _ub_operand(addr: int, blk: int | None) -> dict:
-    """The footprint of a VLD/VST operand: VL contiguous bytes, or 8 blocks ``blk`` apart."""
+    """The footprint of a VLD/VST operand: VL contiguous bytes (one run of blocks, which the
+    run closures of VLD and VST also write out, to save a call), or 8 blocks ``blk`` apart."""
     if blk is None:
         return {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
     return footprint([blocks("ub", addr + np.arange(8) * blk * BLOCK_BYTES)])
@@ -91,7 +92,7 @@ def bind_vld(inst: Inst, pc: int):
             def apply():
                 m.v[vd] = m.ub[addr:addr + VL_BYTES]
 
-            reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
+            reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # _ub_operand(addr, None)
             m.submit_register(pc, perform, reads, writes, apply)
             return next_pc
         where = _register_bytes(addr, blk)
@@ -129,7 +130,7 @@ def bind_vst(inst: Inst, pc: int):
                 else:
                     np.copyto(m.ub[addr:addr + VL_BYTES], m.v[vs], where=lanes[1])
 
-            writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
+            writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # _ub_operand(addr, None)
             m.submit_register(pc, perform, reads, writes, apply)
             return next_pc
         where = _register_bytes(addr, blk)
