@@ -133,7 +133,7 @@ class Job:
     nbytes: int = 0  # DMA bytes moved
     flag: tuple | None = None  # (src pipe, dst pipe, event) of SETFLAG / WAITFLAG
     refine: Callable[[], tuple[list, list]] | None = None  # precise footprint, evaluated at the start
-    apply: Callable[[], None] | None = None  # perform and land at once (program order); register jobs only
+    apply: Callable[[], None] | None = None  # perform and land at once (program order), if quicker; never GM
     seq: int = 0
     pipe: str = ""
     dispatch: int = 0

@@ -290,7 +290,8 @@ class Machine(State):
     def settle(self) -> None:
         """Land the results of every instruction already scheduled on its pipe (the debugger's view
         after a step). Timing is unchanged; a later instruction then never reads their stale data."""
-        self.engine.advance(float("inf"))
+        with np.errstate(all="ignore"):  # element arithmetic follows IEEE quietly, as in run()
+            self.engine.advance(float("inf"))
 
     def report(self, dumps: dict | None = None):
         """The report of the run so far (``emulator.report.Report``)."""

@@ -145,9 +145,3 @@ def _sign_op(op: str, etype: ElementType, work: np.dtype):
         return np.where(keep, a.view(uint), uint.type(0)).view(out_dtype)
 
     return relu
-
-
-def apply(op: str, etype: ElementType, srcs: list[np.ndarray], scalar=None) -> np.ndarray:
-    """Compute ``op`` over source arrays of ``etype`` and return an array of ``etype``."""
-    with np.errstate(all="ignore"):
-        return kernel(op, etype)(srcs, scalar)

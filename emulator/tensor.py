@@ -55,6 +55,7 @@ def bind_tensor(inst: Inst, pc: int):
     iterations = iterations_of(inst)
     count = inst.mask.low if inst.mask is not None and inst.mask.mode == MaskMode.COUNT else None
     lanes_on = lane_mask(inst)
+    kernel = numerics.kernel(op, etype)
     scalar_ref = inst.operands[2] if inst.row.form == "tensor-scalar" else None
     imm = None
     if scalar_ref is not None and scalar_ref.reg is None:
@@ -93,8 +94,10 @@ def bind_tensor(inst: Inst, pc: int):
         if scalar_ref is not None and imm is None:
             scalar = numerics.element_of_bits(m.s[scalar_ref.reg], etype)
         footprint = [("ub", runs + addr // 32) for addr, runs in zip(addrs, relative_runs, strict=True)]
-        m.submit(Job(pc, lambda: perform(m, addrs, scalar), footprint[1:], footprint[:1], iterations=iterations,
-                     conflicts=lambda costs: conflicts(costs, addrs), lands=True))
+        job = Job(pc, lambda: perform(m, addrs, scalar), footprint[1:], footprint[:1], iterations=iterations,
+                  conflicts=lambda costs: conflicts(costs, addrs), lands=True)
+        job.apply = lambda: perform(m, addrs, scalar, now=True)
+        m.submit(job)
         return next_pc
 
     conflict_cache: dict = {}
@@ -125,8 +128,9 @@ def bind_tensor(inst: Inst, pc: int):
             # Flatten in C order so overlapping iterations assign in order: the later one wins.
             view[target[:, lanes_on].reshape(-1)] = result[:, lanes_on].reshape(-1)
 
-    def perform(m, addrs: list[int], scalar):
-        """Read the sources now; return what lands the results at the instruction's end."""
+    def perform(m, addrs: list[int], scalar, now: bool = False):
+        """Read the sources now; return what lands the results at the instruction's end. ``now``
+        (a program-order run): write the results at once instead."""
         bases = [addr // esize for addr in addrs]
         view = m.view("ub", etype)
         step = min(iterations, MAX_CHUNK)
@@ -144,25 +148,29 @@ def bind_tensor(inst: Inst, pc: int):
 
         def compute(first: int, chunk: int):
             srcs = [source(k, first, chunk) for k in range(1, nmem)]
-            return numerics.apply(op, etype, srcs, scalar), region(bases[0], first, chunk, 0)
+            return kernel(srcs, scalar), region(bases[0], first, chunk, 0)  # the run sets np.errstate
 
         if step == iterations:
+            first = 0
             if strides[0][1] == 0:
                 # Every iteration writes the same elements and none reads another's: the last one
                 # wins; in counter mode the last may be partial, so the one before it counts too.
                 first = iterations - 1 if count is None else max(0, iterations - 2)
-                result, target = compute(first, iterations - first)
-                return lambda: write(view, target, result, first, iterations - first)
-            result, target = compute(0, iterations)
-            return lambda: write(view, target, result, 0, iterations)
-        # Later iterations read what earlier ones wrote: run the passes in place, keep what they
-        # wrote, and put the old bytes back until the instruction's end.
+            result, target = compute(first, iterations - first)
+            if now:
+                write(view, target, result, first, iterations - first)
+                return None
+            return lambda: write(view, target, result, first, iterations - first)
+        # Later iterations read what earlier ones wrote: run the passes in place. Timed, keep what
+        # they wrote, and put the old bytes back until the instruction's end.
         lo, hi = addrs[0], addrs[0] + extents[0]
-        before = m.ub[lo:hi].copy()
+        before = None if now else m.ub[lo:hi].copy()
         for first in range(0, iterations, step):
             chunk = min(step, iterations - first)
             result, target = compute(first, chunk)
             write(view, target, result, first, chunk)
+        if now:
+            return None
         changed = np.flatnonzero(m.ub[lo:hi] != before)
         values = m.ub[lo:hi][changed]
         m.ub[lo:hi] = before

@@ -548,7 +548,9 @@ class Engine:
         if gm is not None:
             self._keep_gm(gm[1], gm[2])
         try:
-            if job.lands:
+            if job.apply is not None:
+                job.apply()
+            elif job.lands:
                 job.perform()()
             elif job.perform is not None:
                 job.perform()
