@@ -157,3 +157,35 @@ def test_the_contiguous_vld_vst_footprint_written_out_is_the_one_of_ub_operand(a
     jobs = [s[4] for s in machine.engine.slices if s[0] == "V"]
     assert [j.footprint_reads.get("ub") for j in jobs] == [(None, addr // 32, (addr + 255) // 32 + 1), None]
     assert jobs[1].footprint_writes["ub"] == (None, addr // 32, (addr + 255) // 32 + 1)
+
+
+def test_strict_mode_faults_at_the_timed_runs_first_race():
+    timed, auto = both_ways((PROGRAMS[0].parent / "race_stale_read.asm").read_text(), strict=True)
+    assert auto.ran_timed
+    assert auto.result.fault.kind == "race"
+    assert_same_outcome(timed, auto)
+
+
+def test_an_instruction_limit_at_dispatch_keeps_the_program_order_result():
+    # The limit stops S at dispatch; what was dispatched completes either way, so nothing needs
+    # the timed run: passes of a DMA, a VADDS ordered after it, and the next DMA ordered after the
+    # VADDS, stopped after 20 instructions (1 + 8 a pass: the third pass's DMA, SETFLAG, WAITFLAG).
+    text = """.gmfill 0x0, f32, 64, 2.0
+    MOV S1, 0
+loop:
+    DMA.GM2UB [0x0], gm[0x0], len=8
+    SETFLAG MTE2, V, 0
+    WAITFLAG MTE2, V, 0
+    VADDS.f32 [0x100], [0x0], 1.0
+    SETFLAG V, MTE2, 1
+    WAITFLAG V, MTE2, 1
+    ADD S1, S1, 1
+    BLT S1, 5, loop
+    HALT
+"""
+    timed, auto = both_ways(text, max_instructions=20)
+    assert not timed.engine.races
+    assert auto.result.fault.kind == "limit"
+    assert not auto.ran_timed
+    assert_same_outcome(timed, auto)
+    assert auto.read("ub", 0x100, "f32", 1).tolist() == [3.0]  # 2.0 + 1.0, once the wait has ordered it
