@@ -53,9 +53,11 @@ class Machine(State):
         self._s_cost = [0] * len(program.words)  # cycles each instruction occupies the scalar unit
         self.pipes: dict[int, str] = {}
         self.engine = Engine(self)
-        # Data moves in program order unless the program needs it timed (see emulator.timing);
-        # ``timed_data = True`` before ``run()`` always times it. ``ran_timed`` says which was used.
-        self.timed_data = any(b.inst.row.family in REFINES for b in self.bound)
+        # Data moves in program order unless the program needs it timed (see emulator.timing):
+        # programs whose footprints are refined when a job starts always do. ``timed_data = True``
+        # before ``run()`` times any program; ``ran_timed`` says which way a run went.
+        self._refines = any(b.inst.row.family in REFINES for b in self.bound)
+        self.timed_data = False
         self.ran_timed: bool | None = None
         for b in self.bound:
             self._by_word[b.pc // 8] = b.run
@@ -187,7 +189,7 @@ class Machine(State):
         that pauses is timed from the start, so every pause shows the timed state."""
         args = (max_instructions, max_cycles, strict, trace, pause_after, breakpoints, progress)
         if self.result is None:
-            timed = self.timed_data or pause_after is not None or breakpoints is not None
+            timed = self.timed_data or self._refines or pause_after is not None or breakpoints is not None
             if not timed:
                 start = self._save()
                 try:

@@ -109,6 +109,11 @@ def parse_profile(text: str, origin: str) -> Profile:
     for key in ("issue_width", "register_writes", "ub_reads"):
         if table["register"][key] < 1:
             raise ProfileError(f"{origin}: register.{key} must be at least 1")
+    for key, value in table["register"].items():
+        # A result lands at least a cycle after its instruction starts: a job that ended as it
+        # started would land before it had read its sources.
+        if key.endswith("_latency") and value < 1:
+            raise ProfileError(f"{origin}: register.{key} must be at least 1")
     return Profile(table["name"], table, text)
 
 

@@ -87,3 +87,17 @@ def test_editing_dma_latency_moves_the_dma(files, tmp_path):
     rows = [next(e for e in report(prog, p)["per_pc"] if e["text"].startswith("DMA")) for p in ("a2", edited)]
     # 100 + ceil(256 / 43.7) = 106 -> 150 + 6 = 156
     assert [e["cycles"] for e in rows] == [106, 156]
+
+
+@pytest.mark.parametrize("key", ["mask_latency", "load_latency", "store_latency", "alu_latency",
+                                 "transcendental_latency", "gather_latency"])
+def test_a_register_latency_of_zero_is_refused(key):
+    # A result that landed in the cycle its instruction starts would land before the instruction
+    # had read its sources (found by a review: such a job's writes never landed).
+    from emulator.profile import ProfileError, builtin_text, parse_profile
+
+    text, found = re.subn(rf"(?m)^{key} = \d+", f"{key} = 0", builtin_text("950"))
+    assert found == 1
+    with pytest.raises(ProfileError, match=rf"register\.{key} must be at least 1"):
+        parse_profile(text, "zero.toml")
+    parse_profile(text.replace(f"{key} = 0", f"{key} = 1"), "one.toml")
