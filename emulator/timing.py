@@ -578,8 +578,9 @@ class Engine:
             self._prune_recent()
 
     def _prune_recent(self) -> None:
-        """Forget jobs no job scheduled later can overlap: ended before any later start can be, and
-        after every job still waiting in a queue (an earlier one of those could start before them)."""
+        """Forget the jobs that no job scheduled later can overlap: those that ended before any
+        later start can be, and that come before every job still waiting in a queue in program
+        order (a waiting job, earlier than them, could start at any time)."""
         floor = self.horizon() - 2  # a register instruction can co-issue a cycle early
         waiting = [q[0].seq for q in self.queue.values() if q]
         oldest = min(waiting) if waiting else self.seq + 1
