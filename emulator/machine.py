@@ -58,7 +58,7 @@ class Machine(State):
         # before ``run()`` times any program; ``ran_timed`` says which way a run went.
         self._refines = any(b.inst.row.family in REFINES for b in self.bound)
         self.timed_data = False
-        self.ran_timed: bool | None = None
+        self.ran_timed: bool | None = None  # set as a run starts: binders read it to skip timed-only work
         for b in self.bound:
             self._by_word[b.pc // 8] = b.run
             self._s_cost[b.pc // 8] = self.engine.costs.s_cycles(b.inst)

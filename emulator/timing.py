@@ -184,8 +184,9 @@ class Engine:
 
     def submit_register(self, pc: int, perform, reads: dict, writes: dict, apply) -> None:
         """``submit`` for a register instruction: a job on V with its footprints, a ``perform``
-        that returns what lands its writes (None: it reads nothing, and ``apply`` is what lands),
-        and an ``apply`` that performs and lands at once. The common case of ``submit``, written out."""
+        that returns what lands its writes (None: it reads nothing, and ``apply`` is what lands; a
+        program-order run never performs, so binders pass None then), and an ``apply`` that
+        performs and lands at once. The common case of ``submit``, written out."""
         job = _new_job(Job)
         job.pc, job.perform, job.footprint_reads, job.footprint_writes, job.apply = pc, perform, reads, writes, apply
         job.lands = True

@@ -85,12 +85,14 @@ def bind_vld(inst: Inst, pc: int):
     def run(m):
         addr = access(m)
         if blk is None:
-            def perform():
-                data = m.ub[addr:addr + VL_BYTES].copy()
-                return lambda: m.v.__setitem__(vd, data)
-
             def apply():
                 m.v[vd] = m.ub[addr:addr + VL_BYTES]
+
+            perform = None  # a program-order run only applies
+            if m.ran_timed:
+                def perform():
+                    data = m.ub[addr:addr + VL_BYTES].copy()
+                    return lambda: m.v.__setitem__(vd, data)
 
             reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # _ub_operand(addr, None)
             m.submit_register(pc, perform, reads, writes, apply)
@@ -118,17 +120,19 @@ def bind_vst(inst: Inst, pc: int):
     def run(m):
         addr = access(m)
         if blk is None:
-            def perform():  # sources are read now (copies); the masked bytes land at the end
-                on = m.p[pm][::width, None].copy()  # each lane's first entry, for all its bytes
-                data = m.v[vs].reshape(-1, width).copy()
-                return lambda: np.copyto(m.ub[addr:addr + VL_BYTES].reshape(-1, width), data, where=on)
-
             def apply():
                 lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
                 if lanes is ALL_LANES:
                     m.ub[addr:addr + VL_BYTES] = m.v[vs]
                 else:
                     np.copyto(m.ub[addr:addr + VL_BYTES], m.v[vs], where=lanes[1])
+
+            perform = None  # a program-order run only applies
+            if m.ran_timed:
+                def perform():  # sources are read now (copies); the masked bytes land at the end
+                    on = m.p[pm][::width, None].copy()  # each lane's first entry, for all its bytes
+                    data = m.v[vs].reshape(-1, width).copy()
+                    return lambda: np.copyto(m.ub[addr:addr + VL_BYTES].reshape(-1, width), data, where=on)
 
             writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # _ub_operand(addr, None)
             m.submit_register(pc, perform, reads, writes, apply)
@@ -203,7 +207,7 @@ def bind_vbinary(inst: Inst, pc: int):
     reads, writes = footprint([vreg(va), vreg(vb), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit_register(pc, lambda: compute(m), reads, writes, lambda: apply(m))
+        m.submit_register(pc, (lambda: compute(m)) if m.ran_timed else None, reads, writes, lambda: apply(m))
         return next_pc
 
     return run
@@ -217,7 +221,7 @@ def bind_vunary(inst: Inst, pc: int):
     reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit_register(pc, lambda: compute(m), reads, writes, lambda: apply(m))
+        m.submit_register(pc, (lambda: compute(m)) if m.ran_timed else None, reads, writes, lambda: apply(m))
         return next_pc
 
     return run
@@ -232,7 +236,8 @@ def bind_vscalar(inst: Inst, pc: int):
 
     def run(m):
         scalar = _scalar_value(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
-        m.submit_register(pc, lambda: compute(m, scalar), reads, writes, lambda: apply(m, scalar))
+        m.submit_register(pc, (lambda: compute(m, scalar)) if m.ran_timed else None, reads, writes,
+                          lambda: apply(m, scalar))
         return next_pc
 
     return run
