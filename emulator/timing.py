@@ -301,28 +301,25 @@ class Engine:
         queue = self.queue[pipe]
         job = queue[0]
         kind = job.kind
+        if kind == "wait" and not self.sets[job.flag]:
+            return False
+        queue.popleft()
         if kind == "data":
             plan = self.plans.get(job.pc)
             if plan is None:
                 inst = self.m.inst_at(job.pc)
                 cost = self.costs.job_cost(inst, job)
                 if inst.row.family in ("tensor", "dma"):
-                    queue.popleft()
                     self._schedule_transfer(job, pipe, cost)
                     return True
                 self._footprints(job)
                 plan = self._plan(job, cost)
                 if job.refine is None:  # a refined footprint may touch memory one time and not the next
                     self.plans[job.pc] = plan
-            queue.popleft()
             self._schedule_register(job, plan)
             return True
-        queue.popleft()
         ready = max(job.dispatch, self.free[pipe])
         if kind == "wait":
-            if not self.sets[job.flag]:
-                queue.appendleft(job)
-                return False
             start = self._flag_consume(job, ready)
             self._stall(job.pc, "flag_wait", start - ready)
         else:  # set, barrier
@@ -336,7 +333,7 @@ class Engine:
     def _place(self, job: Job, pipe: str, start: int, cost, conflicts: int) -> None:
         """Fix a job's times, account them, and queue its start and end events."""
         job.start, job.end = start, start + cost.latency
-        if self.max_cycles is not None and job.end > self.max_cycles:
+        if job.end > self.cycle_limit:
             raise self.m.fault_at(Fault(f"--max-cycles {self.max_cycles} reached", kind="limit"), job.pc)
         self.free[pipe] = start + cost.occupancy
         self.done[pipe] = max(self.done[pipe], job.end)
@@ -706,7 +703,7 @@ class Engine:
         Two jobs of one pipe that orders itself cannot race: MTE2 and MTE3 run one transfer at a
         time, and the 950 V scoreboard orders every V job after the V results it touches."""
         pipe = job.pipe
-        ordered = pipe != "V" or self.in_order_v
+        ordered = self.ordered[pipe]
         if ordered and not self.landed:
             first, second = self.other_inflight[pipe]
             if not first and not second:  # nothing another pipe has in flight: nothing to race with

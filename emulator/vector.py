@@ -38,11 +38,9 @@ def _register_bytes(addr: int, blk: int | None) -> np.ndarray | None:
     return addr + _BLOCK_LANES * blk * BLOCK_BYTES + _BYTE_IN_BLOCK
 
 
-def _ub_operand(addr: int, blk: int | None) -> dict:
-    """The footprint of a VLD/VST operand: VL contiguous bytes (one run of blocks, which the
-    run closures of VLD and VST also write out, to save a call), or 8 blocks ``blk`` apart."""
-    if blk is None:
-        return {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}
+def _block_operand(addr: int, blk: int) -> dict:
+    """The footprint of a VLD/VST operand in datablock mode: 8 blocks ``blk`` apart. (A
+    contiguous operand is one run of blocks, which the run closures write out themselves.)"""
     return footprint([blocks("ub", addr + np.arange(8) * blk * BLOCK_BYTES)])
 
 
@@ -94,7 +92,7 @@ def bind_vld(inst: Inst, pc: int):
                     data = m.ub[addr:addr + VL_BYTES].copy()
                     return lambda: m.v.__setitem__(vd, data)
 
-            reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # _ub_operand(addr, None)
+            reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # the blocks of VL bytes
             m.submit_register(pc, perform, reads, writes, apply)
             return next_pc
         where = _register_bytes(addr, blk)
@@ -103,7 +101,8 @@ def bind_vld(inst: Inst, pc: int):
             data = m.ub[where]
             return lambda: m.v.__setitem__(vd, data)
 
-        m.submit(Job(pc, perform_blocks, footprint_reads=_ub_operand(addr, blk), footprint_writes=writes, lands=True))
+        m.submit(Job(pc, perform_blocks, footprint_reads=_block_operand(addr, blk), footprint_writes=writes,
+                     lands=True))
         return next_pc
 
     return run
@@ -134,7 +133,7 @@ def bind_vst(inst: Inst, pc: int):
                     data = m.v[vs].reshape(-1, width).copy()
                     return lambda: np.copyto(m.ub[addr:addr + VL_BYTES].reshape(-1, width), data, where=on)
 
-            writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # _ub_operand(addr, None)
+            writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # the blocks of VL bytes
             m.submit_register(pc, perform, reads, writes, apply)
             return next_pc
         where = _register_bytes(addr, blk)
@@ -144,7 +143,7 @@ def bind_vst(inst: Inst, pc: int):
             picked = m.v[vs][byte_on]
             return lambda: m.ub.__setitem__(where[byte_on], picked)
 
-        m.submit(Job(pc, perform_blocks, footprint_reads=reads, footprint_writes=_ub_operand(addr, blk), lands=True))
+        m.submit(Job(pc, perform_blocks, footprint_reads=reads, footprint_writes=_block_operand(addr, blk), lands=True))
         return next_pc
 
     return run
