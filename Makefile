@@ -2,37 +2,44 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-stamp
+# Running needs vcore and its four dependencies; the test tools (pytest, hypothesis, ruff) are added
+# only for the targets that use them.
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
 EXAMPLE ?= programs/vadd_basic.asm
 
 .PHONY: run test lint docs bench fuzz clean
 
-$(STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
-	@$(BIN)/python -m pip install --quiet -e '.[test]'
-	@touch $(STAMP)
+	@$(BIN)/python -m pip install --quiet -e .
+	@touch $@
 
-run: $(STAMP)
+$(TEST_STAMP): $(RUN_STAMP)
+	@$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@
+
+run: $(RUN_STAMP)
 	$(BIN)/vcore asm $(EXAMPLE) -o $(VENV)/example.vbin --listing
 	$(BIN)/vcore run $(EXAMPLE) --dump ub:0x1000:f16:8
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 
-docs: $(STAMP)
+docs: $(RUN_STAMP)
 	$(BIN)/python -m isa.docs > docs/isa.md
 	$(BIN)/python -m emulator.profile_doc --write docs/timing.md
 
-bench: $(STAMP)
+bench: $(RUN_STAMP)
 	$(BIN)/python -m benchmarks
 
 # A long fuzzing run (not part of make test): FUZZ_EXAMPLES inputs per property; it prints how many it tried.
 FUZZ_EXAMPLES ?= 20000
-fuzz: $(STAMP)
+fuzz: $(TEST_STAMP)
 	VCORE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/fuzz -q -p no:cacheprovider
 
 clean:
