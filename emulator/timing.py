@@ -132,6 +132,7 @@ class Engine:
         self.flag_warned: set = set()
         self.trace_on = trace
         self.slices: list = []  # (pipe, pc, start, end, job), at most trace_limit of them
+        self.releases: list = []  # per slice, the cycle its pipe could start the next instruction
         self.trace_limit = TRACE_LIMIT
         self.slices_dropped = 0
         self.flows: list = []  # (set job, wait job)
@@ -494,7 +495,7 @@ class Engine:
             self.busy["V"] += end - begin
             self.busy_until["V"] = end
         if self.trace_on:
-            self.trace_slice("V", pc, start, end, job)
+            self.trace_slice("V", pc, start, end, job, start + occupancy)
         self.waiting_start["V"].append(start)
         if self.timed:
             heapq.heappush(self.events, (start, _START, job.seq, job))
@@ -761,11 +762,13 @@ class Engine:
             self.busy[pipe] += end - begin
             self.busy_until[pipe] = end
         if self.trace_on and pipe != "S":  # the run loop traces S itself
-            self.trace_slice(pipe, job.pc, job.start, end, job)
+            self.trace_slice(pipe, job.pc, job.start, end, job, self.free[pipe])  # _place has just set it
 
-    def trace_slice(self, pipe: str, pc: int, start: int, end: int, job) -> None:
+    def trace_slice(self, pipe: str, pc: int, start: int, end: int, job, release: int | None = None) -> None:
+        """``release``: the cycle the pipe could start its next instruction (None: ``end``)."""
         if len(self.slices) < self.trace_limit:
             self.slices.append((pipe, pc, start, end, job))
+            self.releases.append(end if release is None else release)
         else:
             self.slices_dropped += 1
 

@@ -1,37 +1,152 @@
-"""Chrome trace events (the JSON Perfetto and chrome://tracing open): one track per pipe, a slice per
-instruction instance named by its source text, and a flow arrow from each SETFLAG to its WAITFLAG.
+"""Chrome trace events (the JSON Perfetto and chrome://tracing open): tracks named by pipe, a slice
+per instruction instance named by its source text, and a flow arrow from each SETFLAG to its WAITFLAG.
 
-Timestamps are microseconds at the profile's clock; each slice also carries its cycles in ``args``.
+The slices of one track never overlap (Chrome's format wants those of a thread nested or disjoint):
+
+- ``S``, ``V``, ``MTE2``, ``MTE3``: one slice per instruction for the cycles it holds its pipe, from
+  its start to the cycle the pipe can start the next one; the gaps are the pipe's idle cycles. (S
+  also shows the cycles in which it hands each instruction to its pipe.)
+- ``V (overlap 1)``, ...: a slice that overlaps one already on its pipe's track, which happens only
+  when a register instruction is issued in the same cycle as the one before it (dual issue).
+- ``V in flight``, ``V in flight (overlap 1)``, ...: from the cycle the pipe is released to the
+  cycle the instruction's results land, where that comes later. Results in flight together are
+  drawn one above the other. MTE2 and MTE3 hold their pipe until their data lands: they have none.
+
+Extra tracks exist only where needed, and sit right under their pipe's; tids follow the display order.
+
+Timestamps are microseconds at the profile's clock, each cycle boundary rounded to a whole nanosecond,
+the resolution Perfetto keeps: a cycle is shorter than that, and separately rounded starts and
+durations would make neighbouring slices overlap there. So a slice shorter than a nanosecond may
+show with no width; its exact cycles are in ``args``. Each slice carries its own cycles in ``args``:
+``start_cycle``, ``end_cycle`` and ``cycles`` (their difference), and ``pc``, ``line``, ``iterations``.
+A pipe's slice also names the cycle the instruction's results land (``results_cycle``) and
+``latency``, its cycles as the report counts them (start to results), when those differ.
 """
 
 from __future__ import annotations
 
+import heapq
+from collections import defaultdict
+
 from emulator.timing import PIPES
+
+
+class _Lanes:
+    """Greedy lanes for slices taken in order of their start: each goes to the lowest-numbered lane
+    whose last slice has ended by its start, so slices of one lane never overlap."""
+
+    def __init__(self) -> None:
+        self.busy: list = []  # (end, lane) of each lane's last slice
+        self.free: list = []  # lanes whose last slice has ended
+        self.count = 0
+
+    def take(self, start: int, end: int) -> int:
+        busy, free = self.busy, self.free
+        if self.count == 1 and busy[0][0] <= start:  # one lane, free again: the common case
+            busy[0] = (end, 0)
+            return 0
+        while busy and busy[0][0] <= start:
+            heapq.heappush(free, heapq.heappop(busy)[1])
+        if free:
+            lane = heapq.heappop(free)
+        else:
+            lane, self.count = self.count, self.count + 1
+        heapq.heappush(busy, (end, lane))
+        return lane
+
+
+def _track_name(pipe: str, in_flight: bool, lane: int) -> str:
+    name = f"{pipe} in flight" if in_flight else pipe
+    return f"{name} (overlap {lane})" if lane else name
 
 
 def trace_events(machine) -> dict:
     engine = machine.engine
-    per_us = machine.profile.clock_ghz * 1000.0  # cycles per microsecond
-    tids = {pipe: i + 1 for i, pipe in enumerate(PIPES)}
+    ns_per_cycle = 1 / machine.profile.clock_ghz
+
+    def ns(cycle: int) -> int:  # the nanosecond a cycle boundary falls in, rounded (cycles are not negative)
+        return int(cycle * ns_per_cycle + 0.5)
+
+    slices = engine.slices
+    releases = [max(release, s[2]) for s, release in zip(slices, engine.releases, strict=True)]
+    source = machine.program.source or {}
+
+    # Lay out: every slice on a lane of its pipe's track, every tail on a lane of its in-flight track,
+    # taken by start, in program order at one start (the sort is stable).
+    lanes = {(pipe, in_flight): _Lanes() for pipe in PIPES for in_flight in (False, True)}
+    issue_lane = [0] * len(slices)
+    for i in sorted(range(len(slices)), key=[s[2] for s in slices].__getitem__):
+        issue_lane[i] = lanes[slices[i][0], False].take(slices[i][2], releases[i])
+    tail_lane = {}
+    for i in sorted((i for i, s in enumerate(slices) if s[3] > releases[i]), key=releases.__getitem__):
+        tail_lane[i] = lanes[slices[i][0], True].take(releases[i], slices[i][3])
+
+    tid_of = {}
     events = [{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": f"vcore ({machine.profile.name})"}}]
-    for pipe, tid in tids.items():
-        events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": pipe}})
-        events.append({"ph": "M", "name": "thread_sort_index", "pid": 1, "tid": tid, "args": {"sort_index": tid}})
-    for pipe, pc, start, end, job in engine.slices:
-        src = (machine.program.source or {}).get(pc)
-        args = {"pc": f"0x{pc:04x}", "cycles": end - start, "start_cycle": start}
-        if src is not None:
-            args["line"] = src.line
+    for pipe in PIPES:
+        for in_flight in (False, True):
+            count = lanes[pipe, in_flight].count
+            for lane in range(count if in_flight else max(count, 1)):  # every pipe has its own track
+                tid = tid_of[pipe, in_flight, lane] = len(tid_of) + 1
+                events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid,
+                               "args": {"name": _track_name(pipe, in_flight, lane)}})
+                events.append({"ph": "M", "name": "thread_sort_index", "pid": 1, "tid": tid,
+                               "args": {"sort_index": tid}})
+
+    # Each end of an arrow follows its slice in the file, on its track: Perfetto binds it to the slice
+    # on top there when it reads it, and a slice under a nanosecond long can share its start with the next.
+    flow_at: dict = {}  # id(job) -> the flow events of a V, MTE2 or MTE3 SETFLAG or WAITFLAG
+    on_s: dict = defaultdict(list)  # pc -> (job, event) of an S one (whose slices the run loop makes)
+    for flow_id, pair in enumerate(engine.flows, start=1):
+        for job, event in zip(pair, ({"ph": "s"}, {"ph": "f", "bp": "e"}), strict=True):
+            event.update({"id": flow_id, "name": "flag", "cat": "flag", "pid": 1,
+                          "tid": tid_of[machine.pipes[job.pc], False, 0], "ts": ns(job.start) / 1000})
+            if machine.pipes[job.pc] == "S":
+                on_s[job.pc].append((job, event))
+            else:
+                flow_at.setdefault(id(job), []).append(event)
+
+    about: dict = {}  # pc -> its text and the args every slice of it has
+    for i, (pipe, pc, start, end, job) in enumerate(slices):
+        release = releases[i]
+        known = about.get(pc)
+        if known is None:
+            src = source.get(pc)
+            known = about[pc] = machine.text_at(pc), {"pc": f"0x{pc:04x}"}
+            if src is not None:
+                known[1]["line"] = src.line
+        name, common = known
         if job is not None and job.iterations:
-            args["iterations"] = job.iterations
-        events.append({"ph": "X", "name": machine.text_at(pc), "cat": pipe, "pid": 1, "tid": tids[pipe],
-                       "ts": start / per_us, "dur": max(end - start, 1) / per_us, "args": args})
-    for flow_id, (set_job, wait_job) in enumerate(engine.flows, start=1):
-        set_pipe, wait_pipe = machine.pipes[set_job.pc], machine.pipes[wait_job.pc]
-        events.append({"ph": "s", "id": flow_id, "name": "flag", "cat": "flag", "pid": 1, "tid": tids[set_pipe],
-                       "ts": set_job.start / per_us})
-        events.append({"ph": "f", "bp": "e", "id": flow_id, "name": "flag", "cat": "flag", "pid": 1,
-                       "tid": tids[wait_pipe], "ts": wait_job.start / per_us})
+            common = {**common, "iterations": job.iterations}
+        tid = tid_of[pipe, False, issue_lane[i]]
+        args = {**common, "start_cycle": start, "end_cycle": release, "cycles": release - start}
+        if end != release:
+            args["results_cycle"] = end
+            args["latency"] = end - start
+        at, until = ns(start), ns(release)
+        events.append({"ph": "X", "name": name, "cat": pipe, "pid": 1, "tid": tid,
+                       "ts": at / 1000, "dur": (until - at) / 1000, "args": args})
+        if job is not None:
+            flows = flow_at.pop(id(job), ())
+        else:  # the S slice of an instruction's run holds the cycle its SETFLAG or WAITFLAG acts
+            flows, pending = [], on_s.get(pc, ())
+            for item in pending:
+                if start <= item[0].start and (item[0].start < end or start == end):
+                    flows.append(item[1])
+            if flows:
+                pending[:] = [item for item in pending if all(item[1] is not e for e in flows)]
+        for event in flows:
+            event["tid"] = tid
+            events.append(event)
+        if end > release:
+            args = {**common, "start_cycle": release, "end_cycle": end, "cycles": end - release,
+                    "issued_cycle": start}
+            events.append({"ph": "X", "name": name, "cat": f"{pipe} in flight", "pid": 1,
+                           "tid": tid_of[pipe, True, tail_lane[i]],
+                           "ts": until / 1000, "dur": (ns(end) - until) / 1000, "args": args})
+    # the ends whose slices were not kept (a trace past the engine's trace_limit), on their pipe's track
+    events.extend(e for flows in flow_at.values() for e in flows)
+    events.extend(e for pending in on_s.values() for _, e in pending)
     meta = {"profile": machine.profile.name, "clock_ghz": machine.profile.clock_ghz}
     if engine.slices_dropped:  # the engine keeps at most its trace_limit slices
         meta["truncated_slices"] = engine.slices_dropped

@@ -1,12 +1,14 @@
-"""The Chrome trace (CONTRACT 4, `--trace`): one track per pipe, one slice per instruction run named by
-its source text, and a flow arrow from each SETFLAG to the WAITFLAG that consumes it."""
+"""The Chrome trace (CONTRACT 4, `--trace`): a track per pipe (and, under it, tracks for what overlaps
+there), one slice per instruction run named by its source text, and a flow arrow from each SETFLAG to
+the WAITFLAG that consumes it. That no track's slices overlap: test_timing_trace_tracks.py."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
-from timing_support import run, vcore
+from timing_support import row, run, vcore
 
 PROGRAM = """\
 .gmfill 0x0, f32, 64, 5.0
@@ -27,6 +29,9 @@ loop:
     HALT
 """
 PASSES = 3
+PIPES = ("S", "V", "MTE2", "MTE3")
+# a pipe's own track, and the tracks under it: what overlaps there, and results still in flight
+TRACK = re.compile(r"(S|V|MTE2|MTE3)( in flight)?( \(overlap [1-9][0-9]*\))?")
 SOURCE_LINES = {line.strip() for line in PROGRAM.splitlines() if line.strip() and not line.startswith(".")}
 
 
@@ -50,21 +55,33 @@ def check_trace(trace: dict, waits: int) -> None:
     events = trace["traceEvents"]
     names = [e for e in events if e["ph"] == "M" and e["name"] == "thread_name"]
     tid_of = {e["args"]["name"]: e["tid"] for e in names}
-    assert sorted(tid_of) == sorted(["S", "V", "MTE2", "MTE3"])
-    assert Counter(e["args"]["name"] for e in names) == Counter({"S": 1, "V": 1, "MTE2": 1, "MTE3": 1})
-    assert len(set(tid_of.values())) == 4
-    pipe_of_tid = {tid: pipe for pipe, tid in tid_of.items()}
+    assert len(tid_of) == len(names) == len(set(tid_of.values()))  # one track a name, one name a track
+    assert set(PIPES) <= set(tid_of)  # every pipe has its track, named by the pipe
+    matches = {name: TRACK.fullmatch(name) for name in tid_of}
+    assert all(matches.values()), tid_of
+    # displayed in pipe order, each pipe's own track first, then the others under it
+    sort_index = {e["tid"]: e["args"]["sort_index"] for e in events if e["name"] == "thread_sort_index"}
+    shown = sorted(tid_of, key=lambda name: sort_index[tid_of[name]])
+    assert [matches[name][1] for name in shown] == sorted((matches[name][1] for name in shown), key=PIPES.index)
+    assert [name for name in shown if name in PIPES] == list(PIPES)
+    assert all(shown.index(matches[name][1]) <= shown.index(name) for name in shown)
+    assert shown == sorted(tid_of, key=tid_of.get)  # the tids follow the same order, for viewers that sort by tid
+    pipe_of_tid = {tid: matches[name][1] for name, tid in tid_of.items()}
+    in_flight = {tid for name, tid in tid_of.items() if matches[name][2]}
 
     slices = [e for e in events if e["ph"] == "X"]
     assert slices
     for e in slices:
         assert e["name"] in SOURCE_LINES, e
-        assert e["ts"] >= 0 and e["dur"] > 0, e
+        assert e["ts"] >= 0 and e["dur"] >= 0, e  # a slice shorter than the nanosecond Perfetto keeps has none
+        assert e["args"]["cycles"] == e["args"]["end_cycle"] - e["args"]["start_cycle"] > 0, e
         assert e["tid"] in pipe_of_tid
         if pipe_of_tid[e["tid"]] != "S":  # S also shows the cycle it hands each instruction to its pipe
             assert pipe_of_tid[e["tid"]] == pipe_of(e["name"]), e
+        assert e["cat"] == pipe_of_tid[e["tid"]] + (" in flight" if e["tid"] in in_flight else "")
     # every instruction that is not S's own has a slice on its pipe per run
-    on_pipe = Counter(e["name"] for e in slices if pipe_of_tid[e["tid"]] == pipe_of(e["name"]))
+    on_pipe = Counter(e["name"] for e in slices
+                      if pipe_of_tid[e["tid"]] == pipe_of(e["name"]) and e["tid"] not in in_flight)
     for text in SOURCE_LINES:
         if text.endswith(":"):
             continue
@@ -89,6 +106,7 @@ def check_trace(trace: dict, waits: int) -> None:
         assert wait_slice[0]["name"] == f"WAITFLAG {set_args}"
         assert pipe_of_tid[s["tid"]] == pipe_of(set_slice[0]["name"])
         assert pipe_of_tid[f["tid"]] == pipe_of(wait_slice[0]["name"])
+        assert s["tid"] not in in_flight and f["tid"] not in in_flight
     assert by_id == {}
 
 
@@ -107,13 +125,21 @@ def test_trace_durations_are_the_cycles_at_the_clock():
 
     m, r, rep = run("    VADD.f32 [0x4100], [0x0], [0x2080], repeat=16\n    HALT\n", "a2", trace=True)
     trace = trace_events(m)
-    v_tid = next(e["tid"] for e in trace["traceEvents"] if e["name"] == "thread_name" and e["args"]["name"] == "V")
-    (vadd,) = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == v_tid]
-    assert vadd["name"] == "VADD.f32 [0x4100], [0x0], [0x2080], repeat=16"
-    # 33 cycles (16 * 2 + 1) from cycle 0, at 1.8 GHz = 1800 cycles a microsecond
-    assert vadd["ts"] == 0
-    assert abs(vadd["dur"] - 33 / 1800) < 1e-12
-    assert vadd["args"]["cycles"] == 33
+    tid = {e["args"]["name"]: e["tid"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
+    (vadd,) = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == tid["V"]]
+    (tail,) = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == tid["V in flight"]]
+    assert vadd["name"] == tail["name"] == "VADD.f32 [0x4100], [0x0], [0x2080], repeat=16"
+    # V is busy 32 cycles (16 iterations of 2) from cycle 0; the results land a cycle later (tensor.startup),
+    # 33 cycles after the start, as the report counts them
+    assert rep["total_cycles"] == 33 and row(rep, "VADD")["cycles"] == 33
+    assert vadd["args"] == {"pc": "0x0000", "line": 1, "iterations": 16, "start_cycle": 0, "end_cycle": 32,
+                            "cycles": 32, "results_cycle": 33, "latency": 33}
+    assert tail["args"] == {"pc": "0x0000", "line": 1, "iterations": 16, "start_cycle": 32, "end_cycle": 33,
+                            "cycles": 1, "issued_cycle": 0}
+    # at 1.8 GHz a cycle is 1/1.8 ns; each cycle boundary is rounded to the nanosecond: 32 cycles end at
+    # 17.8 ns, so at 18 ns, and 33 cycles end at 18.3 ns, so at 18 ns too: the tail has no width there
+    assert (vadd["ts"], vadd["dur"]) == (0, 0.018)
+    assert (tail["ts"], tail["dur"]) == (0.018, 0)
 
 
 def test_trace_via_cli(tmp_path):
