@@ -1,4 +1,8 @@
-"""UB bank-conflict model: the extra cycles the datablocks of one iteration cost (SEMANTICS.md, "UB banks").
+"""UB bank-conflict model: the extra cycles the datablocks of one iteration cost.
+
+The bank rules are those of the CANN Ascend C programming guide ("avoiding UB bank conflicts") and
+its best-practice samples bank_conflict_ub (a2) and bank_conflict_3510 (950); docs/timing.md, "UB
+bank conflicts", states them for users.
 
 An iteration reads 8 datablocks of 32 B from each source and writes 8 to the destination. The
 hardware serves them in ``beats`` beats; beat k takes blocks ``[k*8/beats, (k+1)*8/beats)`` of every

@@ -1,4 +1,4 @@
-"""Element arithmetic on numpy arrays, exact to the contract's rounding rules.
+"""Element arithmetic on numpy arrays, exact to the rounding rules of docs/semantics.md ("Numbers").
 
 f16 and bf16 are computed in f32 and rounded once: for add, sub, mul and sqrt that is the
 correctly rounded result (24 >= 2p + 2), and it is much faster than numpy's native f16. f32 exp and

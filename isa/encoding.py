@@ -139,7 +139,8 @@ def operand_problem(operand: Operand, value, etype: ElementType | None) -> str |
 
 
 def problems(inst: Inst) -> list[tuple[str, str]]:
-    """Every rule of the contract that ``inst`` breaks, as (slot name, message).
+    """Every rule of the language (ranges, types, masks, field combinations) that ``inst`` breaks,
+    as (slot name, message).
 
     The slot is an operand or keyword name, ``type``, ``mask`` or ``count``; the assembler turns it
     into a source location, the decoder into a decode error.

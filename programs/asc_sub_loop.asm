@@ -1,4 +1,5 @@
-; Recipe: the asc_sub example of the 950 register API (seed 001), 1000 halves.
+; Recipe: the asc_sub example of the 950 register API (CANN Ascend C API reference, C API asc_sub),
+; 1000 halves.
 ;
 ;     for (i = 0; i < repeat_time; ++i) {
 ;         mask = asc_update_mask_b16(count);             // PUPDATE: count -= 128

@@ -1,7 +1,7 @@
 ; Recipe: gathers - from UB (an s8 table, zero-extended) and from a register (idx % lanes).
 ;
 ; UB gather of an 8-bit type: the indices are u16 lanes counted in elements, and the result
-; has 128 lanes of 16 bits, zero-extended (seed 002: the s8 value -40 = 0b11011000 becomes
+; has 128 lanes of 16 bits, zero-extended (CANN API reference, asc_gather: s8 -40 = 0b11011000 becomes
 ; 216, not -40). Masked-off lanes are zero and are never read: lane 9 holds the index 0xffff,
 ; which would read past the end of UB from TABLE, but VL8 masks it off.
 ;

@@ -1,4 +1,5 @@
-; Recipe: 64-bit subtraction out of u32 lanes with VSUB's carry (seed 001, asc_sub with carry).
+; Recipe: 64-bit subtraction out of u32 lanes with VSUB's carry (CANN Ascend C API
+; reference, C API asc_sub, with carry).
 ;
 ; VSUB.u32 Vd, Va, Vb, Pm, carry=Pc computes {carry, d} = {0,a} + {0,~b} + 1: the carry is 1
 ; exactly where a >= b (no borrow) and fills all 4 mask bits of the lane; masked-off lanes

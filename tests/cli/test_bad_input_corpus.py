@@ -694,6 +694,11 @@ def _profile_file(name: str, edit: Callable[[str], str] | bytes) -> Callable[[Pa
     return write
 
 
+# The line of "[machine]" in the built-in profile, counted here (the header comment above it may grow).
+_PROFILE_LINES = (Path(__file__).parents[2] / "emulator/profiles/950.toml").read_text().splitlines()
+_MACHINE_LINE = _PROFILE_LINES.index("[machine]") + 1
+
+
 def _profile_case(case_id: str, edit, *words: str) -> Case:
     return usage(case_id, run_ok("--profile", _profile_file("mine.toml", edit)), "mine.toml", *words)
 
@@ -702,7 +707,8 @@ PROFILES = [
     usage("profile-unknown-name", run_ok("--profile", "910"), "910"),
     usage("profile-empty-name", run_ok("--profile", ""), "profile"),
     usage("profile-missing-toml", run_ok("--profile", lambda d: d / "nope.toml"), "nope.toml"),
-    _profile_case("profile-toml-syntax-error", lambda t: t.replace("[machine]", "[machine", 1), "line 8"),
+    _profile_case("profile-toml-syntax-error", lambda t: t.replace("[machine]", "[machine", 1),
+                  f"line {_MACHINE_LINE}"),
     _profile_case("profile-unknown-key", lambda t: t.replace("[machine]", "[machine]\nturbo = 1", 1), "turbo"),
     _profile_case("profile-string-for-number", lambda t: t.replace("clock_ghz = 1.65", 'clock_ghz = "fast"', 1),
                   "clock_ghz"),
