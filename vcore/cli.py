@@ -25,9 +25,10 @@ from isa import TYPES
 from isa.program import to_bytes
 from vcore.debug import Debugger, session
 from vcore.diff import DiffError, diff_text, read_report
+from vcore.formatting import format_line
 from vcore.loading import LoadError, read_program_file, write_atomic
 from vcore.progress import Progress
-from vcore.specs import SpecError, parse_dump, parse_load, read_load_file
+from vcore.specs import SpecError, parse_dump, parse_load, read_load
 
 
 class _Int(click.ParamType):
@@ -99,8 +100,15 @@ def disasm_command(binary: str) -> None:
     click.echo(disassemble(_read(binary)), nl=False)
 
 
-def _format_values(values: list) -> str:
-    return " ".join(str(v) if not isinstance(v, float) else repr(v) for v in values)
+def _format_values(values: np.ndarray, type_name: str) -> str:
+    """A --dump's text: each float the shortest decimal that reads back as the same value of its
+    type (vcore/formatting.py); the JSON report keeps the exact values."""
+    return format_line(values, type_name)
+
+
+_LOAD_HELP = ("copy a file into memory first (a .npy: its array's data, as stored; else raw bytes); :TYPE "
+              "(f16, f32, s32, ...) converts a .npy array to TYPE first: values must be whole numbers that fit an "
+              "integer TYPE; floats round to nearest even, and one too large for a float TYPE is an error")
 
 
 def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
@@ -113,7 +121,12 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
         _fail(f"vcore: error: --gm-size must be 1..{MAX_GM_SIZE} bytes, not {gm_size}")
     try:
         load_specs = [parse_load(s) for s in loads]
-        load_data = [read_load_file(s.file) for s in load_specs]
+        load_data = []
+        for spec in load_specs:
+            data, warnings = read_load(spec)
+            load_data.append(data)
+            for message in warnings:  # a warning only: the exit status is the run's
+                click.echo(f"vcore: {message}", err=True)
     except SpecError as err:
         _fail(f"vcore: error: {err}")
     return profile, load_specs, load_data
@@ -122,7 +135,7 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
 @main.command("run")
 @click.argument("program_path", metavar="PROG.asm|PROG.vbin", type=click.Path(dir_okay=False))
 @click.option("--profile", "profile_name", default="950", show_default=True, help="950, a2, or FILE.toml")
-@click.option("--load", "loads", multiple=True, metavar="SPACE:ADDR=FILE", help="copy a file into memory first")
+@click.option("--load", "loads", multiple=True, metavar="SPACE:ADDR[:TYPE]=FILE", help=_LOAD_HELP)
 @click.option("--dump", "dumps", multiple=True, metavar="SPACE:ADDR:TYPE:COUNT[=FILE.npy]",
               help="print (or save) memory after the run")
 @click.option("--report", "report_format", type=click.Choice(["text", "json", "none"]), default="text",
@@ -151,7 +164,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
         try:
             machine.write(spec.space, spec.addr, data)
         except Fault as err:
-            _fail(f"vcore: error: --load {spec.space}:0x{spec.addr:x}={spec.file}: {err}")
+            _fail(f"vcore: error: --load {spec.name}: {err}")
     for spec in dump_specs:  # before the run, so a long run is not wasted on a bad --dump
         try:
             check_range(spec.space.upper(), machine.memory(spec.space).size, spec.addr,
@@ -168,7 +181,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     warnings = [] if strict else race_messages(machine)  # with --strict the first race is the fault
     for message in warnings + [f"warning: {w}" for w in machine.engine.flag_warnings]:
         click.echo(message, err=True)
-    dumped = {}
+    dumped, dumped_arrays = {}, {}
     for spec in dump_specs:
         try:
             values = machine.read(spec.space, spec.addr, spec.type, spec.count)
@@ -180,6 +193,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             _write(spec.file, buffer.getvalue())
         else:
             dumped[spec.key] = element_list(values)
+            dumped_arrays[spec.key] = (values, spec.type)
     report = machine.report(dumped)
     if report_file:
         _write(report_file, json.dumps(report.to_json(), indent=2) + "\n")
@@ -188,8 +202,8 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     if report_format == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
-        for key, values in dumped.items():
-            click.echo(f"{key} = {_format_values(values)}")
+        for key, (values, type_name) in dumped_arrays.items():
+            click.echo(f"{key} = {_format_values(values, type_name)}")
         if report_format == "text":
             click.echo(report.to_text(), nl=False)
     if result.fault is not None:
@@ -199,7 +213,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
 @main.command("debug")
 @click.argument("program_path", metavar="PROG.asm|PROG.vbin", type=click.Path(dir_okay=False))
 @click.option("--profile", "profile_name", default="950", show_default=True, help="950, a2, or FILE.toml")
-@click.option("--load", "loads", multiple=True, metavar="SPACE:ADDR=FILE", help="copy a file into memory first")
+@click.option("--load", "loads", multiple=True, metavar="SPACE:ADDR[:TYPE]=FILE", help=_LOAD_HELP)
 @click.option("--gm-size", type=INT, default=DEFAULT_GM_SIZE, show_default=True, help="bytes of GM")
 def debug_command(program_path, profile_name, loads, gm_size) -> None:
     """Step through a program: commands on stdin (help lists them)."""

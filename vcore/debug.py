@@ -7,17 +7,22 @@ Commands, one a line (stdin or a terminal with readline history):
     continue          run to a breakpoint, a watch, or the end  c
     break LINE|LABEL  stop before the instruction at a source line or label; alone: list   b
     delete [N]        remove breakpoint N (all without N)
-    watch ub:ADDR:LEN stop after an instruction that changes those bytes (gm: likewise)
+    watch ub:ADDR:LEN[:TYPE]  stop after an instruction that changes those bytes (gm: likewise);
+                      shows them old and new, and with TYPE (f16, s32, ...) their values too
     print S1 | V0.f16 | P0 | ub:ADDR:TYPE:COUNT   p
     cycles            where each pipe stands
     back              undo the last instruction
     where             the next instruction
     quit              q
+    (floats print with the fewest digits that read back as the same value of their type:
+    an f32 0.1 is 0.1; a watch without TYPE shows only bytes, as memory has no type)
 
 The debugger lets each instruction's results land before it dispatches the next, so what ``print``
 shows is what the instruction did; the cycle counts are exactly those of ``vcore run``. (A program
 with a race can therefore read fresh data here where ``vcore run`` reads stale data and warns.)
 ``back`` replays the run from the start to one instruction before, so it is exact too.
+
+Floats print as ``vcore run --dump`` prints them (vcore/formatting.py).
 """
 
 from __future__ import annotations
@@ -31,15 +36,15 @@ from pathlib import Path
 import numpy as np
 
 from emulator import Fault, Machine
-from emulator.report import element_list
 from emulator.timing import QUEUED
 from isa import TYPES
 from isa.values import dtype_of
-from vcore.specs import SpecError, parse_dump
+from vcore.formatting import format_line
+from vcore.specs import DATA_TYPES, SpecError, parse_dump
 
 _HELP = __doc__.split("Commands, one a line (stdin or a terminal with readline history):\n\n")[1].split("\n\n")[0]
 RUN_LIMIT = 1_000_000  # instructions one continue or next runs at most, so a loop that never ends returns
-_WATCH = re.compile(r"^(ub|gm):(0x[0-9a-fA-F]+|\d+):(0x[0-9a-fA-F]+|\d+)$", re.IGNORECASE)
+_WATCH = re.compile(r"^(ub|gm):(0x[0-9a-fA-F]+|\d+):(0x[0-9a-fA-F]+|\d+)(?::(\w+))?$", re.IGNORECASE)
 _VREG = re.compile(r"^[Vv](\d+)(?:\.(\w+))?$")
 
 
@@ -52,7 +57,7 @@ class Debugger:
         self.m = self._fresh()
         self.breaks: dict[int, int] = {}  # number -> pc
         self.next_break = 1
-        self.watches: list[list] = []  # [space, addr, length, bytes now]
+        self.watches: list[list] = []  # [space, addr, length, bytes now, type name or None]
         self.lines = sorted({(src.line, pc) for pc, src in (program.source or {}).items()})
 
     # -- the machine -------------------------------------------------------------------------------
@@ -97,11 +102,15 @@ class Debugger:
     def _changed_watches(self) -> str | None:
         notes = []
         for watch in self.watches:
-            space, addr, length, before = watch
+            space, addr, length, before, type_name = watch
             now = self.m.memory(space)[addr:addr + length].copy()
             if not np.array_equal(now, before):
-                notes.append(f"watch {space}:0x{addr:x}:{length} changed\n  old: {before.tobytes().hex(' ')}\n"
-                             f"  new: {now.tobytes().hex(' ')}")
+                lines = [f"watch {_watch_name(space, addr, length, type_name)} changed"]
+                for label, data in (("old", before), ("new", now)):
+                    lines.append(f"  {label}: {data.tobytes().hex(' ')}")
+                    if type_name is not None:
+                        lines.append(f"       {type_name}: {format_line(data, type_name)}")
+                notes.append("\n".join(lines))
                 watch[3] = now
         return "\n".join(notes) or None
 
@@ -214,13 +223,19 @@ class Debugger:
     def do_watch(self, args) -> None:
         match = _WATCH.match(args[0]) if len(args) == 1 else None
         if match is None:
-            raise DebugError("watch takes ub:ADDR:LEN or gm:ADDR:LEN")
+            raise DebugError("watch takes ub:ADDR:LEN[:TYPE] or gm:ADDR:LEN[:TYPE]")
         space, addr, length = match[1].lower(), int(match[2], 0), int(match[3], 0)
+        type_name = match[4].lower() if match[4] else None
+        if type_name is not None and type_name not in DATA_TYPES:
+            raise DebugError(f"unknown element type '{match[4]}' (types: {', '.join(DATA_TYPES)})")
         memory = self.m.memory(space)
         if length < 1 or addr + length > memory.size:
             raise DebugError(f"{space}:0x{addr:x}:{length} is outside {space.upper()} (size 0x{memory.size:x})")
-        self.watches.append([space, addr, length, memory[addr:addr + length].copy()])
-        self.say(f"watching {space}:0x{addr:x}:{length}")
+        if type_name is not None and length % TYPES[type_name].size:
+            raise DebugError(f"LEN {length} is not a whole number of {type_name} elements "
+                             f"({TYPES[type_name].size} bytes each)")
+        self.watches.append([space, addr, length, memory[addr:addr + length].copy(), type_name])
+        self.say(f"watching {_watch_name(space, addr, length, type_name)}")
 
     def do_print(self, args) -> None:
         if len(args) != 1:
@@ -240,8 +255,7 @@ class Debugger:
             etype = TYPES.get(type_name)
             if etype is None or etype.kind == "mask":
                 raise DebugError(f"unknown element type '{type_name}'")
-            values = element_list(m.v[index].view(dtype_of(etype)))
-            self.say(f"V{index}.{type_name} = {_values(values)}")
+            self.say(f"V{index}.{type_name} = {format_line(m.v[index].view(dtype_of(etype)), type_name)}")
             return
         if re.fullmatch(r"[Pp]\d+", what):
             index = int(what[1:])
@@ -256,7 +270,7 @@ class Debugger:
             values = m.read(spec.space, spec.addr, spec.type, spec.count)
         except (SpecError, Fault) as err:
             raise DebugError(str(err)) from None
-        self.say(f"{spec.key} = {_values(element_list(values))}")
+        self.say(f"{spec.key} = {format_line(values, spec.type)}")
 
     def do_cycles(self, args) -> None:
         m, engine = self.m, self.m.engine
@@ -276,7 +290,7 @@ class Debugger:
         while self.m.executed < target and not self.ended:
             self._step_one()
         for watch in self.watches:  # compared from here on
-            space, addr, length, _ = watch
+            space, addr, length = watch[:3]
             watch[3] = self.m.memory(space)[addr:addr + length].copy()
         self.say(self.where())
 
@@ -297,8 +311,8 @@ def _count(args) -> int:
     return value
 
 
-def _values(values: list) -> str:
-    return " ".join(repr(v) if isinstance(v, float) else str(v) for v in values)
+def _watch_name(space: str, addr: int, length: int, type_name: str | None) -> str:
+    return f"{space}:0x{addr:x}:{length}" + (f":{type_name}" if type_name else "")
 
 
 def _ranges(indices) -> str:
