@@ -1,4 +1,4 @@
-"""The run report: a typed record, its JSON form (contract section 5) and its text form."""
+"""The run report: a typed record, its JSON form (schema ``vcore.report/1``) and its text form."""
 
 from __future__ import annotations
 
@@ -62,12 +62,17 @@ class Report:
         causes = {k: v for k, v in self.stalls.items() if v}
         top = max(causes, key=causes.get) if causes else None
         line = f"bound by {pipe} ({share:.0%} busy)"
+        if pipe in ("MTE2", "MTE3"):  # a DMA-bound run: the transfer that costs most is the cause, stalls its echo
+            costly = max((e for e in self.per_pc if e.pipe == pipe), key=lambda e: e.cycles, default=None)
+            if costly is not None:
+                line = (f"bound by {pipe} ({share:.0%} busy; most at {_place(costly)}: {costly.cycles} of its "
+                        f"{self.pipes[pipe].busy_cycles} busy cycles)")
         if top is not None:
             line += f"; largest stall: {top.replace('_', ' ')} ({causes[top]} cycles"
             worst = max(self.per_pc, key=lambda e: e.bank_conflict_cycles if top == "bank_conflict"
                         else e.stalls.get(top, 0), default=None)
             if worst is not None:
-                line += f", most at {'line ' + str(worst.line) if worst.line is not None else f'pc 0x{worst.pc:04x}'}"
+                line += f", most at {_place(worst)}"
             line += ")"
         if self.races:
             line += f"; {len(self.races)} race(s)"
@@ -122,6 +127,10 @@ class Report:
         if self.fault is not None:
             lines += ["", f"stopped by a fault: {self.fault}"]
         return "\n".join(lines) + "\n"
+
+
+def _place(entry: PcEntry) -> str:
+    return f"line {entry.line}" if entry.line is not None else f"pc 0x{entry.pc:04x}"
 
 
 def json_number(value):

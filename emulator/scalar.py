@@ -161,6 +161,17 @@ def dma_spans(inst: Inst) -> tuple[int, int, int, int]:
     return blocks, length * BLOCK_BYTES, (length + srcgap) * BLOCK_BYTES, (length + dstgap) * BLOCK_BYTES
 
 
+def _dma_units(inst: Inst) -> str:
+    """What a DMA's fields ask for in bytes: ``len`` and the gaps count 32-byte units, a usual slip."""
+    blocks, nbytes, src_pitch, dst_pitch = dma_spans(inst)
+    length, srcgap, dstgap = (inst.kw(n) for n in ("len", "srcgap", "dstgap"))
+    text = f"len, srcgap and dstgap count {BLOCK_BYTES}-byte units: len={length} is {nbytes} bytes"
+    if blocks > 1:
+        text += (f", {blocks} blocks of it, one every {src_pitch} bytes of the source (len + srcgap={srcgap}) and "
+                 f"every {dst_pitch} of the destination (len + dstgap={dstgap})")
+    return text
+
+
 @implements("dma")
 def bind_dma(inst: Inst, pc: int):
     to_ub = inst.row.op == "gm2ub"
@@ -176,9 +187,13 @@ def bind_dma(inst: Inst, pc: int):
         if ub_addr % BLOCK_BYTES:
             raise Fault(f"DMA: UB address 0x{ub_addr:x} is not 32-byte aligned")
         src_mem, dst_mem = m.memory(src_space), m.memory(dst_space)
-        check_range(src_space.upper(), src_mem.size, src, src + (blocks - 1) * src_pitch + nbytes, "DMA source")
-        check_range(dst_space.upper(), dst_mem.size, dst, dst + (blocks - 1) * dst_pitch + nbytes,
-                    "DMA destination")
+        try:
+            check_range(src_space.upper(), src_mem.size, src, src + (blocks - 1) * src_pitch + nbytes, "DMA source")
+            check_range(dst_space.upper(), dst_mem.size, dst, dst + (blocks - 1) * dst_pitch + nbytes,
+                        "DMA destination")
+        except Fault as fault:
+            fault.message += f"; {_dma_units(inst)}"
+            raise
 
         def perform():
             """Read the source now; the copy lands in the destination at the DMA's end."""
