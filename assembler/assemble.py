@@ -14,6 +14,7 @@ import attrs
 from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location
 from assembler.lexer import strip_comment, tokenize
 from assembler.parser import parse_line
+from assembler.suggest import unknown_mnemonic
 from assembler.syntax import Binary, Bits, Directive, Field, Group, Mem, Name, Num, Reg, Statement, Unary
 from isa import MNEMONICS, TYPES, Inst, Instruction, Kind, Mask, MaskMode, RegOrImm, encode, problems
 from isa.model import GmRef, UbRef
@@ -104,6 +105,7 @@ class _Assembler:
         # Only \n ends a line (a form feed or U+2028 inside a comment must not shift line numbers).
         self.lines = [line.removesuffix("\r") for line in text.split("\n")]
         self.diagnostics: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = []
         self.labels: dict[str, tuple[int, Location]] = {}
         self.equs: dict[str, tuple[object, Location]] = {}
         self.evaluating: set[str] = set()
@@ -111,11 +113,24 @@ class _Assembler:
         self.failed_equs: set[str] = set()
 
     # -- diagnostics -------------------------------------------------------------------------
-    def error(self, location: Location, message: str) -> None:
+    def error(self, location: Location, message: str, severity: str = "error") -> None:
         if not message:
             return
         source = self.lines[location.line - 1] if 0 < location.line <= len(self.lines) else ""
-        self.diagnostics.append(Diagnostic(location, message, source.rstrip("\n")))
+        found = Diagnostic(location, message, source.rstrip("\n"), severity)
+        (self.warnings if severity == "warning" else self.diagnostics).append(found)
+
+    def warn_s0_written(self, row: Instruction, stmt: Statement, inst: Inst, given: dict[str, Field]) -> None:
+        """S0 reads as 0 and ignores writes: a destination S0 (or a post= base S0) is almost surely a
+        slip (a loop counter in S0 never counts), so say so, though the program is valid."""
+        for operand, node, value in zip(row.operands, stmt.operands, inst.operands, strict=True):
+            if operand.writes and value == 0:
+                self.error(node.loc, f"{row.mnemonic} writes S0, which reads as 0 and ignores writes: "
+                                     f"the result is lost (use S1..S31)", "warning")
+            elif (operand.kind is Kind.UB and isinstance(value, UbRef) and value.reg == 0
+                  and "post" in given and inst.kw("post")):
+                self.error(given["post"].loc, "post= updates the base register S0, which ignores writes: the "
+                                              "address never moves (use S1..S31)", "warning")
 
     # -- symbols and expressions -------------------------------------------------------------
     def define(self, name: str, location: Location, what: str) -> bool:
@@ -248,8 +263,7 @@ class _Assembler:
     def select_row(self, stmt: Statement) -> Instruction:
         rows = MNEMONICS.get(stmt.mnemonic)
         if rows is None:
-            raise LocatedError(stmt.mnemonic_loc,
-                               f"unknown mnemonic '{stmt.mnemonic}'{_suggest(stmt.mnemonic, all_mnemonics())}")
+            raise LocatedError(stmt.mnemonic_loc, unknown_mnemonic(stmt.mnemonic, all_mnemonics(), stmt.suffix))
         for row in rows:
             if all(_shape_fits(o.kind, n) for o, n in zip(row.operands, stmt.operands, strict=False)):
                 return row
@@ -353,6 +367,7 @@ class _Assembler:
         operands = tuple(self.operand_value(o, n, etype) for o, n in zip(row.operands, stmt.operands, strict=True))
         keywords, mask, given = self.keyword_values(row, stmt)
         inst = Inst(row, etype, operands, keywords, mask)
+        self.warn_s0_written(row, stmt, inst, given)
         found = problems(inst)
         if found:
             slot, message = found[0]
@@ -456,11 +471,12 @@ class _Assembler:
             words += encode(inst)
             # The statement as written, without its label or comment: reports and faults quote it.
             code = strip_comment(self.lines[stmt.line - 1])[stmt.mnemonic_loc.col - 1:]
-            source[at] = SourceLine(stmt.line, code.strip())
+            source[at] = SourceLine(stmt.line, code.strip(), stmt.mnemonic_loc.col)
         if self.diagnostics:
             raise AsmError(self.diagnostics)
         labels = {name: pc for name, (pc, _) in self.labels.items()}
-        return Program(tuple(words), tuple(data), source, self.filename, labels, tuple(data_source))
+        warnings = tuple(sorted(self.warnings, key=lambda d: (d.location.line, d.location.col)))
+        return Program(tuple(words), tuple(data), source, self.filename, labels, tuple(data_source), warnings)
 
     def pass1_equ(self, directive: Directive) -> None:
         args = directive.args

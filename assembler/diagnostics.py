@@ -18,10 +18,11 @@ class Diagnostic:
     location: Location
     message: str
     source_line: str = ""
+    severity: str = "error"  # or "warning": reported, and the program still assembles
 
     def format(self) -> str:
         loc = self.location
-        text = f"{loc.file}:{loc.line}:{loc.col}: error: {self.message}"
+        text = f"{loc.file}:{loc.line}:{loc.col}: {self.severity}: {self.message}"
         if self.source_line:
             # Keep the line's tabs in the padding so the caret sits under the column on any terminal.
             pad = "".join(c if c == "\t" else " " for c in self.source_line[:loc.col - 1])

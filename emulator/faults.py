@@ -17,6 +17,11 @@ class Fault(Exception):
         return f"{self.where}: error: {self.message}" if self.where else self.message
 
 
+class ProgramError(Exception):
+    """A program that the chosen profile cannot run at all (exit status 2): refused before it starts.
+    The message names the first instruction in the way and the profile that would run it."""
+
+
 def hex_signed(value: int) -> str:
     return f"-0x{-value:x}" if value < 0 else f"0x{value:x}"
 

@@ -12,7 +12,7 @@ from attrs import define, field
 
 # Importing the families registers their semantics.
 from emulator import scalar, tensor, vector  # noqa: F401
-from emulator.faults import Fault
+from emulator.faults import Fault, ProgramError
 from emulator.profile import Profile, load_profile
 from emulator.semantics import HALT_PC, REFINES, Bound, bind
 from emulator.state import State
@@ -46,7 +46,9 @@ class Machine(State):
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
         super().__init__(self.profile.ub_size, gm_size)
         self.program = program
-        self.bound: list[Bound] = [bind(inst, pc) for pc, inst in decode_program(program.words)]
+        decoded = decode_program(program.words)
+        self._check_profile_runs(program, decoded)
+        self.bound: list[Bound] = [bind(inst, pc) for pc, inst in decoded]
         self._bound_at = {b.pc: b for b in self.bound}
         self._by_word: list = [None] * len(program.words)
         self._counts = [0] * len(program.words)
@@ -72,6 +74,23 @@ class Machine(State):
         self._flats = {"ub": self.ub, "gm": self.gm, **{f"V{i}": self.v[i] for i in range(32)},
                        **{f"P{i}": self.p[i] for i in range(8)}}
         self._load_data()
+
+    def _check_profile_runs(self, program: Program, decoded) -> None:
+        """Refuse, before anything runs, a program with register instructions on a profile without
+        vector functions (the A2 has none: run there, they would give wrong answers, not faults)."""
+        if self.profile["machine"]["vector_functions"]:
+            return
+        pc, inst = next(((pc, inst) for pc, inst in decoded if inst.row.register), (None, None))
+        if inst is None:
+            return
+        message = (f"{inst.row.mnemonic} is a register (vector-function) instruction, and the {self.profile.name} "
+                   f"profile has no vector functions: register instructions need the 950 profile (--profile 950)")
+        src = (program.source or {}).get(pc)
+        if src is None:
+            raise ProgramError(f"{program.filename}: error: {message}\n  at pc 0x{pc:04x}: {inst_text(inst)}")
+        # Located like an assembly error (the same exit status): the statement and a caret under it.
+        raise ProgramError(f"{program.filename}:{src.line}:{src.col}: error: {message}\n"
+                           f"    {src.text}\n    ^{'~' * (len(src.text.split()[0]) - 1)}")
 
     # -- memory access for users -----------------------------------------------------------------
     def _load_data(self) -> None:
@@ -236,7 +255,7 @@ class Machine(State):
         try:
             while pc != HALT_PC:
                 index = pc >> 3
-                if index >= end:  # past the last instruction, by running off it or by a jump (CONTRACT 2.3)
+                if index >= end:  # past the last instruction, by running off it or by a jump: the program ends
                     break
                 if executed >= check:
                     if executed >= max_instructions:

@@ -98,6 +98,7 @@ class Operand:
     name: str
     kind: Kind
     imm_bits: int = 0  # SRC / IMM only: width of the signed immediate
+    writes: bool = False  # the instruction writes this register (a destination)
 
     @property
     def bits(self) -> int:
@@ -181,6 +182,7 @@ class Instruction:
     has_mask: bool = False  # tensor mask / count fields (mask mode + 128-bit extension)
     fields: tuple[BitField, ...] = field(default=())
     words: int = 1  # fixed words before any mask extension
+    register: bool = False  # a register (vector-function) instruction: runs only where the profile has them
 
     @property
     def typed(self) -> bool:

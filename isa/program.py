@@ -22,7 +22,7 @@ from __future__ import annotations
 import struct
 import zlib
 
-from attrs import frozen
+from attrs import field, frozen
 
 from isa.types import TYPE_BY_CODE, TYPES
 
@@ -66,6 +66,7 @@ class SourceLine:
 
     line: int
     text: str
+    col: int = 1  # the column where the statement (its mnemonic) starts
 
 
 @frozen
@@ -78,6 +79,8 @@ class Program:
     filename: str = "<program>"
     labels: dict | None = None  # name -> pc
     data_source: tuple | None = None  # per data record: (line, col, text) of its directive, from text
+    # The assembler's warnings (located diagnostics with ``format()``); not part of the program's identity.
+    warnings: tuple = field(default=(), eq=False)
 
 
 def _pad8(n: int) -> int:

@@ -21,6 +21,9 @@ from isa.model import (
 
 OPCODE_BITS = 8
 TYPE_BITS = 4
+# The opcode block of register (vector-function) instructions: they need a profile with vector
+# functions (the 950's micro API; the A2 has none).
+REGISTER_OPCODES = range(0x20, 0x40)
 
 
 def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands, keywords=(), *,
@@ -42,7 +45,7 @@ def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands
     words = -(-pos // WORD_BITS)
     return Instruction(mnemonic=mnemonic, form=form, opcode=opcode, types=tuple(types), operands=tuple(operands),
                        keywords=tuple(keywords), pipe=pipe, timing=timing, family=family, op=op, summary=summary,
-                       has_mask=mask, fields=tuple(fields), words=words)
+                       has_mask=mask, fields=tuple(fields), words=words, register=opcode in REGISTER_OPCODES)
 
 
 def _ub(name: str) -> Operand:
@@ -57,8 +60,8 @@ def _p(name: str) -> Operand:
     return Operand(name, Kind.PREG)
 
 
-def _s(name: str) -> Operand:
-    return Operand(name, Kind.SREG)
+def _s(name: str, writes: bool = False) -> Operand:
+    return Operand(name, Kind.SREG, writes=writes)
 
 
 REPEAT = Keyword("repeat", 8, 0, 255, default=1, doc="iterations (0 = no operation)")
@@ -152,7 +155,7 @@ def _build() -> tuple[Instruction, ...]:
                      summary="T at addr + idx[i]*size = s[i] for active lanes; the higher lane wins"))
     rows.append(_row("PSET", "mask-pattern", 0x33, T.MASK_WIDTHS, (_p("pd"), Operand("pattern", Kind.PATTERN)),
                      pipe="V", timing="reg.mask", family="pset", op="pset", summary="Pd = a lane pattern"))
-    rows.append(_row("PUPDATE", "mask-update", 0x34, T.MASK_WIDTHS, (_p("pd"), _s("sc")), pipe="V",
+    rows.append(_row("PUPDATE", "mask-update", 0x34, T.MASK_WIDTHS, (_p("pd"), _s("sc", writes=True)), pipe="V",
                      timing="reg.mask", family="pupdate", op="pupdate",
                      summary="Pd = first min(Sc, lanes) lanes; Sc = max(0, Sc - lanes)"))
     rows.append(_row("PLD", "mask-load", 0x35, (), (_p("pd"), _ub("addr")), pipe="V", timing="reg.mask_load",
@@ -160,11 +163,12 @@ def _build() -> tuple[Instruction, ...]:
     rows.append(_row("PST", "mask-store", 0x36, (), (_ub("addr"), _p("ps")), pipe="V", timing="reg.mask_store",
                      family="pst", op="pst", summary="store Pd's 32 bytes to UB"))
     # 0x40..0x5F: scalar unit, pipe S.
-    rows.append(_row("MOV", "scalar-mov", 0x40, (), (_s("sd"), Operand("src", Kind.IMM, imm_bits=50)), pipe="S",
-                     timing="scalar.mov", family="mov", op="mov", summary="Sd = EXPR or Ss"))
+    rows.append(_row("MOV", "scalar-mov", 0x40, (), (_s("sd", writes=True), Operand("src", Kind.IMM, imm_bits=50)),
+                     pipe="S", timing="scalar.mov", family="mov", op="mov", summary="Sd = EXPR or Ss"))
     for i, (mn, op) in enumerate(_ALU_OPS):
-        rows.append(_row(mn, "scalar-alu", 0x41 + i, (), (_s("sd"), _s("sa"), Operand("sb", Kind.SRC, imm_bits=44)),
-                         pipe="S", timing=f"scalar.{op}", family="alu", op=op, summary=f"Sd = Sa {op} Sb|EXPR"))
+        rows.append(_row(mn, "scalar-alu", 0x41 + i, (),
+                         (_s("sd", writes=True), _s("sa"), Operand("sb", Kind.SRC, imm_bits=44)), pipe="S",
+                         timing=f"scalar.{op}", family="alu", op=op, summary=f"Sd = Sa {op} Sb|EXPR"))
     for i, (mn, op) in enumerate(_BRANCHES):
         rows.append(_row(mn, "branch", 0x50 + i, (),
                          (_s("sa"), Operand("sb", Kind.SRC, imm_bits=26), Operand("target", Kind.TARGET)),

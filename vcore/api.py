@@ -11,7 +11,9 @@ onto a fresh ``Machine``. The command line is a thin layer on these functions an
     report = m.report()                   # Report: total_cycles, pipes, per_pc, races, ...
 
 Errors are values with a place: ``AsmError`` (assembly, with file:line:col), ``LoadError`` (a file
-that cannot be read or decoded), ``ProfileError``; a runtime fault is ``result.fault``.
+that cannot be read or decoded), ``ProfileError``, ``ProgramError`` (a program the profile cannot run:
+register instructions on a2); a runtime fault is ``result.fault``. ``program.warnings`` holds the
+assembler's warnings (a write to S0), each with ``.location`` and ``format()``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import click
 import numpy as np
 
 from assembler import AsmError, disassemble, listing
-from emulator import Fault, Machine, ProfileError, load_profile
+from emulator import Fault, Machine, ProfileError, ProgramError, load_profile
 from emulator.faults import check_range
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
 from emulator.profile import BUILTIN, builtin_text
@@ -61,9 +61,12 @@ def _fail_loading(err: Fault, path: str):
 
 def _read(path: str):
     try:
-        return read_program_file(path)
+        program = read_program_file(path)
     except (AsmError, LoadError) as err:
         _fail(str(err))
+    for warning in program.warnings:  # the assembler's: the program is valid, but likely not what was meant
+        click.echo(warning.format(), err=True)
+    return program
 
 
 def _write(path: str, data) -> None:
@@ -158,6 +161,8 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     program = _read(program_path)
     try:
         machine = Machine(program, profile, gm_size)
+    except ProgramError as err:
+        _fail(str(err))
     except Fault as err:
         _fail_loading(err, program_path)
     for spec, data in zip(load_specs, load_data, strict=True):
@@ -222,6 +227,8 @@ def debug_command(program_path, profile_name, loads, gm_size) -> None:
     try:
         debugger = Debugger(program, profile, gm_size, [(s.space, s.addr, d) for s, d in zip(load_specs, load_data,
                                                                                            strict=True)])
+    except ProgramError as err:
+        _fail(str(err))
     except Fault as err:
         _fail_loading(err, program_path)
     session(debugger)

@@ -70,7 +70,7 @@ def _ulps(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
 
 class ProgramItem(pytest.Item):
     def runtest(self) -> None:
-        from emulator import Machine
+        from emulator import Machine, ProgramError
         from isa import TYPES
         from isa.values import dtype_of, float_bits
         from vcore.loading import read_program_file
@@ -89,7 +89,10 @@ class ProgramItem(pytest.Item):
                 profile = m.group("name")
         if not expects and not faults:
             raise ProgramFailure(f"{self.path}: no EXPECT lines")
-        machine = Machine(read_program_file(self.path), profile)
+        try:
+            machine = Machine(read_program_file(self.path), profile)
+        except ProgramError as err:  # e.g. register instructions on a2: refused before the run
+            raise ProgramFailure(str(err)) from None
         result = machine.run()
         if faults:
             if result.fault is None:

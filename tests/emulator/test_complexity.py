@@ -96,9 +96,7 @@ def asc_sub(halves: int) -> str:
 @pytest.mark.parametrize(("profile", "timed", "per_instruction"), [
     ("950", False, 25),  # data in program order: measured 98 calls a pass of 7 instructions
     ("950", True, 40),  # timed: start and end events, the race check (190)
-    ("a2", False, 70),  # a2 orders nothing on V: the loop races, so it runs timed, and each start is
-                        # compared with the V instructions in flight (377)
-])
+])  # (not a2: it has no register instructions and refuses the program)
 def test_register_loop_work_is_a_fixed_number_of_calls_per_instruction(profile, timed, per_instruction):
     # 8 passes of the loop against 16 (128 halves a pass): the extra 8 passes are 56 instructions.
     # Each is its closure, its job, the engine's scheduling and its numpy operations: a fixed

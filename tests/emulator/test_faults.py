@@ -90,10 +90,9 @@ def test_tensor_source_block_stride_runs_off_the_end():
 
 
 @pytest.mark.parametrize("line", [
-    "VLD.f16 V0, [S1]",
     "VADDS.f32 [0x0], [S1], 1.0",
     "VABS.s16 [S1], [0x0]",
-    "PLD P0, [S1]",
+    "DMA.GM2UB [S1], gm[0x0], len=1",
 ])
 def test_a2_ub_is_192_kib(line):
     src = f"MOV S1, 0x30000\nMOV S2, 9\n{line}\n"
@@ -105,7 +104,7 @@ def test_a2_ub_is_192_kib(line):
 
 
 def test_a2_last_datablock_is_fine():
-    m, r = E.run_program("MOV S1, 0x2ff00\nVLD.u8 V0, [S1]\nVST.u8 [S1], V0, P0\n", "a2")
+    m, r = E.run_program("MOV S1, 0x2ff00\nVABS.s16 [S1], [S1]\nDMA.UB2GM gm[0x0], [S1], len=8\n", "a2")
     assert r.fault is None, r.fault
 
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import isa
 from assembler import assemble, disassemble, inst_text
-from emulator import Fault, Machine
+from emulator import Fault, Machine, ProgramError
 from isa import DecodeError, decode, decode_program, encode
 from isa.program import HEADER, MAGIC, RECORD, Program, VbinError, from_bytes, to_bytes
 
@@ -211,6 +211,8 @@ def _run_briefly(program: Program) -> None:
         machine = Machine(program, "a2" if len(program.words) % 2 else "950")
     except Fault:
         return  # data past the end of a memory: a user error the CLI reports (exit 1)
+    except ProgramError:
+        return  # register instructions on a2: refused before the run (exit 2)
     except Exception as exc:
         _unexpected(exc)
         return

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_fuzz_run import MAX_CYCLES, MAX_INSTRUCTIONS, PROFILES, random_programs
+from test_fuzz_run import MAX_CYCLES, MAX_INSTRUCTIONS, profiles_for, random_programs
 
 from emulator import Machine
 from emulator.trace import trace_events
@@ -56,7 +56,7 @@ def assert_same(program: Program, profile: str, strict: bool, trace: bool = Fals
 def test_fuzz_program_order_matches_timed(program, strict, trace):
     """``trace``: both runs traced, and their ``--trace`` events must be the same too."""
     F.tried("run: program order against timed")
-    for profile in PROFILES:
+    for profile in profiles_for(program):
         try:
             kept = assert_same(program, profile, strict, trace)
         except AssertionError:

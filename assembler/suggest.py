@@ -1,0 +1,120 @@
+"""What to say about a mnemonic vcore does not know: a likely typo of an instruction of the same kind,
+or, for an operation vcore does not have yet, that plainly (never a look-alike of another kind: a
+divide is not a load, however close the letters).
+"""
+
+from __future__ import annotations
+
+# Operations real kernels use that vcore does not have yet, by the names a kernel developer types
+# (vcore's planned mnemonic, AscendC's API name, or the hardware's): name -> what it is, and the
+# mnemonic vcore will give it. A name leaves this list by itself once the ISA table has it.
+PLANNED = {
+    "VCONV": ("type conversion", "VCONV.D.S"),
+    "VCAST": ("type conversion", "VCONV.D.S"),
+    "CAST": ("type conversion", "VCONV.D.S"),
+    "VDUP": ("fill (duplicate a scalar)", "VDUP"),
+    "DUPLICATE": ("fill (duplicate a scalar)", "VDUP"),
+    "VDIV": ("division", "VDIV"),
+    "DIV": ("division", "VDIV"),
+    "VREC": ("reciprocal", "VREC"),
+    "VRSQRT": ("reciprocal square root", "VRSQRT"),
+    "VNEG": ("negation", "VNEG"),
+    "VLRELU": ("leaky relu", "VLRELU"),
+    "VARANGE": ("index ramp (arange)", "VARANGE"),
+    "VCMP": ("compare", "VCMP.C"),
+    "VCMPS": ("compare with a scalar", "VCMPS.C"),
+    "VCMPV": ("compare", "VCMP.C"),
+    "COMPARE": ("compare", "VCMP.C"),
+    "VSEL": ("select", "VSEL"),
+    "VSELS": ("select with a scalar", "VSELS"),
+    "SELECT": ("select", "VSEL"),
+    "PAND": ("mask logic", "PAND"),
+    "POR": ("mask logic", "POR"),
+    "PXOR": ("mask logic", "PXOR"),
+    "PNOT": ("mask logic", "PNOT"),
+    "VCADD": ("reduction (sum of each iteration)", "VCADD"),
+    "VCMAX": ("reduction (max and its lane)", "VCMAX"),
+    "VCMIN": ("reduction (min and its lane)", "VCMIN"),
+    "VCGADD": ("per-datablock reduction", "VCGADD"),
+    "VCGMAX": ("per-datablock reduction", "VCGMAX"),
+    "VCGMIN": ("per-datablock reduction", "VCGMIN"),
+    "VCPADD": ("pairwise sum", "VCPADD"),
+    "VREDUCE": ("register reduction", "VREDUCE.O"),
+    "REDUCESUM": ("reduction (sum)", "VCADD"),
+    "VAND": ("bitwise and", "VAND"),
+    "VOR": ("bitwise or", "VOR"),
+    "VXOR": ("bitwise xor", "VXOR"),
+    "VNOT": ("bitwise not", "VNOT"),
+    "VSHL": ("shift left", "VSHL"),
+    "VSHR": ("shift right", "VSHR"),
+    "VAXPY": ("fused multiply-add (axpy)", "VAXPY"),
+    "VMLA": ("fused multiply-add", "VMLA"),
+    "VMADD": ("fused multiply-add", "VMADD"),
+    "VBRCB": ("element broadcast to blocks", "VBRCB"),
+    "LD": ("scalar load from memory", "LD.T"),
+    "ST": ("scalar store to memory", "ST.T"),
+    "LOOP": ("hardware loop", "LOOP"),
+    "ENDLOOP": ("hardware loop", "ENDLOOP"),
+    "MEMBAR": ("memory barrier inside a vector function", "MEMBAR"),
+    "VF.BEGIN": ("vector function", "VF.BEGIN"),
+    "VF.END": ("vector function", "VF.END"),
+    "SYNCALL": ("barrier between cores", "SYNCALL"),
+}
+
+# Kinds of operation, told apart by the mnemonic's shape: a suggestion never crosses kinds.
+_BRANCHES = ("BEQ", "BNE", "BLT", "BGE", "JMP")
+
+
+def _kind(word: str) -> str:
+    word = word.upper()
+    if word.startswith("DMA"):
+        return "dma"
+    if word.startswith(("SET", "WAIT", "BAR")):
+        return "sync"
+    if word in _BRANCHES or word[:1] in ("B", "J"):
+        return "branch"
+    if word.startswith(("VLD", "VST", "VGA", "VSC", "PLD", "PST")):
+        return "move"  # register loads, stores, gathers and scatters
+    if word.startswith("P"):
+        return "mask"
+    if word.startswith("V"):
+        return "compute"
+    return "scalar"
+
+
+def _distance(a: str, b: str) -> int:
+    """Edit distance with adjacent transpositions (optimal string alignment)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def unknown_mnemonic(word: str, known, suffix: str | None = None) -> str:
+    """The message for an unknown mnemonic ``word`` (written with ``.suffix``), given the mnemonics vcore has."""
+    upper = word.upper()
+    known = {k.upper() for k in known}
+    planned = PLANNED.get(f"{upper}.{suffix.upper()}") if suffix else None
+    if planned is not None:
+        word = upper = f"{upper}.{suffix.upper()}"
+    planned = planned or PLANNED.get(upper)
+    if planned is not None:
+        what, mnemonic = planned
+        if mnemonic.split(".")[0] in known:  # vcore has it now, under its own name
+            return f"unknown mnemonic '{word}'; did you mean {mnemonic}?"
+        later = f" (planned as {mnemonic})" if mnemonic != upper else ""
+        return f"unknown mnemonic '{word}': vcore has no {what} instruction yet{later}"
+    # A typo: one edit (two in a long name) from an instruction of the same kind.
+    limit = 1 if len(upper) < 6 else 2
+    kind = _kind(upper)
+    close = sorted((_distance(upper, k), k) for k in known if _kind(k) == kind)
+    close = [k for d, k in close if d <= limit]
+    if close:
+        return f"unknown mnemonic '{word}'; did you mean {close[0]}?"
+    return f"unknown mnemonic '{word}' (vcore has no such instruction; docs/isa.md lists every one)"

@@ -1,0 +1,127 @@
+"""The a2 profile has no register (vector-function) instructions: a program with one is refused before
+it starts (exit status 2), naming the first such line and the 950 profile. Run there, such programs
+gave wrong answers without a fault (the micro-API add sample: 6 race warnings and all zeros)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import isa
+from assembler import assemble
+from emulator import Machine, ProgramError
+
+VCORE = str(Path(sys.executable).with_name("vcore"))
+PROGRAMS = Path(__file__).resolve().parents[2] / "programs"
+
+# One statement per register instruction form, each valid on the 950 (written by hand from the syntax).
+REGISTER_LINES = {
+    ("VLD", "reg-load"): "VLD.f32 V0, [S1]",
+    ("VST", "reg-store"): "VST.f32 [S1], V0, P0",
+    ("VADD", "reg-binary"): "VADD.f32 V0, V1, V2, P0",
+    ("VSUB", "reg-binary"): "VSUB.u32 V0, V1, V2, P0, carry=P1",
+    ("VMUL", "reg-binary"): "VMUL.f16 V0, V1, V2, P0",
+    ("VMAX", "reg-binary"): "VMAX.s16 V0, V1, V2, P0",
+    ("VMIN", "reg-binary"): "VMIN.f32 V0, V1, V2, P0",
+    ("VEXP", "reg-unary"): "VEXP.f32 V0, V1, P0",
+    ("VABS", "reg-unary"): "VABS.f16 V0, V1, P0",
+    ("VRELU", "reg-unary"): "VRELU.f32 V0, V1, P0",
+    ("VLN", "reg-unary"): "VLN.f32 V0, V1, P0",
+    ("VSQRT", "reg-unary"): "VSQRT.f32 V0, V1, P0",
+    ("VADDS", "reg-scalar"): "VADDS.f32 V0, V1, 1.0, P0",
+    ("VMULS", "reg-scalar"): "VMULS.f32 V0, V1, 2.0, P0",
+    ("VMAXS", "reg-scalar"): "VMAXS.f32 V0, V1, 0.0, P0",
+    ("VMINS", "reg-scalar"): "VMINS.f32 V0, V1, S2, P0",
+    ("VGATHER", "reg-gather-ub"): "VGATHER.f32 V0, [S1], V1, P0",
+    ("VGATHER", "reg-gather-reg"): "VGATHER.f32 V0, V1, V2",
+    ("VSCATTER", "reg-scatter"): "VSCATTER.f32 [S1], V0, V1, P0",
+    ("PSET", "mask-pattern"): "PSET.b32 P0, ALL",
+    ("PUPDATE", "mask-update"): "PUPDATE.b16 P0, S2",
+    ("PLD", "mask-load"): "PLD P0, [S1]",
+    ("PST", "mask-store"): "PST [S1], P0",
+}
+
+
+def vcore(*args):
+    return subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+def test_every_register_form_is_listed():
+    # The opcode block 0x20..0x3F holds the register instructions; each has a line above.
+    forms = {(r.mnemonic, r.form) for r in isa.TABLE if 0x20 <= r.opcode < 0x40}
+    assert forms == set(REGISTER_LINES)
+    assert {(r.mnemonic, r.form) for r in isa.TABLE if r.register} == forms
+
+
+@pytest.mark.parametrize("line", REGISTER_LINES.values(), ids=[f"{m}-{f}" for m, f in REGISTER_LINES])
+def test_a2_refuses_each_register_instruction_naming_its_line(tmp_path, line):
+    path = tmp_path / "p.asm"
+    path.write_text(f"    MOV S1, 0x100\n    MOV S2, 64\n    NOP\n    {line}\n    HALT\n")
+    assert vcore("run", path, "--report", "none").returncode == 0  # the 950 runs it
+    r = vcore("run", path, "--profile", "a2")
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == ""  # refused before it starts: no report
+    first = r.stderr.splitlines()[0]
+    assert first.startswith(f"{path}:4:5: error: "), first
+    assert "register instructions need the 950 profile" in first
+    assert r.stderr.splitlines()[1] == f"    {line}"
+    assert "Traceback" not in r.stderr
+
+
+def test_the_first_register_line_is_named_and_debug_refuses_too(tmp_path):
+    path = tmp_path / "p.asm"
+    path.write_text(".ubfill 0x0, f32, 64, 1.0\n    VADD.f32 [0x100], [0x0], [0x0]\n    MOV S1, 0\n"
+                    "    VLD.f32 V0, [S1]\n    VST.f32 [S1], V0, P0\n")
+    for command in ("run", "debug"):
+        r = subprocess.run([VCORE, command, str(path), "--profile", "a2"], capture_output=True, text=True,
+                           timeout=60, input="quit\n")
+        assert r.returncode == 2, (command, r.stderr)
+        assert r.stderr.startswith(f"{path}:4:5: error: VLD "), r.stderr
+
+
+def test_a_vbin_is_refused_naming_the_pc(tmp_path):
+    src, out = tmp_path / "p.asm", tmp_path / "p.vbin"
+    src.write_text("    MOV S1, 0\n    PSET.b16 P0, ALL\n")
+    assert vcore("asm", src, "-o", out).returncode == 0
+    r = vcore("run", out, "--profile", "a2")
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"{out}: error: PSET ") and "at pc 0x0008: PSET.b16 P0, ALL" in r.stderr
+
+
+def test_the_micro_api_add_sample_is_refused_on_a2_and_runs_on_950():
+    path = PROGRAMS / "asc_sub_loop.asm"
+    r = vcore("run", path, "--profile", "a2")
+    assert r.returncode == 2 and "950 profile" in r.stderr and "race" not in r.stderr, r.stderr
+    assert vcore("run", path, "--report", "none").returncode == 0
+
+
+def test_tensor_programs_still_run_on_a2(tmp_path):
+    path = tmp_path / "t.asm"
+    path.write_text(".ubfill 0x0, f16, 256, 1.5\n.ubfill 0x800, f16, 256, 2.25\n"
+                    "    VADD.f16 [0x1000], [0x0], [0x800], repeat=2\n")
+    r = vcore("run", path, "--profile", "a2", "--dump", "ub:0x1000:f16:2")
+    assert r.returncode == 0, r.stderr
+    assert "ub:0x1000:f16:2 = 3.75 3.75" in r.stdout  # 1.5 + 2.25
+
+
+def test_the_python_api_raises_program_error():
+    program = assemble("MOV S1, 0\nVLD.f16 V0, [S1]\n", "api.asm")
+    with pytest.raises(ProgramError, match=r"api.asm:2:1: error: VLD .*950 profile"):
+        Machine(program, "a2")
+    Machine(program, "950").run()
+
+
+def test_a_custom_profile_says_whether_it_has_vector_functions(tmp_path):
+    from emulator.profile import builtin_text
+
+    text = builtin_text("950").replace("vector_functions = true", "vector_functions = false", 1)
+    assert text != builtin_text("950")
+    custom = tmp_path / "novf.toml"
+    custom.write_text(text)
+    path = tmp_path / "p.asm"
+    path.write_text("PSET.b16 P0, ALL\n")
+    r = vcore("run", path, "--profile", custom)
+    assert r.returncode == 2 and "the 950 profile has no vector functions" in r.stderr, r.stderr
