@@ -7,17 +7,20 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 EXAMPLE ?= programs/vadd_basic.asm
+# setuptools warns on every editable install of a top-level (flat) layout like ours that a folder
+# named like a package could shadow it; the folders are the packages, so the warning says nothing.
+QUIET_BUILD := ignore:Editable installation
 
 .PHONY: run test lint docs bench fuzz clean
 
 $(RUN_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
-	@$(BIN)/python -m pip install --quiet -e .
+	@PYTHONWARNINGS="$(QUIET_BUILD)" $(BIN)/python -m pip install --quiet -e .
 	@touch $@
 
 $(TEST_STAMP): $(RUN_STAMP)
-	@$(BIN)/python -m pip install --quiet -e '.[test]'
+	@PYTHONWARNINGS="$(QUIET_BUILD)" $(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $@
 
 run: $(RUN_STAMP)
