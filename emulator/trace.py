@@ -26,7 +26,7 @@ A pipe's slice also names the cycle the instruction's results land (``results_cy
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
+from collections import defaultdict, deque
 
 from emulator.timing import PIPES
 
@@ -105,6 +105,9 @@ def trace_events(machine) -> dict:
                 on_s[job.pc].append((job, event))
             else:
                 flow_at.setdefault(id(job), []).append(event)
+    # An S pc's slices come in time order: so do its flag ends once sorted, and one pointer matches them.
+    on_s = {pc: deque(sorted(items, key=lambda item: item[0].start)) for pc, items in on_s.items()}
+    unmatched: list = []
 
     about: dict = {}  # pc -> its text and the args every slice of it has
     for i, (pipe, pc, start, end, job) in enumerate(slices):
@@ -129,12 +132,11 @@ def trace_events(machine) -> dict:
         if job is not None:
             flows = flow_at.pop(id(job), ())
         else:  # the S slice of an instruction's run holds the cycle its SETFLAG or WAITFLAG acts
-            flows, pending = [], on_s.get(pc, ())
-            for item in pending:
-                if start <= item[0].start and (item[0].start < end or start == end):
-                    flows.append(item[1])
-            if flows:
-                pending[:] = [item for item in pending if all(item[1] is not e for e in flows)]
+            flows, pending = [], on_s.get(pc)
+            while pending and pending[0][0].start < start:  # before this slice: its slice was not kept
+                unmatched.append(pending.popleft()[1])
+            while pending and (pending[0][0].start < end or pending[0][0].start == start):
+                flows.append(pending.popleft()[1])
         for event in flows:
             event["tid"] = tid
             events.append(event)
@@ -146,6 +148,7 @@ def trace_events(machine) -> dict:
                            "ts": until / 1000, "dur": (ns(end) - until) / 1000, "args": args})
     # the ends whose slices were not kept (a trace past the engine's trace_limit), on their pipe's track
     events.extend(e for flows in flow_at.values() for e in flows)
+    events.extend(unmatched)
     events.extend(e for pending in on_s.values() for _, e in pending)
     meta = {"profile": machine.profile.name, "clock_ghz": machine.profile.clock_ghz}
     if engine.slices_dropped:  # the engine keeps at most its trace_limit slices

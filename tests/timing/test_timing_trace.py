@@ -149,3 +149,29 @@ def test_trace_via_cli(tmp_path):
     res = vcore("run", path, "--profile", "a2", "--report", "none", "--trace", out)
     assert res.returncode == 0, res.stderr
     check_trace(json.loads(out.read_text()), waits=3 * PASSES)
+
+
+def test_building_the_trace_of_many_s_flags_is_linear():
+    """Flags whose pipe is S were matched to their S slices by a scan of every pending one: a loop of
+    20,000 SETFLAG S / WAITFLAG S took 110 s to trace (0.8 s to run). Ten times the passes must cost
+    about ten times the work, far from a hundred."""
+    import time
+
+    from assembler import assemble
+    from emulator import Machine
+    from emulator.trace import trace_events
+
+    def build(passes: int) -> tuple[float, dict]:
+        text = f"    MOV S1, {passes}\nloop:\n    SETFLAG S, V, 0\n    WAITFLAG S, V, 0\n    SUB S1, S1, 1\n" \
+               "    BNE S1, 0, loop\n"
+        machine = Machine(assemble(text), "950")
+        machine.run(trace=True)
+        began = time.perf_counter()
+        trace = trace_events(machine)
+        return time.perf_counter() - began, trace
+
+    small, _ = min((build(500) for _ in range(3)), key=lambda found: found[0])
+    large, trace = build(5000)
+    arrows = [e for e in trace["traceEvents"] if e["ph"] in ("s", "f")]
+    assert len(arrows) == 2 * 5000  # one arrow a pass, both ends
+    assert large < 30 * small, (large, small)
