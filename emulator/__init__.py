@@ -1,7 +1,10 @@
 """The emulated vector core: ``Machine`` runs a decoded program on UB, GM and register state."""
 
+from emulator.check import check_emulator
 from emulator.faults import Fault, ProgramError
 from emulator.machine import Machine, RunResult
 from emulator.profile import Profile, ProfileError, load_profile
+
+check_emulator()  # after importing machine, which registers every family
 
 __all__ = ["Fault", "Machine", "Profile", "ProfileError", "ProgramError", "RunResult", "load_profile"]

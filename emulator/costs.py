@@ -19,9 +19,50 @@ from emulator.banks import BankRules, conflict_cycles
 from emulator.profile import Profile
 from isa import Inst
 
-BINARY_OPS = {"add", "sub", "mul", "max", "min", "adds", "muls", "maxs", "mins"}
-TRANSCENDENTAL = {"exp", "ln", "sqrt"}
 _WIDTH_INDEX = {1: 0, 2: 1, 4: 2}
+# How each scheduling class (a row's ``timing`` column) is scheduled: on S alone, as a sync job, as a
+# transfer (tensor and DMA: iterations or bytes through a pipe), or as a register instruction
+# (issue ports, scoreboard). A row of a class not listed here cannot be priced: check_classes says so.
+CLASS_KINDS = {
+    "scalar.alu": "scalar", "scalar.mul": "scalar", "scalar.branch": "scalar", "scalar.nop": "scalar",
+    "sync.setflag": "sync", "sync.waitflag": "sync", "sync.barrier": "sync",
+    "tensor.binary": "transfer", "tensor.unary": "transfer", "tensor.transcendental": "transfer",
+    "dma.gm2ub": "transfer", "dma.ub2gm": "transfer",
+    "reg.alu": "register", "reg.transcendental": "register", "reg.load": "register", "reg.store": "register",
+    "reg.mask": "register", "reg.gather": "register", "reg.permute": "register",
+}
+# The profile keys that price a class (besides the op's own entries in elements_per_cycle).
+_CLASS_KEYS = {
+    "scalar.alu": ("scalar", "alu"), "scalar.mul": ("scalar", "mul"), "scalar.branch": ("scalar", "branch"),
+    "scalar.nop": ("scalar", "nop"), "sync.setflag": ("sync", "setflag"), "sync.waitflag": ("sync", "waitflag"),
+    "sync.barrier": ("sync", "barrier"), "tensor.binary": ("tensor", "sustained_binary"),
+    "tensor.unary": ("tensor", "sustained_unary"), "tensor.transcendental": ("tensor", "sustained_transcendental"),
+    "dma.gm2ub": ("dma", "gm2ub_bytes_per_cycle"), "dma.ub2gm": ("dma", "ub2gm_bytes_per_cycle"),
+    "reg.alu": ("register", "alu_latency"), "reg.transcendental": ("register", "transcendental_latency"),
+    "reg.load": ("register", "load_latency"), "reg.store": ("register", "store_latency"),
+    "reg.mask": ("register", "mask_latency"), "reg.gather": ("register", "gather_latency"),
+    "reg.permute": ("register", "alu_latency"),
+}
+
+
+def check_classes(table, profiles) -> list[str]:
+    """What keeps a row from being priced: a class with no schedule, or a profile without the keys
+    (its class's, and for an op priced by elements per cycle, that op's entry). Empty when all is well."""
+    problems = []
+    for row in table:
+        if row.timing not in CLASS_KINDS:
+            problems.append(f"{row.mnemonic} ({row.form}): scheduling class {row.timing!r} has no schedule")
+            continue
+        for profile in profiles:
+            section, key = _CLASS_KEYS[row.timing]
+            if key not in profile[section]:
+                problems.append(f"{row.mnemonic} ({row.form}): profile {profile.name} lacks {section}.{key}")
+            if row.timing.startswith("tensor.") and row.op not in profile["tensor"]["elements_per_cycle"]:
+                problems.append(f"{row.mnemonic}: profile {profile.name} lacks tensor.elements_per_cycle.{row.op}")
+            if row.timing in ("reg.alu", "reg.transcendental") and row.op not in \
+                    profile["register"]["elements_per_cycle"]:
+                problems.append(f"{row.mnemonic}: profile {profile.name} lacks register.elements_per_cycle.{row.op}")
+    return problems
 
 
 @frozen
@@ -47,26 +88,20 @@ class CostModel:
 
     # -- the scalar pipe -----------------------------------------------------------------------
     def s_cycles(self, inst: Inst) -> int:
-        """Cycles the instruction occupies S when the scalar unit reads it."""
-        family = inst.row.family
-        if family in ("mov", "alu"):
-            return self.scalar["mul"] if inst.row.op == "mul" else self.scalar["alu"]
-        if family in ("branch", "jump"):
-            return self.scalar["branch"]
-        if family in ("nop", "halt"):
-            return self.scalar["nop"]
+        """Cycles the instruction occupies S when the scalar unit reads it: its own price for a
+        scalar class, else handing it to its pipe."""
+        timing = inst.row.timing
+        if CLASS_KINDS[timing] == "scalar":
+            return self.scalar[_CLASS_KEYS[timing][1]]
         return self.scalar["issue"]
 
     # -- the other pipes -----------------------------------------------------------------------
     def tensor_iteration_cycles(self, inst: Inst) -> float:
-        op = inst.row.op
-        per_cycle = self.tensor["elements_per_cycle"][op][0 if inst.type.size == 2 else 1]
-        if op in BINARY_OPS:
-            sustained = self.tensor["sustained_binary"]
-        elif op in TRANSCENDENTAL:
-            sustained = self.tensor["sustained_transcendental"][0 if inst.type.size == 2 else 1]
-        else:
-            sustained = self.tensor["sustained_unary"]
+        width = 0 if inst.type.size == 2 else 1
+        per_cycle = self.tensor["elements_per_cycle"][inst.row.op][width]
+        sustained = self.tensor[_CLASS_KEYS[inst.row.timing][1]]
+        if isinstance(sustained, list):  # per element width
+            sustained = sustained[width]
         return inst.type.lanes / (per_cycle * sustained)
 
     def tensor_conflicts(self, reads, writes, iterations: int) -> int:
@@ -84,24 +119,18 @@ class CostModel:
 
     def register_cost(self, inst: Inst) -> Cost:
         row, reg = inst.row, self.register
-        family, op = row.family, row.op
-        if family in ("pset", "pupdate", "pld", "pst"):
-            return Cost(1, reg["mask_latency"])
-        if family == "vld":
-            return Cost(1, reg["load_latency"])
-        if family == "vst":
-            return Cost(1, reg["store_latency"])
+        timing = row.timing
+        latency = reg[_CLASS_KEYS[timing][1]]
+        if timing in ("reg.mask", "reg.load", "reg.store", "reg.permute"):
+            return Cost(1, latency)
         size = inst.type.size
         width = _WIDTH_INDEX[size]
-        if family in ("vgather_ub", "vscatter"):
+        if timing == "reg.gather":
             lanes = 64 if size == 4 else 128
-            return Cost(max(1, math.ceil(lanes / reg["elements_per_cycle"]["gather"][width])), reg["gather_latency"])
-        if family == "vgather_reg":
-            return Cost(1, reg["alu_latency"])
-        per_cycle = reg["elements_per_cycle"][op][width]
-        if op == "add" and inst.type.name == "f32":
+            return Cost(max(1, math.ceil(lanes / reg["elements_per_cycle"]["gather"][width])), latency)
+        per_cycle = reg["elements_per_cycle"][row.op][width]
+        if row.op == "add" and inst.type.name == "f32":
             per_cycle = reg["elements_per_cycle"]["float32_add"]
-        latency = reg["transcendental_latency"] if op in TRANSCENDENTAL else reg["alu_latency"]
         return Cost(max(1, math.ceil(inst.type.lanes / per_cycle)), latency)
 
     def dma_cost(self, inst: Inst, job) -> Cost:
@@ -116,10 +145,14 @@ class CostModel:
     def job_cost(self, inst: Inst, job) -> Cost:
         if job.kind != "data":
             return self.sync_cost(job.kind)
-        family = inst.row.family
-        if family == "tensor":
+        timing = inst.row.timing
+        if timing.startswith("tensor."):
             return self.tensor_cost(inst, job)
-        if family == "dma":
+        if timing.startswith("dma."):
             return self.dma_cost(inst, job)
         return self.register_cost(inst)
 
+    @staticmethod
+    def is_transfer(inst: Inst) -> bool:
+        """Whether the instruction is scheduled as a transfer (tensor, DMA) rather than a register one."""
+        return CLASS_KINDS[inst.row.timing] == "transfer"

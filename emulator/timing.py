@@ -310,7 +310,7 @@ class Engine:
             if plan is None:
                 inst = self.m.inst_at(job.pc)
                 cost = self.costs.job_cost(inst, job)
-                if inst.row.family in ("tensor", "dma"):
+                if self.costs.is_transfer(inst):
                     self._schedule_transfer(job, pipe, cost)
                     return True
                 self._footprints(job)

@@ -110,21 +110,34 @@ _ALU_OPS = (("ADD", "add"), ("SUB", "sub"), ("MUL", "mul"), ("AND", "and"), ("OR
 _BRANCHES = (("BEQ", "eq"), ("BNE", "ne"), ("BLT", "lt"), ("BGE", "ge"))
 
 
+# Scheduling classes (the ``timing`` column): how the cost model prices a row, one name per kind of
+# work; every built-in profile prices every class (emulator.costs checks it at import).
+_TRANSCENDENTAL = ("exp", "ln", "sqrt")
+
+
+def _tensor_unary_class(op: str) -> str:
+    return "tensor.transcendental" if op in _TRANSCENDENTAL else "tensor.unary"
+
+
+def _reg_unary_class(op: str) -> str:
+    return "reg.transcendental" if op in _TRANSCENDENTAL else "reg.alu"
+
+
 def _build() -> tuple[Instruction, ...]:
     rows: list[Instruction] = []
     # 0x10..0x1F: tensor instructions (UB to UB, iterated), pipe V.
     for i, (mn, op, text) in enumerate(_BINARY_OPS):
         rows.append(_row(mn, "tensor-binary", 0x10 + i, T.TENSOR_TYPES, (_ub("dst"), _ub("src0"), _ub("src1")),
-                         (REPEAT, *BINARY_STRIDES), pipe="V", timing=f"tensor.{op}", family="tensor", op=op,
+                         (REPEAT, *BINARY_STRIDES), pipe="V", timing="tensor.binary", family="tensor", op=op,
                          summary=f"tensor {text}, iterated over UB", mask=True))
     for i, (mn, op, types, _, text) in enumerate(_UNARY_OPS):
         rows.append(_row(mn, "tensor-unary", 0x15 + i, types, (_ub("dst"), _ub("src")), (REPEAT, *UNARY_STRIDES),
-                         pipe="V", timing=f"tensor.{op}", family="tensor", op=op,
+                         pipe="V", timing=_tensor_unary_class(op), family="tensor", op=op,
                          summary=f"tensor {text}, iterated over UB", mask=True))
     for i, (mn, op, text) in enumerate(_SCALAR_OPS):
         rows.append(_row(mn, "tensor-scalar", 0x1A + i, T.TENSOR_TYPES,
                          (_ub("dst"), _ub("src"), Operand("scalar", Kind.SCALAR)), (REPEAT, *UNARY_STRIDES),
-                         pipe="V", timing=f"tensor.{op}", family="tensor", op=op,
+                         pipe="V", timing="tensor.binary", family="tensor", op=op,
                          summary=f"tensor {text}, iterated over UB", mask=True))
     # 0x20..0x3F: register (vector function) instructions, pipe V.
     rows.append(_row("VLD", "reg-load", 0x20, T.ALL_DATA, (_v("vd"), _ub("addr")), (POST, BLK), pipe="V",
@@ -135,40 +148,42 @@ def _build() -> tuple[Instruction, ...]:
     for i, (mn, op, text) in enumerate(_BINARY_OPS):
         keywords = (CARRY,) if op == "sub" else ()
         rows.append(_row(mn, "reg-binary", 0x22 + i, T.REG_TYPES, (_v("vd"), _v("va"), _v("vb"), _p("pm")),
-                         keywords, pipe="V", timing=f"reg.{op}", family="vbinary", op=op,
+                         keywords, pipe="V", timing="reg.alu", family="vbinary", op=op,
                          summary=f"register {text}; inactive lanes zero"))
     for i, (mn, op, _, types, text) in enumerate(_UNARY_OPS):
         rows.append(_row(mn, "reg-unary", 0x27 + i, types, (_v("vd"), _v("va"), _p("pm")), pipe="V",
-                         timing=f"reg.{op}", family="vunary", op=op, summary=f"register {text}; inactive lanes zero"))
+                         timing=_reg_unary_class(op), family="vunary", op=op,
+                         summary=f"register {text}; inactive lanes zero"))
     for i, (mn, op, text) in enumerate(_SCALAR_OPS):
         rows.append(_row(mn, "reg-scalar", 0x2C + i, T.REG_TYPES,
                          (_v("vd"), _v("va"), Operand("scalar", Kind.SCALAR), _p("pm")), pipe="V",
-                         timing=f"reg.{op}", family="vscalar", op=op, summary=f"register {text}; inactive lanes zero"))
+                         timing="reg.alu", family="vscalar", op=op, summary=f"register {text}; inactive lanes zero"))
     rows.append(_row("VGATHER", "reg-gather-ub", 0x30, T.GATHER_UB_TYPES, (_v("vd"), _ub("addr"), _v("vi"), _p("pm")),
                      pipe="V", timing="reg.gather", family="vgather_ub", op="gather",
                      summary="d[i] = T at addr + idx[i]*size; inactive lanes zero, not read"))
     rows.append(_row("VGATHER", "reg-gather-reg", 0x31, T.GATHER_REG_TYPES, (_v("vd"), _v("vs"), _v("vi")),
-                     pipe="V", timing="reg.gather_reg", family="vgather_reg", op="gather",
+                     pipe="V", timing="reg.permute", family="vgather_reg", op="gather",
                      summary="d[i] = s[idx[i] % lanes]"))
     rows.append(_row("VSCATTER", "reg-scatter", 0x32, T.SCATTER_TYPES, (_ub("addr"), _v("vs"), _v("vi"), _p("pm")),
-                     pipe="V", timing="reg.scatter", family="vscatter", op="scatter",
+                     pipe="V", timing="reg.gather", family="vscatter", op="scatter",
                      summary="T at addr + idx[i]*size = s[i] for active lanes; the higher lane wins"))
     rows.append(_row("PSET", "mask-pattern", 0x33, T.MASK_WIDTHS, (_p("pd"), Operand("pattern", Kind.PATTERN)),
                      pipe="V", timing="reg.mask", family="pset", op="pset", summary="Pd = a lane pattern"))
     rows.append(_row("PUPDATE", "mask-update", 0x34, T.MASK_WIDTHS, (_p("pd"), _s("sc", writes=True)), pipe="V",
                      timing="reg.mask", family="pupdate", op="pupdate",
                      summary="Pd = first min(Sc, lanes) lanes; Sc = max(0, Sc - lanes)"))
-    rows.append(_row("PLD", "mask-load", 0x35, (), (_p("pd"), _ub("addr")), pipe="V", timing="reg.mask_load",
+    rows.append(_row("PLD", "mask-load", 0x35, (), (_p("pd"), _ub("addr")), pipe="V", timing="reg.mask",
                      family="pld", op="pld", summary="load 32 bytes of UB into Pd"))
-    rows.append(_row("PST", "mask-store", 0x36, (), (_ub("addr"), _p("ps")), pipe="V", timing="reg.mask_store",
+    rows.append(_row("PST", "mask-store", 0x36, (), (_ub("addr"), _p("ps")), pipe="V", timing="reg.mask",
                      family="pst", op="pst", summary="store Pd's 32 bytes to UB"))
     # 0x40..0x5F: scalar unit, pipe S.
     rows.append(_row("MOV", "scalar-mov", 0x40, (), (_s("sd", writes=True), Operand("src", Kind.IMM, imm_bits=50)),
-                     pipe="S", timing="scalar.mov", family="mov", op="mov", summary="Sd = EXPR or Ss"))
+                     pipe="S", timing="scalar.alu", family="mov", op="mov", summary="Sd = EXPR or Ss"))
     for i, (mn, op) in enumerate(_ALU_OPS):
         rows.append(_row(mn, "scalar-alu", 0x41 + i, (),
                          (_s("sd", writes=True), _s("sa"), Operand("sb", Kind.SRC, imm_bits=44)), pipe="S",
-                         timing=f"scalar.{op}", family="alu", op=op, summary=f"Sd = Sa {op} Sb|EXPR"))
+                         timing="scalar.mul" if op == "mul" else "scalar.alu", family="alu", op=op,
+                         summary=f"Sd = Sa {op} Sb|EXPR"))
     for i, (mn, op) in enumerate(_BRANCHES):
         rows.append(_row(mn, "branch", 0x50 + i, (),
                          (_s("sa"), Operand("sb", Kind.SRC, imm_bits=26), Operand("target", Kind.TARGET)),
@@ -178,7 +193,7 @@ def _build() -> tuple[Instruction, ...]:
                      family="jump", op="jmp", summary="jump to label"))
     rows.append(_row("NOP", "none", 0x55, (), (), pipe="S", timing="scalar.nop", family="nop", op="nop",
                      summary="do nothing for one scalar slot"))
-    rows.append(_row("HALT", "none", 0x56, (), (), pipe="S", timing="scalar.halt", family="halt", op="halt",
+    rows.append(_row("HALT", "none", 0x56, (), (), pipe="S", timing="scalar.nop", family="halt", op="halt",
                      summary="stop reading the program; the run ends when the pipes drain"))
     # 0x60..0x6F: data movement and synchronisation.
     rows.append(_row("DMA.GM2UB", "dma-in", 0x60, (), (_ub("dst"), Operand("src", Kind.GM)), DMA_FIELDS,

@@ -81,3 +81,43 @@ BARRIER ALL
         assert callable(bound.run)
         seen.add(inst.row.family)
     assert seen == {row.family for row in TABLE}
+
+
+def test_the_emulator_is_complete_at_import():
+    """Every row has semantics and its scheduling class is priced by every built-in profile."""
+    from emulator.check import problems
+
+    assert problems() == []
+
+
+def test_an_unpriced_row_or_class_is_named():
+    import attrs
+
+    from emulator.costs import check_classes
+    from emulator.profile import load_profile
+    from isa import TABLE
+
+    vadd = next(r for r in TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
+    vdiv = attrs.evolve(vadd, mnemonic="VDIV", op="div")  # a new op with no price yet
+    odd = attrs.evolve(vadd, mnemonic="VODD", timing="tensor.odd")  # a class nothing schedules
+    profiles = [load_profile("950"), load_profile("a2")]
+    found = check_classes([vadd, vdiv, odd], profiles)
+    assert found == ["VDIV: profile 950 lacks tensor.elements_per_cycle.div",
+                     "VDIV: profile a2 lacks tensor.elements_per_cycle.div",
+                     "VODD (tensor-binary): scheduling class 'tensor.odd' has no schedule"]
+
+
+def test_every_class_a_row_names_is_scheduled_and_every_scheduled_class_is_used():
+    from emulator.costs import CLASS_KINDS
+    from isa import TABLE
+
+    assert {row.timing for row in TABLE} == set(CLASS_KINDS)
+
+
+def test_docs_timing_names_every_class():
+    from pathlib import Path
+
+    from emulator.costs import CLASS_KINDS
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "timing.md").read_text()
+    assert [c for c in CLASS_KINDS if f"`{c}`" not in text] == []
