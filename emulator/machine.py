@@ -8,16 +8,17 @@ with the pc and source line, and the state stays as it was at the fault.
 from __future__ import annotations
 
 import numpy as np
-from attrs import define, field
+from attrs import define, evolve, field, frozen
 
 # Importing the families registers their semantics.
 from emulator import scalar, tensor, vector  # noqa: F401
 from emulator.faults import Fault, ProgramError
 from emulator.profile import Profile, load_profile
+from emulator.report import Report, build_report
 from emulator.semantics import HALT_PC, REFINES, Bound, bind
 from emulator.state import State
-from emulator.timing import Diverged, Engine
-from isa import TYPES, decode_program
+from emulator.timing import QUEUED, Diverged, Engine, Race
+from isa import TYPES, Inst, decode_program
 from isa.program import Program
 from isa.text import inst_text
 from isa.values import dtype_of
@@ -37,6 +38,16 @@ class RunResult:
     counts: dict = field(factory=dict)  # pc -> times run
     total_cycles: int = 0
     paused: bool = False  # stopped by ``pause_after`` or a breakpoint; ``run()`` again resumes
+
+
+@frozen
+class PipeStatus:
+    """Where one pipe the scalar unit dispatches to (V, MTE2, MTE3) stands, in cycles."""
+
+    pipe: str
+    queued: int  # instructions dispatched to it that it has not yet scheduled
+    free_from: int  # the cycle from which it can start its next instruction
+    last_result: int  # the cycle its latest scheduled result lands
 
 
 class Machine(State):
@@ -163,8 +174,19 @@ class Machine(State):
         fault.message = f"{fault.message}\n  at pc 0x{pc:04x}: {self.text_at(pc)}"
         return fault
 
-    def inst_at(self, pc: int):
+    def inst_at(self, pc: int) -> Inst:
+        """The instruction starting at ``pc`` (a ``KeyError`` if none does; see ``instruction_at``)."""
         return self._bound_at[pc].inst
+
+    def instruction_at(self, pc: int) -> Inst | None:
+        """The decoded instruction starting at ``pc`` (``.row``, ``.operands``, ``.size``), or None
+        if no instruction starts there (past the end, or inside a longer instruction)."""
+        bound = self._bound_at.get(pc)
+        return bound.inst if bound is not None else None
+
+    def is_instruction_start(self, pc: int) -> bool:
+        """Whether an instruction of the program starts at ``pc``."""
+        return pc in self._bound_at
 
     def describe(self, pc: int) -> str:
         """``line N: text`` (or ``pc 0x...: text``) of an instruction, for messages."""
@@ -314,10 +336,8 @@ class Machine(State):
         with np.errstate(all="ignore"):  # element arithmetic follows IEEE quietly, as in run()
             self.engine.advance(float("inf"))
 
-    def report(self, dumps: dict | None = None):
+    def report(self, dumps: dict | None = None) -> Report:
         """The report of the run so far (``emulator.report.Report``)."""
-        from emulator.report import build_report  # noqa: PLC0415 (report.py imports this module)
-
         if self.result is None:
             raise RuntimeError("report() before run()")
         return build_report(self, self.result, dumps)
@@ -342,4 +362,24 @@ class Machine(State):
         return fault
 
     def counts(self) -> dict[int, int]:
+        """How many times each instruction has run so far: pc -> count, for those that ran."""
         return {i * 8: n for i, n in enumerate(self._counts) if n}
+
+    # -- what the run found, for the command line, the debugger and tests -------------------------
+    def races(self) -> list[Race]:
+        """The races the run so far has found, in the order found: copies of ``emulator.timing.Race``
+        records (``kind`` RAW/WAR/WAW, ``first`` and ``second`` with pc, line, pipe, text and where,
+        ``space``, the bytes ``start``..``end`` and how many times it happened, ``count``)."""
+        return [evolve(r, first=dict(r.first), second=dict(r.second)) for r in self.engine.races.values()]
+
+    def flag_warnings(self) -> list[str]:
+        """The warnings about flags the run so far has given: a SETFLAG that sets a flag still set
+        (no WAITFLAG has taken the earlier set), each a sentence without the ``warning:`` prefix."""
+        return list(self.engine.flag_warnings)
+
+    def pipe_status(self) -> dict[str, PipeStatus]:
+        """Where each pipe the scalar unit dispatches to stands: pipe name -> ``PipeStatus``, in the
+        order V, MTE2, MTE3. (The scalar unit's own cycle is ``self.now``.)"""
+        engine = self.engine
+        return {pipe: PipeStatus(pipe, len(engine.queue[pipe]), engine.free[pipe], engine.done[pipe])
+                for pipe in QUEUED}

@@ -1,13 +1,20 @@
-"""The run report: a typed record, its JSON form (schema ``vcore.report/1``) and its text form."""
+"""The run report: a typed record, its JSON form (schema ``vcore.report/1``) and its text form.
+
+The machine builds its report (``Machine.report()``); this module needs the machine only as the
+thing it reads, so it imports machine.py for annotations alone and the imports run one way.
+"""
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from attrs import define, field
 
-from emulator.machine import Machine, RunResult
 from emulator.timing import PIPES, describe_race
+
+if TYPE_CHECKING:
+    from emulator.machine import Machine, RunResult
 
 SCHEMA = "vcore.report/1"
 STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full", "function_startup")
@@ -154,10 +161,12 @@ def race_json(race) -> dict:
 
 
 def race_messages(machine: Machine) -> list[str]:
-    return [f"warning: race ({r.kind}): {describe_race(r)}" for r in machine.engine.races.values()]
+    """One ``warning: race (KIND): ...`` line per race the run found."""
+    return [f"warning: race ({r.kind}): {describe_race(r)}" for r in machine.races()]
 
 
 def build_report(machine: Machine, result: RunResult, dumps: dict | None = None) -> Report:
+    """The report of ``machine`` after a run that gave ``result``, with the ``dumps`` named."""
     engine = machine.engine
     source = machine.program.source or {}
     total = result.total_cycles
@@ -185,12 +194,12 @@ def build_report(machine: Machine, result: RunResult, dumps: dict | None = None)
         instructions = sum(e.count for e in per_pc if e.pipe == pipe)
         pipes[pipe] = PipeEntry(busy, instructions, busy / total if total else 0.0)
     stalls = {cause: engine.stall_totals.get(cause, 0) for cause in STALL_CAUSES}
-    races = [race_json(r) for r in engine.races.values()]
+    races = [race_json(r) for r in machine.races()]
     fault = result.fault
     scalars = {f"S{i}": int(v) for i, v in enumerate(machine.s)}
     return Report(machine.profile.name, result.instructions, total, machine.profile.clock_ghz, pipes, stalls, races,
                   per_pc, scalars, dumps or {}, str(fault) if fault is not None else None,
-                  fault.kind if fault is not None else None, list(engine.flag_warnings))
+                  fault.kind if fault is not None else None, machine.flag_warnings())
 
 
 __all__ = ["SCHEMA", "PcEntry", "PipeEntry", "Report", "build_report", "element_list", "json_number",

@@ -184,7 +184,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
         if progress is not None:
             progress.close()
     warnings = [] if strict else race_messages(machine)  # with --strict the first race is the fault
-    for message in warnings + [f"warning: {w}" for w in machine.engine.flag_warnings]:
+    for message in warnings + [f"warning: {w}" for w in machine.flag_warnings()]:
         click.echo(message, err=True)
     dumped, dumped_arrays = {}, {}
     for spec in dump_specs:

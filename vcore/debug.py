@@ -36,7 +36,6 @@ from pathlib import Path
 import numpy as np
 
 from emulator import Fault, Machine
-from emulator.timing import QUEUED
 from isa import TYPES
 from isa.values import dtype_of
 from vcore.formatting import format_line
@@ -125,7 +124,7 @@ class Debugger:
             if r.fault is not None:
                 return f"stopped by a fault after {r.instructions} instructions: {r.fault}"
             return f"the program has ended: {r.instructions} instructions, {r.total_cycles} cycles"
-        return f"next: {m.describe(m.pc)}" if m.pc in m._bound_at else f"next: pc 0x{m.pc:04x}"
+        return f"next: {m.describe(m.pc)}" if m.is_instruction_start(m.pc) else f"next: pc 0x{m.pc:04x}"
 
     # -- commands ----------------------------------------------------------------------------------
     def command(self, line: str) -> bool:
@@ -170,10 +169,10 @@ class Debugger:
 
     def do_next(self, args) -> None:
         m = self.m
-        bound = m._bound_at.get(m.pc)
-        family = bound.inst.row.family if bound is not None else None
-        if not self.ended and family in ("branch", "jump") and bound.inst.operands[-1] <= m.pc:
-            self._go(None, {m.pc + bound.inst.size})  # a back-branch: run until the loop falls through it
+        inst = m.instruction_at(m.pc)
+        family = inst.row.family if inst is not None else None
+        if not self.ended and family in ("branch", "jump") and inst.operands[-1] <= m.pc:
+            self._go(None, {m.pc + inst.size})  # a back-branch: run until the loop falls through it
         else:
             self._go(1, set())
 
@@ -205,7 +204,7 @@ class Debugger:
             raise DebugError(f"no instruction at or after line {line}")
         if target.lower().startswith("0x"):
             pc = int(target, 16)
-            if pc in self.m._bound_at:
+            if self.m.is_instruction_start(pc):
                 return pc
             raise DebugError(f"no instruction starts at pc {target}")
         raise DebugError(f"'{target}' is neither a line number nor a label ({', '.join(labels) or 'no labels'})")
@@ -273,13 +272,12 @@ class Debugger:
         self.say(f"{spec.key} = {format_line(values, spec.type)}")
 
     def do_cycles(self, args) -> None:
-        m, engine = self.m, self.m.engine
+        m = self.m
         self.say(f"S     at cycle {m.now} (the next dispatch), {m.executed} instructions run")
-        for pipe in QUEUED:
-            queued = len(engine.queue[pipe])
-            state = f"free from cycle {engine.free[pipe]}, last result at cycle {engine.done[pipe]}"
-            if queued:
-                state += f", {queued} waiting"
+        for pipe, status in m.pipe_status().items():
+            state = f"free from cycle {status.free_from}, last result at cycle {status.last_result}"
+            if status.queued:
+                state += f", {status.queued} waiting"
             self.say(f"{pipe:<5} {state}")
 
     def do_back(self, args) -> None:

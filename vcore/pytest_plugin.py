@@ -102,10 +102,10 @@ class ProgramItem(pytest.Item):
                     raise ProgramFailure(f"{self.path}: fault {str(result.fault)!r} lacks {want!r}")
         elif result.fault is not None:
             raise ProgramFailure(f"{self.path}: unexpected fault: {result.fault}")
-        found = {race.kind for race in machine.engine.races.values()}
+        found_races = machine.races()
+        found = {race.kind for race in found_races}
         if found != races:
-            details = "; ".join(f"{r.kind} line {r.first['line']} / line {r.second['line']}"
-                                for r in machine.engine.races.values())
+            details = "; ".join(f"{r.kind} line {r.first['line']} / line {r.second['line']}" for r in found_races)
             raise ProgramFailure(f"{self.path}: races {sorted(found) or 'none'} ({details or '-'}), "
                                  f"expected {sorted(races) or 'none'}")
         for lineno, what, values, ulp in expects:

@@ -1,0 +1,148 @@
+"""The emulator's modules depend on each other one way: each imports on its own in a fresh
+interpreter, and the graph of imports between them has no cycle.
+
+Two graphs are checked. The import-time graph counts the imports at module level (those a module
+runs when it is imported; ``if TYPE_CHECKING:`` blocks do not run, so they do not count). The
+dependency graph adds the imports deferred into a function body: a deferred import that closes a
+cycle (``machine.report()`` importing report.py, which imported machine.py) is still two modules
+that need each other, only hidden from the import-time graph. Known cycles that remain would be
+listed in ``KNOWN_CYCLES``, so that a new one fails; there are none.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "emulator"
+MODULES = sorted(p.stem for p in (ROOT / PACKAGE).glob("*.py"))
+KNOWN_CYCLES: set[tuple[str, ...]] = set()  # each as its modules, rotated to start at the smallest
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+           (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _targets(node: ast.Import | ast.ImportFrom, here: str) -> set[str]:
+    """The emulator modules an import statement names (``emulator`` itself for its ``__init__``)."""
+    out = set()
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            parts = alias.name.split(".")
+            if parts[0] == PACKAGE:
+                out.add(parts[1] if len(parts) > 1 else "__init__")
+        return out
+    if node.level:  # relative: from . import x, from .x import y
+        module = [PACKAGE] + ([node.module] if node.module else [])
+        module = ".".join(module).split(".")
+    else:
+        module = (node.module or "").split(".")
+    if module[0] != PACKAGE:
+        return out
+    if len(module) > 1:
+        out.add(module[1])
+    else:  # from emulator import x: a submodule, or a name of the package's __init__
+        for alias in node.names:
+            out.add(alias.name if alias.name in MODULES else "__init__")
+    return out - {here}
+
+
+def imports(module: str, deferred: bool) -> set[str]:
+    """The emulator modules ``module`` imports: at module level, and with ``deferred`` also inside
+    functions; never under ``if TYPE_CHECKING:``."""
+    return imports_in((ROOT / PACKAGE / f"{module}.py").read_text(encoding="utf-8"), module, deferred)
+
+
+def imports_in(source: str, module: str, deferred: bool) -> set[str]:
+    tree = ast.parse(source)
+    found: set[str] = set()
+
+    def visit(body, in_function: bool) -> None:
+        for node in body:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                if deferred or not in_function:
+                    found.update(_targets(node, module))
+            elif isinstance(node, ast.If) and _is_type_checking(node.test):
+                visit(node.orelse, in_function)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                visit(getattr(node, "body", []), True)
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    visit(getattr(node, field, None) or [], in_function)
+                if isinstance(node, ast.Match):
+                    for case in node.cases:
+                        visit(case.body, in_function)
+
+    visit(tree.body, False)
+    return found
+
+
+def cycles(graph: dict[str, set[str]]) -> set[tuple[str, ...]]:
+    """Every elementary cycle of a small graph, each rotated to start at its smallest module."""
+    found = set()
+
+    def walk(start: str, node: str, path: list[str]) -> None:
+        for nxt in graph.get(node, ()):
+            if nxt == start:
+                found.add(tuple(path))
+            elif nxt > start and nxt not in path:
+                walk(start, nxt, [*path, nxt])
+
+    for start in sorted(graph):
+        walk(start, start, [start])
+    return found
+
+
+@pytest.mark.parametrize("deferred", [False, True], ids=["import-time", "with-deferred"])
+def test_emulator_imports_are_acyclic(deferred):
+    graph = {m: imports(m, deferred) for m in MODULES}
+    assert cycles(graph) == KNOWN_CYCLES, {m: sorted(t) for m, t in graph.items() if t}
+
+
+def test_report_does_not_import_machine_at_run_time():
+    assert "machine" not in imports("report", deferred=True)
+    assert "report" in imports("machine", deferred=False)  # the one way: a machine builds its report
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_module_imports_alone(module):
+    name = PACKAGE if module == "__init__" else f"{PACKAGE}.{module}"
+    run = subprocess.run([sys.executable, "-c", f"import {name}"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+
+
+def test_the_cycle_finder():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == {("a", "b", "c")}
+    assert cycles({"a": {"b"}, "b": {"a", "c"}, "c": set()}) == {("a", "b")}
+    assert cycles({"a": {"b"}, "b": set()}) == set()
+
+
+def test_the_import_reader():
+    source = """
+from __future__ import annotations
+from typing import TYPE_CHECKING
+import numpy as np
+from emulator import scalar, Fault
+from emulator.faults import check_range
+import emulator.jobs
+if TYPE_CHECKING:
+    from emulator.machine import Machine
+else:
+    from emulator.state import State
+try:
+    from emulator.banks import BankRules
+except ImportError:
+    pass
+def report():
+    from emulator.report import build_report
+"""
+    module_level = {"scalar", "__init__", "faults", "jobs", "state", "banks"}
+    assert imports_in(source, "x", deferred=False) == module_level
+    assert imports_in(source, "x", deferred=True) == module_level | {"report"}
