@@ -1,19 +1,7 @@
 """The pipelined cycle model: S dispatches in program order, V, MTE2 and MTE3 run their queues in
-order and overlap, flags and barriers order them, and data moves as if at simulated times.
-
-Each job is scheduled once: its start and end follow from its pipe, its flags and the profile's
-costs. The work per instruction is constant: nothing here iterates over cycles. Data moves in one
-of two ways, and the schedule is the same in both:
-
-- timed (``timed=True``): a job is performed at its start on the state as it is then, and its
-  writes land at its end. A consumer that nothing orders after its producer reads stale data, as
-  on hardware, and the engine names the race.
-- in program order (``timed=False``, the fast way): a job is performed when it is dispatched.
-  Where no two jobs race, that is the same data: every read then sees the last write before it in
-  program order, and no later one. The engine checks, as it schedules each job, whether it overlaps
-  in time with a job of another pipe that touches the same bytes, a superset of every race the
-  timed run would name; at the first such pair it raises ``Diverged`` and the machine runs the
-  program again, timed.
+order and overlap, flags and barriers order them. Each job is scheduled once: its start and end
+follow from its pipe, its flags and the profile's costs, whatever the number of cycles. Data moves
+timed (``data_movement``) or in program order (``program_order``); the schedule is the same.
 """
 
 from __future__ import annotations
@@ -23,73 +11,28 @@ from collections import defaultdict, deque
 from itertools import chain
 
 import numpy as np
-from attrs import define, field
 
+from emulator.accounting import TRACE_LIMIT, Accounting, PcStats
 from emulator.costs import CostModel
+from emulator.data_movement import _END, _START, DataMovement
 from emulator.faults import Fault
-from emulator.jobs import REGISTER_SPACES, Job, footprint, runs_of
+from emulator.flags import Flags
+from emulator.jobs import REGISTER_SPACES, Job, footprint
+from emulator.program_order import _RECENT_PRUNE, Diverged, ProgramOrder
+from emulator.races import Race, RaceCheck, describe_race, overlap
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 QUEUED = ("V", "MTE2", "MTE3")
 _LANE32 = np.arange(32, dtype=np.int64)
-_END, _START = 0, 1  # at one time, writes land before reads happen
-_PRUNE_EVERY = 256  # landings between prunes of the landed-jobs log
-TRACE_LIMIT = 500_000  # slices kept for --trace; later ones are counted, not kept
 _new_job = object.__new__
-_RECENT_PRUNE = 64  # scheduled jobs a pipe keeps for the program-order race check between prunes
+
+__all__ = ["PIPES", "QUEUED", "TRACE_LIMIT", "Diverged", "Engine", "PcStats", "Race", "describe_race", "overlap"]
 
 
-class Diverged(Exception):
-    """A program-order run found two jobs whose data could depend on timing (or a fault inside the
-    engine, whose state only a timed run gives exactly): the program must be run timed."""
-
-
-@define
-class PcStats:
-    """What one static instruction cost, summed over its runs."""
-
-    cycles: int = 0
-    iterations: int = 0
-    bank_conflict: int = 0
-    stalls: dict = field(factory=lambda: defaultdict(int))
-
-
-@define
-class Race:
-    kind: str  # RAW, WAR, WAW
-    first: dict  # the earlier instruction in program order: pc, line, pipe, text
-    second: dict
-    space: str
-    start: int
-    end: int
-    count: int = 1
-
-
-def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
-    """The first shared space of two footprints and the byte range where their blocks meet."""
-    for space, (runs, lo, hi) in a.items():
-        found = b.get(space)
-        if found is None:
-            continue
-        other, other_lo, other_hi = found
-        if hi <= other_lo or other_hi <= lo:
-            continue
-        if runs is None and other is None:
-            return space, max(lo, other_lo) * 32, min(hi, other_hi) * 32
-        mine = runs if runs is not None else np.array([[lo, hi]], dtype=np.int64)
-        theirs = other if other is not None else np.array([[other_lo, other_hi]], dtype=np.int64)
-        # For each run of ``mine``, the last run of ``theirs`` starting before it ends.
-        j = np.searchsorted(theirs[:, 0], mine[:, 1], side="left") - 1
-        hit = (j >= 0) & (theirs[np.maximum(j, 0), 1] > mine[:, 0])
-        if hit.any():
-            k = int(np.flatnonzero(hit)[0])
-            o = theirs[j[k]]
-            return space, int(max(mine[k, 0], o[0])) * 32, int(min(mine[k, 1], o[1])) * 32
-    return None
-
-
-class Engine:
-    """Schedules, performs and accounts the jobs of one machine."""
+class Engine(Flags, DataMovement, ProgramOrder, RaceCheck, Accounting):
+    """Schedules the jobs of one machine: dispatch and queues, barriers, the 950 scoreboard and
+    register co-issue live here; flags, timed data movement, the program-order check, races and
+    accounting are its parts, one module each."""
 
     def __init__(self, machine, strict: bool = False, max_cycles: int | None = None, trace: bool = False,
                  timed: bool = True) -> None:
@@ -255,36 +198,6 @@ class Engine:
         job.start, job.end = m.now, m.now + cost
         m.now += cost  # the run loop adds the issue cycle on top; a sync on S costs its own cycles too
         self._account(job, "S", cost, 0)
-
-    # -- flags -------------------------------------------------------------------------------------
-    # A flag set again before its previous set was taken is warned about once per flag. The check
-    # is made as sets and waits are scheduled, so it keeps only the sets not yet taken.
-    def _flag_set(self, job: Job, when: int) -> None:
-        key = job.flag
-        previous = self.last_consume.get(key)
-        if not self.sets[key] and previous is not None and when < previous[1]:
-            self._double_set(key, previous[0], (when, job.pc))
-        self.sets[key].append((when, job.pc))
-        if self.trace_on:
-            self.set_jobs[key].append(job)
-
-    def _double_set(self, key: tuple, first: int, again: tuple) -> None:
-        """``again`` is (cycle, pc) of the second SETFLAG."""
-        if key not in self.flag_warned:
-            self.flag_warned.add(key)
-            self.flag_warnings.append(f"flag {key[0]} -> {key[1]} event {key[2]} set again at cycle {again[0]} by "
-                                      f"{self.m.describe(again[1])} while still set (since cycle {first})")
-
-    def _flag_consume(self, job: Job, ready: int) -> int:
-        waiting = self.sets[job.flag]
-        set_at, _ = waiting.popleft()
-        when = max(ready, set_at)
-        if waiting and waiting[0][0] < when:  # the next set came before this one was taken
-            self._double_set(job.flag, set_at, waiting[0])
-        self.last_consume[job.flag] = (set_at, when)
-        if self.trace_on and self.set_jobs[job.flag]:
-            self.flows.append((self.set_jobs[job.flag].popleft(), job))
-        return when
 
     # -- scheduling --------------------------------------------------------------------------------
     def schedule(self) -> bool:
@@ -524,259 +437,6 @@ class Engine:
             if not self.schedule():
                 self._deadlock()
 
-    def _deadlock(self, extra: str = "") -> None:
-        waiting = []
-        for pipe in QUEUED:
-            if self.queue[pipe]:
-                head = self.queue[pipe][0]
-                flag = f" for SETFLAG {', '.join(map(str, head.flag))}" if head.flag else ""
-                waiting.append(f"{pipe} waits at {self.m.describe(head.pc)}{flag}")
-        if extra:
-            waiting.append(extra)
-        first = next((q[0] for q in self.queue.values() if q), None)
-        fault = Fault("deadlock: every pipe waits for a flag that nothing will set:\n    " + "\n    ".join(waiting),
-                      kind="deadlock")
-        raise self.m.fault_at(fault, first.pc if first is not None else self.m.pc)
-
-    # -- program order -----------------------------------------------------------------------------
-    def _perform_now(self, job: Job) -> None:
-        """Perform a job and land its writes at dispatch (program order), keeping what GM held."""
-        if job.footprint_reads is None or job.footprint_writes is None:
-            job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
-        gm = job.footprint_writes.get("gm")
-        if gm is not None:
-            self._keep_gm(gm[1], gm[2])
-        try:
-            if job.apply is not None:
-                job.apply()
-            elif job.lands:
-                job.perform()()
-            elif job.perform is not None:
-                job.perform()
-        except Fault:  # the state at a job's fault is the timed run's: what had started by then
-            raise Diverged from None
-
-    def _check_overlaps(self, job: Job, pipe: str) -> None:
-        """Diverged when this job and one scheduled before it overlap in time and touch the same
-        bytes, with at least one writing, and no pipe orders the two. The pair (a, b), a first in
-        program order, overlaps when b starts before a ends: a timed run names a race only then."""
-        reads, writes = job.footprint_reads, job.footprint_writes
-        if not reads and not writes:
-            return
-        seq, start, end = job.seq, job.start, job.end
-        for jobs in self.rivals[pipe]:
-            for other in jobs:
-                meet = (start < other.end or start < other.start) if other.seq < seq else \
-                    (other.start < end or other.start < start)
-                if meet and (overlap(other.footprint_writes, reads) or overlap(other.footprint_writes, writes)
-                             or overlap(writes, other.footprint_reads)):
-                    raise Diverged
-        mine = self.recent[pipe]
-        mine.append(job)
-        if not len(mine) % _RECENT_PRUNE:
-            self._prune_recent()
-
-    def _prune_recent(self) -> None:
-        """Forget the jobs that no job scheduled later can overlap: those that ended before any
-        later start can be, and that come before every job still waiting in a queue in program
-        order (a waiting job, earlier than them, could start at any time)."""
-        floor = self.horizon() - 2  # a register instruction can co-issue a cycle early
-        waiting = [q[0].seq for q in self.queue.values() if q]
-        oldest = min(waiting) if waiting else self.seq + 1
-        for jobs in self.recent.values():
-            jobs[:] = [j for j in jobs if j.end > floor or j.seq > oldest]
-
-    def _keep_gm(self, lo: int, hi: int) -> None:
-        """Log what GM blocks [lo, hi) hold, for those not logged yet."""
-        gm = self.m.gm
-        if self.gm_kept is None:
-            self.gm_kept = np.zeros(-(-gm.size // 32), dtype=bool)
-        kept = self.gm_kept
-        fresh = np.flatnonzero(~kept[lo:hi]) + lo
-        if fresh.size:
-            kept[fresh] = True
-            for first, end in runs_of(fresh):
-                start = int(first) * 32
-                self.gm_undo.append((start, gm[start:min(int(end) * 32, gm.size)].copy()))
-
-    def undo_gm(self) -> None:
-        """Put back what GM held before this program-order run wrote it."""
-        for lo, before in reversed(self.gm_undo):
-            self.m.gm[lo:lo + before.size] = before
-        self.gm_undo.clear()
-        self.gm_kept = None
-
-    # -- performing --------------------------------------------------------------------------------
-    def horizon(self) -> float:
-        """Events before this time cannot be preceded by any job not yet scheduled."""
-        limit = self.m.now
-        for pipe, q in self.queue.items():
-            if q:
-                limit = min(limit, max(self.free[pipe], q[0].dispatch))
-        return limit
-
-    def advance(self, until: float) -> None:
-        events = self.events
-        while events and events[0][0] < until:
-            _, phase, _, job = heapq.heappop(events)
-            if phase == _END:
-                self._land(job)
-            else:
-                self._start(job)
-
-    def _start(self, job: Job) -> None:
-        if job.refine is not None:
-            job.reads, job.writes = job.refine()
-            job.footprint_reads = job.footprint_writes = None
-        if job.footprint_reads is None or job.footprint_writes is None:
-            job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
-        spaces_w = job.footprint_writes
-        unstarted = self.unstarted[job.pipe]
-        if unstarted[0] == job.seq:
-            unstarted.popleft()
-        else:
-            unstarted.remove(job.seq)
-        self._check_races(job)
-        m = self.m
-        if job.lands:
-            try:
-                landing = job.perform() if job.perform is not None else job.apply
-            except Fault as fault:
-                raise m.fault_at(fault, job.pc) from None
-            self.pending_writes[job.seq] = landing
-            self.inflight[job.pipe][job.seq] = job
-            return
-        saved = [(space, self._indices(space, *found)) for space, found in spaces_w.items()]
-        old = [m.flat(space)[idx].copy() for space, idx in saved]
-        try:
-            if job.perform is not None:
-                job.perform()
-        except Fault as fault:
-            raise m.fault_at(fault, job.pc) from None
-        landing = []
-        for (space, idx), before in zip(saved, old, strict=True):
-            flat = m.flat(space)
-            after = flat[idx]
-            changed = after != before
-            if changed.any():
-                where = np.flatnonzero(changed) + idx.start if isinstance(idx, slice) else idx[changed]
-                landing.append((space, where, after[changed]))
-            flat[idx] = before
-        self.pending_writes[job.seq] = landing
-        self.inflight[job.pipe][job.seq] = job
-
-    def _land(self, job: Job) -> None:
-        landing = self.pending_writes.pop(job.seq, ())
-        if callable(landing):
-            landing()
-        else:
-            for space, idx, values in landing:
-                self.m.flat(space)[idx] = values
-        self.inflight[job.pipe].pop(job.seq, None)
-        # Only a job earlier in program order that has not started yet can still race with this one.
-        if self._oldest_unstarted() < job.seq:
-            self.landed.append(job)
-            if len(self.landed) % _PRUNE_EVERY == 0:
-                oldest = self._oldest_unstarted()
-                self.landed = [j for j in self.landed if j.seq > oldest]
-
-    def _oldest_unstarted(self) -> int:
-        oldest = self.seq + 1
-        for waiting in self.unstarted.values():
-            if waiting and waiting[0] < oldest:
-                oldest = waiting[0]
-        return oldest
-
-    def _indices(self, space: str, runs, lo: int, hi: int):
-        """The byte positions of runs of blocks: a slice for one run, else an index array."""
-        size = self.m.flat(space).size
-        if runs is None:
-            return slice(lo * 32, min(hi * 32, size))
-        lengths = (runs[:, 1] - runs[:, 0]) * 32
-        offsets = np.repeat(runs[:, 0] * 32 - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-        idx = np.arange(int(lengths.sum()), dtype=np.int64) + offsets
-        return idx[idx < size]
-
-    # -- races -------------------------------------------------------------------------------------
-    def _check_races(self, job: Job) -> None:
-        """Compare a starting job with every job that overlaps it in time or ran out of order.
-
-        Two jobs of one pipe that orders itself cannot race: MTE2 and MTE3 run one transfer at a
-        time, and the 950 V scoreboard orders every V job after the V results it touches."""
-        pipe = job.pipe
-        ordered = self.ordered[pipe]
-        if ordered and not self.landed:
-            first, second = self.other_inflight[pipe]
-            if not first and not second:  # nothing another pipe has in flight: nothing to race with
-                return
-        for other_pipe, jobs in self.inflight.items():
-            if jobs and not (ordered and other_pipe == pipe):
-                for other in jobs.values():
-                    self._pair(job, other)
-        for other in self.landed:
-            if other.seq > job.seq and not (ordered and other.pipe == pipe):
-                self._pair(job, other)
-
-    def _pair(self, job: Job, other: Job) -> None:
-        """``other`` has started before ``job``; name their races with the earlier one first."""
-        if other.seq < job.seq:  # other's write is in flight while job reads or writes
-            self._race("RAW", other, job, overlap(other.footprint_writes, job.footprint_reads))
-            self._race("WAW", other, job, overlap(other.footprint_writes, job.footprint_writes))
-        else:  # a later instruction ran first: it read what job will write, or wrote what job reads
-            self._race("RAW", job, other, overlap(job.footprint_writes, other.footprint_reads))
-            self._race("WAR", job, other, overlap(other.footprint_writes, job.footprint_reads))
-            self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
-
-    def _race(self, kind: str, first: Job, second: Job, where) -> None:
-        if where is None:
-            return
-        key = (kind, first.pc, second.pc)
-        race = self.races.get(key)
-        if race is not None:
-            race.count += 1
-            return
-        space, start, end = where
-        if space in REGISTER_SPACES:  # reported as bytes of the register file, V or P
-            base = int(space[1:]) * 256
-            space, start, end = space[0], base + start, base + end
-        self.races[key] = race = Race(kind, self.m.who(first.pc), self.m.who(second.pc), space, start, end)
-        if self.strict:
-            raise self.m.fault_at(Fault(f"race ({kind}): {describe_race(race)}", kind="race"), second.pc)
-
-    # -- accounting --------------------------------------------------------------------------------
-    def _stall(self, pc: int, cause: str, cycles: int) -> None:
-        if cycles > 0:
-            self.stats[pc].stalls[cause] += cycles
-            self.stall_totals[cause] += cycles
-
-    def _account(self, job: Job, pipe: str, cycles: int, conflicts: int) -> None:
-        stats = self.stats[job.pc]
-        stats.cycles += cycles
-        stats.iterations += job.iterations
-        stats.bank_conflict += conflicts
-        self.stall_totals["bank_conflict"] += conflicts
-        self.count[pipe] += 1
-        begin = max(job.start, self.busy_until[pipe])
-        end = job.start + cycles
-        if end > begin:
-            self.busy[pipe] += end - begin
-            self.busy_until[pipe] = end
-        if self.trace_on and pipe != "S":  # the run loop traces S itself
-            self.trace_slice(pipe, job.pc, job.start, end, job, self.free[pipe])  # _place has just set it
-
-    def trace_slice(self, pipe: str, pc: int, start: int, end: int, job, release: int | None = None) -> None:
-        """``release``: the cycle the pipe could start its next instruction (None: ``end``)."""
-        if len(self.slices) < self.trace_limit:
-            self.slices.append((pipe, pc, start, end, job))
-            self.releases.append(end if release is None else release)
-        else:
-            self.slices_dropped += 1
-
-    def land_started(self) -> None:
-        """Land the writes of every job that has started (after a fault stops the run)."""
-        for job in sorted((j for jobs in self.inflight.values() for j in jobs.values()), key=lambda j: j.end):
-            self._land(job)
-
     # -- the end -----------------------------------------------------------------------------------
     def finish(self) -> int:
         """Drain every pipe; returns the total cycles."""
@@ -786,18 +446,3 @@ class Engine:
             if len(waiting) >= 2:  # set twice and never taken
                 self._double_set(key, waiting[0][0], waiting[1])
         return max(self.m.now, *self.done.values())
-
-
-def describe_race(race: Race) -> str:
-    """One sentence naming both instructions, the bytes and what goes wrong."""
-    space = {"ub": "UB", "gm": "GM", "V": "vector-register", "P": "mask-register"}.get(race.space, race.space)
-    first, second = race.first, race.second
-    a = f"{first['where']} ({first['pipe']}: {first['text']})"
-    b = f"{second['where']} ({second['pipe']}: {second['text']})"
-    where = f"{space} bytes 0x{race.start:x}..0x{race.end:x}"
-    what = {
-        "RAW": f"{b} reads {where} while the write of {a} to them is in flight: it reads stale data",
-        "WAW": f"{b} writes {where} while the write of {a} to them is in flight: the final value depends on timing",
-        "WAR": f"{b} writes {where} before {a} has read them: the earlier instruction may read the new data",
-    }[race.kind]
-    return what + "; order them with SETFLAG/WAITFLAG or BARRIER"

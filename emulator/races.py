@@ -1,0 +1,112 @@
+"""Races: two unordered accesses to the same bytes, at least one a write, that overlap in simulated
+time (or run out of program order); each is named once per pair of instructions, with both places.
+
+``RaceCheck`` is the engine's part that compares a starting job with the jobs in flight and those
+that ran before it out of order (the engine's state: ``inflight``, ``landed``, ``ordered``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from attrs import define
+
+from emulator.faults import Fault
+from emulator.jobs import REGISTER_SPACES, Job
+
+
+@define
+class Race:
+    kind: str  # RAW, WAR, WAW
+    first: dict  # the earlier instruction in program order: pc, line, pipe, text
+    second: dict
+    space: str
+    start: int
+    end: int
+    count: int = 1
+
+
+def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
+    """The first shared space of two footprints and the byte range where their blocks meet."""
+    for space, (runs, lo, hi) in a.items():
+        found = b.get(space)
+        if found is None:
+            continue
+        other, other_lo, other_hi = found
+        if hi <= other_lo or other_hi <= lo:
+            continue
+        if runs is None and other is None:
+            return space, max(lo, other_lo) * 32, min(hi, other_hi) * 32
+        mine = runs if runs is not None else np.array([[lo, hi]], dtype=np.int64)
+        theirs = other if other is not None else np.array([[other_lo, other_hi]], dtype=np.int64)
+        # For each run of ``mine``, the last run of ``theirs`` starting before it ends.
+        j = np.searchsorted(theirs[:, 0], mine[:, 1], side="left") - 1
+        hit = (j >= 0) & (theirs[np.maximum(j, 0), 1] > mine[:, 0])
+        if hit.any():
+            k = int(np.flatnonzero(hit)[0])
+            o = theirs[j[k]]
+            return space, int(max(mine[k, 0], o[0])) * 32, int(min(mine[k, 1], o[1])) * 32
+    return None
+
+
+class RaceCheck:
+    """The engine's race check (a mixin of ``emulator.timing.Engine``)."""
+
+    def _check_races(self, job: Job) -> None:
+        """Compare a starting job with every job that overlaps it in time or ran out of order.
+
+        Two jobs of one pipe that orders itself cannot race: MTE2 and MTE3 run one transfer at a
+        time, and the 950 V scoreboard orders every V job after the V results it touches."""
+        pipe = job.pipe
+        ordered = self.ordered[pipe]
+        if ordered and not self.landed:
+            first, second = self.other_inflight[pipe]
+            if not first and not second:  # nothing another pipe has in flight: nothing to race with
+                return
+        for other_pipe, jobs in self.inflight.items():
+            if jobs and not (ordered and other_pipe == pipe):
+                for other in jobs.values():
+                    self._pair(job, other)
+        for other in self.landed:
+            if other.seq > job.seq and not (ordered and other.pipe == pipe):
+                self._pair(job, other)
+
+    def _pair(self, job: Job, other: Job) -> None:
+        """``other`` has started before ``job``; name their races with the earlier one first."""
+        if other.seq < job.seq:  # other's write is in flight while job reads or writes
+            self._race("RAW", other, job, overlap(other.footprint_writes, job.footprint_reads))
+            self._race("WAW", other, job, overlap(other.footprint_writes, job.footprint_writes))
+        else:  # a later instruction ran first: it read what job will write, or wrote what job reads
+            self._race("RAW", job, other, overlap(job.footprint_writes, other.footprint_reads))
+            self._race("WAR", job, other, overlap(other.footprint_writes, job.footprint_reads))
+            self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
+
+    def _race(self, kind: str, first: Job, second: Job, where) -> None:
+        if where is None:
+            return
+        key = (kind, first.pc, second.pc)
+        race = self.races.get(key)
+        if race is not None:
+            race.count += 1
+            return
+        space, start, end = where
+        if space in REGISTER_SPACES:  # reported as bytes of the register file, V or P
+            base = int(space[1:]) * 256
+            space, start, end = space[0], base + start, base + end
+        self.races[key] = race = Race(kind, self.m.who(first.pc), self.m.who(second.pc), space, start, end)
+        if self.strict:
+            raise self.m.fault_at(Fault(f"race ({kind}): {describe_race(race)}", kind="race"), second.pc)
+
+
+def describe_race(race: Race) -> str:
+    """One sentence naming both instructions, the bytes and what goes wrong."""
+    space = {"ub": "UB", "gm": "GM", "V": "vector-register", "P": "mask-register"}.get(race.space, race.space)
+    first, second = race.first, race.second
+    a = f"{first['where']} ({first['pipe']}: {first['text']})"
+    b = f"{second['where']} ({second['pipe']}: {second['text']})"
+    where = f"{space} bytes 0x{race.start:x}..0x{race.end:x}"
+    what = {
+        "RAW": f"{b} reads {where} while the write of {a} to them is in flight: it reads stale data",
+        "WAW": f"{b} writes {where} while the write of {a} to them is in flight: the final value depends on timing",
+        "WAR": f"{b} writes {where} before {a} has read them: the earlier instruction may read the new data",
+    }[race.kind]
+    return what + "; order them with SETFLAG/WAITFLAG or BARRIER"
