@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa.types import ElementType
+from isa.types import TYPES, ElementType
 from isa.values import dtype_of
 
 F32 = np.dtype(np.float32)
@@ -145,3 +145,97 @@ def _sign_op(op: str, etype: ElementType, work: np.dtype):
         return np.where(keep, a.view(uint), uint.type(0)).view(out_dtype)
 
     return relu
+
+
+
+FOLDS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def fold_rows(op: str, etype: ElementType, seq: np.ndarray, acc_first: bool = True) -> np.ndarray | None:
+    """Rows n-1 and n of the in-order fold ``d_0 = seq[0]``, ``d_r = op(d_{r-1}, seq[r])`` (or
+    ``op(seq[r], d_{r-1})`` when not ``acc_first``) over ``seq`` (n + 1, lanes) of etype, each step
+    bit for bit ``kernel(op, etype)`` (``op`` a binary or a scalar op; a scalar op's rows 1.. are its
+    scalar); None when NaNs occur and the kernel's NaN rule is not one this fold knows. The caller
+    sets ``np.errstate``.
+
+    numpy's accumulate rounds each step to the dtype (f16, bf16 too) and wraps integers. Floats:
+    max/min fold ordered integer keys (-0 < +0, as the kernel's zero rule), NaNs left out. Once the
+    accumulator is NaN it stays NaN; which payload depends on the kernel (``_nan_rule``): it keeps
+    its state or takes each later NaN ``seq[r]``. numpy's own f16/bf16 add and mul loops may pick the
+    other payload than the kernel, so NaN states are rebuilt from the kernel's rule.
+    """
+    base = SCALAR_BASE.get(op, op)
+    n, ufunc = len(seq) - 1, FOLDS[base]
+    if base in ("max", "min") and etype.is_float:
+        ints = seq.view(f"<i{etype.size}")
+        top = ints.dtype.type((1 << (etype.bits - 1)) - 1)
+        keys = ints ^ ((ints >> (etype.bits - 1)) & top)  # an involution: sign-magnitude to ordered
+        nan = np.isnan(seq)
+        keys[nan] = np.iinfo(keys.dtype).min if base == "max" else np.iinfo(keys.dtype).max
+        rows = ufunc.accumulate(keys, axis=0)[n - 1:]
+        rows = (rows ^ ((rows >> (etype.bits - 1)) & top)).view(seq.dtype)
+        if n == 1:  # row 0 is seq[0] as it is, even a NaN left out above
+            rows[0] = seq[0]
+        state_nan = nan  # a max/min NaN state starts at the first NaN element
+    else:
+        folded = ufunc.accumulate(seq, axis=0, dtype=seq.dtype)
+        rows = folded[n - 1:].copy()
+        if not etype.is_float:
+            return rows
+        state_nan = np.isnan(folded)  # exact up to the first NaN state: one NaN operand at most
+    if not state_nan.any():
+        return rows
+    rule = _nan_rule(op, etype.name)  # "first" or "second": the NaN the kernel returns of two
+    if rule is None:
+        return None
+    quiet = kernel(base, etype)  # quiet([v, v]): NaN v as the kernel returns it
+    lane = np.arange(seq.shape[1])
+    start_row = np.argmax(state_nan, axis=0)  # r0: the fold's first NaN state
+    started = state_nan.any(axis=0)
+    first = seq[start_row, lane] if base in ("max", "min") else folded[start_row, lane]
+    first = quiet([first, first])
+    for i, r in enumerate((n - 1, n)):
+        if r == 0:  # d_0 is seq[0] as it is
+            continue
+        value = first
+        if (rule == "first") != acc_first:  # the last NaN seq[j], r0 < j <= r, replaces the state
+            later = np.isnan(seq[:r + 1]) & (np.arange(r + 1)[:, None] > start_row)
+            replaced = seq[r - np.argmax(later[::-1], axis=0), lane]
+            value = np.where(later.any(axis=0), quiet([replaced, replaced]), first)
+        rows[i] = np.where(started & (start_row <= r), value, rows[i])
+    return rows
+
+
+_RULES: dict = {}
+
+
+def _nan_rule(op: str, name: str) -> str | None:
+    """Which operand's NaN ``kernel(op)`` returns (quieted) when both are NaN, "first" or "second",
+    on (1, lanes) arrays as the tensor passes call it: probed once for quiet and signalling NaNs of
+    several payloads and signs. None unless that rule holds for all of them and a lone NaN operand
+    is returned (quieted) whichever side it is on."""
+    if (op, name) not in _RULES:
+        etype = TYPES[name]
+        dtype, uint = dtype_of(etype), np.dtype(f"<u{etype.size}")
+        mantissa = {"f16": 10, "bf16": 7, "f32": 23}[name]
+        exp = ((1 << (etype.bits - 1)) - 1) ^ ((1 << mantissa) - 1)
+        quiet_bit, sign = 1 << (mantissa - 1), 1 << (etype.bits - 1)
+        one = int(np.array([1.0], dtype=np.float32).astype(dtype).view(uint)[0])
+        values = [exp | quiet_bit | 3, sign | exp | quiet_bit | 5, exp | 1, sign | exp | 6, one]
+        firsts = np.resize(np.array(values, dtype=uint), (1, etype.lanes))
+        kern, quiet = kernel(op, etype), kernel(SCALAR_BASE.get(op, op), etype)
+        first_ok = second_ok = lone_ok = True
+        with np.errstate(all="ignore"):
+            q = quiet([firsts.view(dtype)] * 2).view(uint)
+            a_nan = firsts != one
+            for k, b in enumerate(values):
+                second = np.full((1, etype.lanes), b, dtype=uint).view(dtype)
+                got = (kern([firsts.view(dtype)], second[0, 0]) if op in SCALAR_BASE
+                       else kern([firsts.view(dtype), second])).view(uint)
+                qb, both = q[0, k], a_nan & (b != one)  # firsts[0, k] == values[k]
+                lone = a_nan ^ (b != one)
+                lone_ok &= bool(np.array_equal(got[lone], np.where(a_nan, q, qb)[lone]))
+                first_ok &= bool(np.array_equal(got[both], q[both]))
+                second_ok &= bool((got[both] == qb).all())
+        _RULES[(op, name)] = None if not lone_ok else "first" if first_ok else "second" if second_ok else None
+    return _RULES[(op, name)]

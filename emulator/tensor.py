@@ -2,7 +2,9 @@
 
 Sources of an iteration are read before its results are written. Iterations that may read what an
 earlier one wrote (``geometry.dependency_distance``) run in groups that keep that order; all others
-run as one pass, where the later iteration's write wins on overlap, as in order.
+run as one pass, where the later iteration's write wins on overlap, as in order. The accumulate
+idiom (destination and one source the same blocks, repeat stride 0: ``acc = acc op x_r``) is one
+numpy fold over the iterations (``numerics.fold_rows``), not a pass per iteration.
 """
 
 from __future__ import annotations
@@ -66,6 +68,13 @@ def bind_tensor(inst: Inst, pc: int):
 
     per_block = 32 // esize
     contiguous = [blk == 1 and rep == 8 for blk, rep in strides]
+    # The accumulate idiom: the destination and one source (for sub, source 0 only) are the same
+    # block pattern with repeat stride 0, so iteration r folds the other source's r-th iteration
+    # (or the scalar) into the one before's result; one numpy fold does all of them.
+    fold_op = numerics.SCALAR_BASE.get(op, op)
+    accumulators = []
+    if fold_op in numerics.FOLDS and iterations >= 2 and strides[0][1] == 0:
+        accumulators = [k for k in range(1, nmem) if strides[k] == strides[0] and (k == 1 or fold_op != "sub")]
 
     def region(base: int, first: int, chunk: int, k: int):
         """The elements of iterations [first, first + chunk) of operand k: a slice when contiguous."""
@@ -128,16 +137,39 @@ def bind_tensor(inst: Inst, pc: int):
             # Flatten in C order so overlapping iterations assign in order: the later one wins.
             view[target[:, lanes_on].reshape(-1)] = result[:, lanes_on].reshape(-1)
 
+    def fold(view, bases: list[int], scalar, k: int, source) -> bool:
+        """The accumulate idiom with source ``k`` the accumulator, written in place; False (nothing
+        written) when ``numerics.fold_rows`` cannot do it exactly. In counter mode the last
+        iteration is partial: the lanes past the count end with the fold over one fewer."""
+        target = region(bases[0], 0, 1, 0)
+        state = view[target].reshape(lanes)
+        before = state
+        for first in range(0, iterations, MAX_CHUNK):
+            chunk = min(MAX_CHUNK, iterations - first)
+            seq = np.empty((chunk + 1, lanes), dtype=view.dtype)
+            seq[0] = state
+            seq[1:] = scalar if nmem == 2 else source(3 - k, first, chunk)
+            rows = numerics.fold_rows(op, etype, seq, acc_first=k == 1)
+            if rows is None:
+                return False
+            before, state = rows
+        if count is not None:
+            state = np.where(np.arange(lanes) < count - (iterations - 1) * lanes, state, before)
+        write(view, target, state.reshape(1, lanes), 0, 1)
+        return True
+
     def perform(m, addrs: list[int], scalar, now: bool = False):
         """Read the sources now; return what lands the results at the instruction's end. ``now``
         (a program-order run): write the results at once instead."""
         bases = [addr // esize for addr in addrs]
         view = m.view("ub", etype)
         step = min(iterations, MAX_CHUNK)
+        distances = {}
         for k in range(1, nmem):
             (dblk, drep), (sblk, srep) = strides[0], strides[k]
-            distance = geometry.dependency_distance(iterations, (bases[0] - bases[k]) * esize, drep, dblk, srep, sblk)
-            step = min(step, distance)
+            distances[k] = geometry.dependency_distance(iterations, (bases[0] - bases[k]) * esize, drep, dblk, srep,
+                                                        sblk)
+            step = min(step, distances[k])
         if -(-iterations // step) > MAX_SEQUENTIAL_PASSES:
             raise Fault(f"{iterations} mutually dependent iterations exceed the emulator's limit")
 
@@ -165,10 +197,14 @@ def bind_tensor(inst: Inst, pc: int):
         # they wrote, and put the old bytes back until the instruction's end.
         lo, hi = addrs[0], addrs[0] + extents[0]
         before = None if now else m.ub[lo:hi].copy()
-        for first in range(0, iterations, step):
-            chunk = min(step, iterations - first)
-            result, target = compute(first, chunk)
-            write(view, target, result, first, chunk)
+        # The accumulator is read only by itself: the other source reads nothing any iteration wrote.
+        acc = next((k for k in accumulators if bases[k] == bases[0] and distances.get(3 - k) in (None, iterations)),
+                   None)
+        if acc is None or not fold(view, bases, scalar, acc, source):
+            for first in range(0, iterations, step):
+                chunk = min(step, iterations - first)
+                result, target = compute(first, chunk)
+                write(view, target, result, first, chunk)
         if now:
             return None
         changed = np.flatnonzero(m.ub[lo:hi] != before)

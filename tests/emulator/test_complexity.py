@@ -134,3 +134,25 @@ def test_a_run_without_bf16_or_fp8_never_imports_ml_dtypes():
             "m.run()\nm.report().to_json()\nassert 'ml_dtypes' not in sys.modules, 'ml_dtypes imported'\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("line", [
+    "VADD.f32 [0x20000], [0x20000], [0x0], dstrep=0, src0rep=0",
+    "VMAX.f16 [0x20000], [0x0], [0x20000], dstrep=0, src1rep=0, src0rep=1, mask=(0x5555, 0x5555)",
+    "VMUL.bf16 [0x20000], [0x20000], [0x0], dstrep=0, src0rep=0, dstblk=2, src0blk=2, mask=100",
+    "VADDS.s32 [0x20000], [0x20000], 3, dstrep=0, srcrep=0",
+])
+def test_the_accumulate_idiom_does_not_grow_with_repeat(line):
+    # Later iterations read what earlier ones wrote, through the accumulator (the destination and
+    # a source the same blocks, repeat stride 0): one numpy fold, not a pass per iteration.
+    def program(repeat: int, timed: bool) -> str:
+        n = repeat * (64 if ".f32" in line or ".s32" in line else 128)
+        counter = timed and "mask" not in line  # counter mode: a partial last iteration
+        tail = f"count={n - 5}" if counter else f"repeat={repeat}"
+        return f".ubfill 0x0, u16, 65536, 0x3c01\n{line}, {tail}\nHALT\n"
+
+    for timed in (False, True):
+        for repeat in (2, 255):  # warm the geometry caches of both shapes
+            python_calls(program(repeat, timed), timed=timed)
+        small, large = python_calls(program(2, timed), timed=timed), python_calls(program(255, timed), timed=timed)
+        assert abs(large - small) < 30, (timed, small, large)
