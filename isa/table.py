@@ -139,6 +139,9 @@ def _build() -> tuple[Instruction, ...]:
                          (_ub("dst"), _ub("src"), Operand("scalar", Kind.SCALAR)), (REPEAT, *UNARY_STRIDES),
                          pipe="V", timing="tensor.binary", family="tensor", op=op,
                          summary=f"tensor {text}, iterated over UB", mask=True))
+    rows.append(_row("VDIV", "tensor-binary", 0x1E, T.TENSOR_FLOAT, (_ub("dst"), _ub("src0"), _ub("src1")),
+                     (REPEAT, *BINARY_STRIDES), pipe="V", timing="tensor.divide", family="tensor", op="div",
+                     summary="tensor d = a / b, correctly rounded, iterated over UB", mask=True))
     # 0x20..0x3F: register (vector function) instructions, pipe V.
     rows.append(_row("VLD", "reg-load", 0x20, T.ALL_DATA, (_v("vd"), _ub("addr")), (POST, BLK), pipe="V",
                      timing="reg.load", family="vld", op="load", summary="load VL bytes of UB into Vd"))
@@ -176,6 +179,9 @@ def _build() -> tuple[Instruction, ...]:
                      family="pld", op="pld", summary="load 32 bytes of UB into Pd"))
     rows.append(_row("PST", "mask-store", 0x36, (), (_ub("addr"), _p("ps")), pipe="V", timing="reg.mask",
                      family="pst", op="pst", summary="store Pd's 32 bytes to UB"))
+    rows.append(_row("VDIV", "reg-binary", 0x37, T.TENSOR_FLOAT, (_v("vd"), _v("va"), _v("vb"), _p("pm")),
+                     pipe="V", timing="reg.transcendental", family="vbinary", op="div",
+                     summary="register d = a / b, correctly rounded; inactive lanes zero"))
     # 0x40..0x5F: scalar unit, pipe S.
     rows.append(_row("MOV", "scalar-mov", 0x40, (), (_s("sd", writes=True), Operand("src", Kind.IMM, imm_bits=50)),
                      pipe="S", timing="scalar.alu", family="mov", op="mov", summary="Sd = EXPR or Ss"))

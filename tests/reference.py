@@ -70,7 +70,7 @@ QNAN = {'f16': 0x7E00, 'bf16': 0x7FC0, 'f32': 0x7FC00000, 'e4m3': 0x7F, 'e5m2': 
 
 _UINT_OF_SIZE = {1: np.dtype('<u1'), 2: np.dtype('<u2'), 4: np.dtype('<u4')}
 
-BINARY_OPS = ('add', 'sub', 'mul', 'max', 'min')
+BINARY_OPS = ('add', 'sub', 'mul', 'max', 'min', 'div')  # div: float types only (CONTRACT 6.2)
 UNARY_OPS = ('exp', 'abs', 'relu', 'ln', 'sqrt')
 SCALAR_OPS = {'adds': 'add', 'muls': 'mul', 'maxs': 'max', 'mins': 'min'}
 
@@ -214,9 +214,26 @@ def lane_binary(op, t, xb, yb):
         r = x - y
     elif op == 'mul':
         r = x * y
+    elif op == 'div':
+        r = _ieee_div(x, y)
     else:
         raise ValueError('unknown binary op %r' % (op,))
     return _float_bits(r, t)
+
+
+def _ieee_div(x, y):
+    """x / y with IEEE special values (CONTRACT 6.2): x/0 = +-inf (sign of x times sign of 0),
+    0/0 = NaN, inf/inf = NaN, NaN in = NaN. Finite quotients are computed in double; rounding the
+    double to a type of p <= 24 bits afterwards is correct (53 >= 2p + 2)."""
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    if y == 0.0:
+        if x == 0.0:
+            return math.nan
+        return math.copysign(math.inf, x) * math.copysign(1.0, y)
+    if math.isinf(x) and math.isinf(y):
+        return math.nan
+    return x / y
 
 
 def lane_unary(op, t, xb):

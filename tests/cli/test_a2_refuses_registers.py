@@ -26,6 +26,7 @@ REGISTER_LINES = {
     ("VMUL", "reg-binary"): "VMUL.f16 V0, V1, V2, P0",
     ("VMAX", "reg-binary"): "VMAX.s16 V0, V1, V2, P0",
     ("VMIN", "reg-binary"): "VMIN.f32 V0, V1, V2, P0",
+    ("VDIV", "reg-binary"): "VDIV.f16 V0, V1, V2, P0",
     ("VEXP", "reg-unary"): "VEXP.f32 V0, V1, P0",
     ("VABS", "reg-unary"): "VABS.f16 V0, V1, P0",
     ("VRELU", "reg-unary"): "VRELU.f32 V0, V1, P0",

@@ -98,12 +98,12 @@ def test_an_unpriced_row_or_class_is_named():
     from isa import TABLE
 
     vadd = next(r for r in TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
-    vdiv = attrs.evolve(vadd, mnemonic="VDIV", op="div")  # a new op with no price yet
+    vdiv = attrs.evolve(vadd, mnemonic="VFROB", op="frob")  # a new op with no price yet
     odd = attrs.evolve(vadd, mnemonic="VODD", timing="tensor.odd")  # a class nothing schedules
     profiles = [load_profile("950"), load_profile("a2")]
     found = check_classes([vadd, vdiv, odd], profiles)
-    assert found == ["VDIV: profile 950 lacks tensor.elements_per_cycle.div",
-                     "VDIV: profile a2 lacks tensor.elements_per_cycle.div",
+    assert found == ["VFROB: profile 950 lacks tensor.elements_per_cycle.frob",
+                     "VFROB: profile a2 lacks tensor.elements_per_cycle.frob",
                      "VODD (tensor-binary): scheduling class 'tensor.odd' has no schedule"]
 
 

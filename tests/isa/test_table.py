@@ -226,7 +226,9 @@ def test_contract_field_ranges_and_defaults():
 def test_contract_types():
     tensor = {"f16", "bf16", "f32", "s16", "u16", "s32", "u32"}
     for row in TABLE:
-        if row.form in ("tensor-binary", "tensor-scalar"):
+        if row.mnemonic == "VDIV":  # CONTRACT 6.2: float T
+            assert set(row.types) == {"f16", "bf16", "f32"}, row.form
+        elif row.form in ("tensor-binary", "tensor-scalar"):
             assert set(row.types) == tensor, row.mnemonic
         elif row.form == "tensor-unary":
             assert set(row.types) <= tensor and row.types, row.mnemonic
