@@ -147,7 +147,6 @@ def _sign_op(op: str, etype: ElementType, work: np.dtype):
     return relu
 
 
-
 FOLDS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 
 
