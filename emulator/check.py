@@ -1,21 +1,47 @@
 """The emulator refuses to start half-built: every table row must have semantics (a binder for its
-family) and a price (its scheduling class priced by every built-in profile). Run once, at import."""
+family, and for arithmetic a kernel for every type it takes) and a price (its scheduling class
+priced by every built-in profile). Run once, at import."""
 
 from __future__ import annotations
 
-from emulator.costs import check_classes
+from emulator import numerics
+from emulator.costs import ARITHMETIC_CLASSES, check_classes
 from emulator.profile import BUILTIN, load_profile
 from emulator.semantics import missing_families
-from isa import TABLE
+from isa import TABLE, TYPES
 
 
 class IncompleteEmulator(RuntimeError):
     """A row the emulator cannot run or price: a developer's mistake, found before any program runs."""
 
 
+# Types whose numpy dtype comes from ml_dtypes, an import of about a second: at import only their op
+# is checked; the test suite builds their kernels too (``missing_kernels(every_type=True)``).
+_LAZY_TYPES = ("bf16", "e4m3", "e5m2")
+
+
+def missing_kernels(table=TABLE, every_type: bool = False) -> list[str]:
+    """Arithmetic rows whose op has no kernel, or whose kernel cannot be built for a type they take."""
+    found = []
+    for row in table:
+        if row.timing not in ARITHMETIC_CLASSES:
+            continue
+        if row.op not in numerics.kernel_ops():
+            found.append(f"{row.mnemonic} ({row.form}): op {row.op!r} has no kernel in emulator.numerics")
+            continue
+        for name in row.types:
+            if name in _LAZY_TYPES and not every_type:
+                continue
+            try:
+                numerics.kernel(row.op, TYPES[name])
+            except (KeyError, TypeError, ValueError) as err:
+                found.append(f"{row.mnemonic}.{name} ({row.form}): its kernel cannot be built ({err!r})")
+    return found
+
+
 def problems() -> list[str]:
     found = [f"family {family!r} has no semantics (no @implements binder)" for family in missing_families()]
-    return found + check_classes(TABLE, [load_profile(name) for name in BUILTIN])
+    return found + missing_kernels() + check_classes(TABLE, [load_profile(name) for name in BUILTIN])
 
 
 def check_emulator() -> None:

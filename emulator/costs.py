@@ -32,6 +32,9 @@ CLASS_KINDS = {
     "reg.alu": "register", "reg.transcendental": "register", "reg.load": "register", "reg.store": "register",
     "reg.mask": "register", "reg.gather": "register", "reg.permute": "register",
 }
+# The classes whose rows compute element arithmetic: their op needs a kernel (emulator.numerics).
+ARITHMETIC_CLASSES = ("tensor.binary", "tensor.unary", "tensor.transcendental", "tensor.divide", "reg.alu",
+                      "reg.transcendental")
 # The profile keys that price a class (besides the op's own entries in elements_per_cycle).
 _CLASS_KEYS = {
     "scalar.alu": ("scalar", "alu"), "scalar.mul": ("scalar", "mul"), "scalar.branch": ("scalar", "branch"),

@@ -34,21 +34,34 @@ def _zero_sign_fix(result, a, b, op: str):
     return np.where(both_zero, fixed, result)
 
 
+def _max(a, b, is_float: bool):
+    r = np.maximum(a, b)
+    return _quiet(_zero_sign_fix(r, a, b, "max")) if is_float else r
+
+
+def _min(a, b, is_float: bool):
+    r = np.minimum(a, b)
+    return _quiet(_zero_sign_fix(r, a, b, "min")) if is_float else r
+
+
+# The per-op arithmetic, in the compute dtype: one entry per op. ``kernel`` wraps an entry with what
+# every op shares (conversion to and from the compute dtype, a scalar operand); adding an op is an
+# entry here (and, if it needs more precision, a line in ``compute_dtype``). ``emulator.check``
+# refuses to start when a row's op has no entry or cannot be built for one of its types.
+BINARY_OPS = {
+    "add": lambda a, b, is_float: a + b,
+    "sub": lambda a, b, is_float: a - b,
+    "mul": lambda a, b, is_float: a * b,
+    "div": lambda a, b, is_float: a / b,
+    "max": _max,
+    "min": _min,
+}
+UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}  # one call, the fast path
+
+
 def binary(op: str, a: np.ndarray, b, is_float: bool) -> np.ndarray:
     """``op`` over arrays already in the compute dtype (``b`` may be a scalar of that dtype)."""
-    if op == "add":
-        return a + b
-    if op == "sub":
-        return a - b
-    if op == "mul":
-        return a * b
-    if op == "max":
-        r = np.maximum(a, b)
-        return _quiet(_zero_sign_fix(r, a, b, op)) if is_float else r
-    if op == "min":
-        r = np.minimum(a, b)
-        return _quiet(_zero_sign_fix(r, a, b, op)) if is_float else r
-    raise AssertionError(op)
+    return BINARY_OPS[op](a, b, is_float)
 
 
 _QUIET_BIT = {np.dtype(np.float32): (np.uint32, 1 << 22), np.dtype(np.float64): (np.uint64, 1 << 51)}
@@ -66,20 +79,13 @@ def _quiet(r: np.ndarray) -> np.ndarray:
     return r
 
 
-def unary(op: str, a: np.ndarray, is_float: bool) -> np.ndarray:
-    """``op`` over an array in the compute dtype. Float abs and relu never come here: they work
-    on the bits of T (``_sign_op``)."""
-    if op == "abs":
-        return np.abs(a)
-    if op == "relu":
-        return np.maximum(a, a.dtype.type(0))
-    if op == "exp":
-        return np.exp(a)
-    if op == "ln":
-        return np.log(a)
-    if op == "sqrt":
-        return np.sqrt(a)
-    raise AssertionError(op)
+UNARY_OPS = {
+    "abs": np.abs,  # integers only: float abs works on the bits of T (``_sign_op``)
+    "relu": lambda a: np.maximum(a, a.dtype.type(0)),  # likewise
+    "exp": np.exp,
+    "ln": np.log,
+    "sqrt": np.sqrt,
+}
 
 
 def element_of_bits(raw: int, etype: ElementType):
@@ -110,12 +116,12 @@ def kernel(op: str, etype: ElementType):
         return scalar_op
     if is_float and op in ("abs", "relu"):
         return _sign_op(op, etype, work)
-    ufunc = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}.get(op)
+    ufunc = UFUNCS.get(op)
     if ufunc is not None:  # the common case, one ufunc call
         if convert:
             return lambda srcs, scalar=None: ufunc(srcs[0].astype(work), srcs[1].astype(work)).astype(out_dtype)
         return lambda srcs, scalar=None: ufunc(srcs[0], srcs[1])
-    if op in ("max", "min"):
+    if op in BINARY_OPS:
         def binary_op(srcs, scalar=None):
             a, b = (s.astype(work) for s in srcs) if convert else srcs
             result = binary(op, a, b, is_float)
@@ -123,10 +129,17 @@ def kernel(op: str, etype: ElementType):
 
         return binary_op
 
+    fn = UNARY_OPS[op]  # a KeyError for an op with no kernel: emulator.check names it at import
+
     def unary_op(srcs, scalar=None):
-        return unary(op, srcs[0].astype(work, copy=False), is_float).astype(out_dtype, copy=False)
+        return fn(srcs[0].astype(work, copy=False)).astype(out_dtype, copy=False)
 
     return unary_op
+
+
+def kernel_ops() -> set[str]:
+    """Every op ``kernel`` can build."""
+    return set(BINARY_OPS) | set(UNARY_OPS) | set(SCALAR_BASE)
 
 
 def _sign_op(op: str, etype: ElementType, work: np.dtype):

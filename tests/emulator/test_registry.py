@@ -121,3 +121,17 @@ def test_docs_timing_names_every_class():
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "timing.md").read_text()
     assert [c for c in CLASS_KINDS if f"`{c}`" not in text] == []
+
+
+def test_an_arithmetic_row_without_a_kernel_is_named():
+    import attrs
+
+    from emulator.check import missing_kernels
+    from isa import TABLE
+
+    vadd = next(r for r in TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
+    vexp = next(r for r in TABLE if r.mnemonic == "VEXP" and r.form == "reg-unary")
+    frob = attrs.evolve(vadd, mnemonic="VFROB", op="frob")
+    want = "VFROB (tensor-binary): op 'frob' has no kernel in emulator.numerics"
+    assert missing_kernels([vadd, vexp, frob]) == [want]
+    assert missing_kernels(every_type=True) == []  # bf16 and fp8 kernels too (import checks the others)
