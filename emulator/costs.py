@@ -62,11 +62,11 @@ def check_classes(table, profiles) -> list[str]:
             section, key = _CLASS_KEYS[row.timing]
             if key not in profile[section]:
                 problems.append(f"{row.mnemonic} ({row.form}): profile {profile.name} lacks {section}.{key}")
-            if row.timing.startswith("tensor.") and row.op not in profile["tensor"]["elements_per_cycle"]:
-                problems.append(f"{row.mnemonic}: profile {profile.name} lacks tensor.elements_per_cycle.{row.op}")
-            if row.timing in ("reg.alu", "reg.transcendental") and row.op not in \
-                    profile["register"]["elements_per_cycle"]:
-                problems.append(f"{row.mnemonic}: profile {profile.name} lacks register.elements_per_cycle.{row.op}")
+            if row.timing in ARITHMETIC_CLASSES:  # priced per op too, in its section's elements_per_cycle
+                section = "tensor" if row.timing.startswith("tensor.") else "register"
+                if row.op not in profile[section]["elements_per_cycle"]:
+                    problems.append(f"{row.mnemonic}: profile {profile.name} lacks "
+                                    f"{section}.elements_per_cycle.{row.op}")
     return problems
 
 

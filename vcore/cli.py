@@ -103,12 +103,6 @@ def disasm_command(binary: str) -> None:
     click.echo(disassemble(_read(binary)), nl=False)
 
 
-def _format_values(values: np.ndarray, type_name: str) -> str:
-    """A --dump's text: each float the shortest decimal that reads back as the same value of its
-    type (vcore/formatting.py); the JSON report keeps the exact values."""
-    return format_line(values, type_name)
-
-
 _LOAD_HELP = ("copy a file into memory first (a .npy: its array's data, as stored; else raw bytes); :TYPE "
               "(f16, f32, s32, ...) converts a .npy array to TYPE first: values must be whole numbers that fit an "
               "integer TYPE; floats round to nearest even, and one too large for a float TYPE is an error")
@@ -208,7 +202,8 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
         for key, (values, type_name) in dumped_arrays.items():
-            click.echo(f"{key} = {_format_values(values, type_name)}")
+            # floats: the shortest decimal that reads back as the same value of the type; JSON keeps exact values
+            click.echo(f"{key} = {format_line(values, type_name)}")
         if report_format == "text":
             click.echo(report.to_text(), nl=False)
     if result.fault is not None:
