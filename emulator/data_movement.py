@@ -1,13 +1,11 @@
-"""Timed data movement: a job is performed at its simulated start on the state as it is then, and its
-writes land at its end (so an unordered consumer reads stale data, as on hardware); events run in
+"""Timed data movement: a job is performed at its simulated start on the state as it is then, and the
+writes it returns land at its end (so an unordered consumer reads stale data, as on hardware); events run in
 time order, with writes landing before reads at one cycle.
 """
 
 from __future__ import annotations
 
 import heapq
-
-import numpy as np
 
 from emulator.faults import Fault
 from emulator.jobs import Job, footprint
@@ -42,48 +40,22 @@ class DataMovement:
             job.footprint_reads = job.footprint_writes = None
         if job.footprint_reads is None or job.footprint_writes is None:
             job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
-        spaces_w = job.footprint_writes
         unstarted = self.unstarted[job.pipe]
         if unstarted[0] == job.seq:
             unstarted.popleft()
         else:
             unstarted.remove(job.seq)
         self._check_races(job)
-        m = self.m
-        if job.lands:
-            try:
-                landing = job.perform() if job.perform is not None else job.apply
-            except Fault as fault:
-                raise m.fault_at(fault, job.pc) from None
-            self.pending_writes[job.seq] = landing
-            self.inflight[job.pipe][job.seq] = job
-            return
-        saved = [(space, self._indices(space, *found)) for space, found in spaces_w.items()]
-        old = [m.flat(space)[idx].copy() for space, idx in saved]
         try:
-            if job.perform is not None:
-                job.perform()
+            self.pending_writes[job.seq] = job.perform() if job.perform is not None else None
         except Fault as fault:
-            raise m.fault_at(fault, job.pc) from None
-        landing = []
-        for (space, idx), before in zip(saved, old, strict=True):
-            flat = m.flat(space)
-            after = flat[idx]
-            changed = after != before
-            if changed.any():
-                where = np.flatnonzero(changed) + idx.start if isinstance(idx, slice) else idx[changed]
-                landing.append((space, where, after[changed]))
-            flat[idx] = before
-        self.pending_writes[job.seq] = landing
+            raise self.m.fault_at(fault, job.pc) from None
         self.inflight[job.pipe][job.seq] = job
 
     def _land(self, job: Job) -> None:
-        landing = self.pending_writes.pop(job.seq, ())
-        if callable(landing):
+        landing = self.pending_writes.pop(job.seq, None)
+        if landing is not None:
             landing()
-        else:
-            for space, idx, values in landing:
-                self.m.flat(space)[idx] = values
         self.inflight[job.pipe].pop(job.seq, None)
         # Only a job earlier in program order that has not started yet can still race with this one.
         if self._oldest_unstarted() < job.seq:
@@ -98,16 +70,6 @@ class DataMovement:
             if waiting and waiting[0] < oldest:
                 oldest = waiting[0]
         return oldest
-
-    def _indices(self, space: str, runs, lo: int, hi: int):
-        """The byte positions of runs of blocks: a slice for one run, else an index array."""
-        size = self.m.flat(space).size
-        if runs is None:
-            return slice(lo * 32, min(hi * 32, size))
-        lengths = (runs[:, 1] - runs[:, 0]) * 32
-        offsets = np.repeat(runs[:, 0] * 32 - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-        idx = np.arange(int(lengths.sum()), dtype=np.int64) + offsets
-        return idx[idx < size]
 
     def land_started(self) -> None:
         """Land the writes of every job that has started (after a fault stops the run)."""

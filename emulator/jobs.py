@@ -1,8 +1,10 @@
 """Work handed to a pipe: what it reads and writes and how to perform it.
 
 The scalar unit decodes an instruction, resolves its addresses from the scalar registers at
-dispatch, and submits a ``Job``. The timing engine decides when it starts and ends; ``perform``
-runs at the start on the state as it then is, and its writes land at the end.
+dispatch, and submits a ``Job``. One protocol for every job: ``perform()`` reads its sources and
+returns its writes, a ``Landing`` (a callable that writes them, or None for none), and changes
+nothing itself. The engine alone decides when the landing runs: at once in a program-order run,
+at the job's end in a timed one (``emulator.data_movement``).
 
 Footprints are lists of ``(space, runs)``: ``runs`` is either one half-open range of 32-byte
 blocks as a tuple ``(lo, hi)`` (registers and contiguous operands, compared without numpy), or an
@@ -116,24 +118,25 @@ def footprint(entries) -> dict:
     return out
 
 
+Landing = Callable[[], None]  # writes a job's results into the state
+
+
 class Job:
     """One dynamic instruction on a pipe. The engine fills in the times and the sequence number.
 
     A plain class on purpose: it is made once per instruction run, so its defaults live on the
-    class and ``Engine.submit_register`` sets only the five fields a register instruction has."""
+    class and ``Engine.submit_register`` sets only the four fields a register instruction has."""
 
     pc: int
-    perform: Callable[[], None] | None = None  # None for synchronisation jobs and repeat=0
+    perform: Callable[[], Landing | None] | None = None  # None for synchronisation jobs and repeat=0
     reads: list | tuple = ()  # [(space, runs)]
     writes: list | tuple = ()
     kind: str = "data"  # data, set, wait, barrier
-    lands: bool = False  # perform() returns the closure that lands its writes (no snapshot needed)
     iterations: int = 0
     conflicts: Callable | None = None  # conflicts(cost_model) -> bank-conflict cycles of a tensor instruction
     nbytes: int = 0  # DMA bytes moved
     flag: tuple | None = None  # (src pipe, dst pipe, event) of SETFLAG / WAITFLAG
     refine: Callable[[], tuple[list, list]] | None = None  # precise footprint, evaluated at the start
-    apply: Callable[[], None] | None = None  # perform and land at once (program order), if quicker; never GM
     seq: int = 0
     pipe: str = ""
     dispatch: int = 0
@@ -143,10 +146,10 @@ class Job:
     footprint_writes: dict | None = None
 
     def __init__(self, pc: int, perform: Callable | None, reads: list | tuple = (), writes: list | tuple = (), *,
-                 kind: str = "data", lands: bool = False, iterations: int = 0, conflicts: Callable | None = None,
+                 kind: str = "data", iterations: int = 0, conflicts: Callable | None = None,
                  nbytes: int = 0, flag: tuple | None = None, refine: Callable | None = None,
                  footprint_reads: dict | None = None, footprint_writes: dict | None = None) -> None:
-        self.pc, self.perform, self.reads, self.writes, self.kind, self.lands = pc, perform, reads, writes, kind, lands
+        self.pc, self.perform, self.reads, self.writes, self.kind = pc, perform, reads, writes, kind
         self.iterations, self.conflicts, self.nbytes = iterations, conflicts, nbytes
         self.flag, self.refine = flag, refine
         self.footprint_reads, self.footprint_writes = footprint_reads, footprint_writes

@@ -71,7 +71,7 @@ class Machine(State):
         # before ``run()`` times any program; ``ran_timed`` says which way a run went.
         self._refines = any(b.inst.row.family in REFINES for b in self.bound)
         self.timed_data = False
-        self.ran_timed: bool | None = None  # set as a run starts: binders read it to skip timed-only work
+        self.ran_timed: bool | None = None  # set as a run starts
         for b in self.bound:
             self._by_word[b.pc // 8] = b.run
             self._s_cost[b.pc // 8] = self.engine.costs.s_cycles(b.inst)
@@ -206,9 +206,9 @@ class Machine(State):
         """Hand a job to the engine (each run sets ``self.submit`` to its engine's, to save a call)."""
         self.engine.submit(job)
 
-    def submit_register(self, pc: int, perform, reads: dict, writes: dict, apply) -> None:
+    def submit_register(self, pc: int, perform, reads: dict, writes: dict) -> None:
         """Hand a register instruction to the engine (``Engine.submit_register``; likewise)."""
-        self.engine.submit_register(pc, perform, reads, writes, apply)
+        self.engine.submit_register(pc, perform, reads, writes)
 
     def fault_at(self, fault: Fault, pc: int) -> Fault:
         return self._fault_at(fault, pc)

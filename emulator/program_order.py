@@ -31,12 +31,9 @@ class ProgramOrder:
         if gm is not None:
             self._keep_gm(gm[1], gm[2])
         try:
-            if job.apply is not None:
-                job.apply()
-            elif job.lands:
-                job.perform()()
-            elif job.perform is not None:
-                job.perform()
+            landing = job.perform() if job.perform is not None else None
+            if landing is not None:
+                landing()
         except Fault:  # the state at a job's fault is the timed run's: what had started by then
             raise Diverged from None
 

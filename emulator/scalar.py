@@ -213,7 +213,7 @@ def bind_dma(inst: Inst, pc: int):
             return land_blocks
 
         m.submit(Job(pc, perform, [_transfer_blocks(src_space, src, blocks, nbytes, src_pitch)],
-                     [_transfer_blocks(dst_space, dst, blocks, nbytes, dst_pitch)], nbytes=blocks * nbytes, lands=True))
+                     [_transfer_blocks(dst_space, dst, blocks, nbytes, dst_pitch)], nbytes=blocks * nbytes))
         return next_pc
 
     return run

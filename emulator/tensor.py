@@ -103,10 +103,8 @@ def bind_tensor(inst: Inst, pc: int):
         if scalar_ref is not None and imm is None:
             scalar = numerics.element_of_bits(m.s[scalar_ref.reg], etype)
         footprint = [("ub", runs + addr // 32) for addr, runs in zip(addrs, relative_runs, strict=True)]
-        job = Job(pc, lambda: perform(m, addrs, scalar), footprint[1:], footprint[:1], iterations=iterations,
-                  conflicts=lambda costs: conflicts(costs, addrs), lands=True)
-        job.apply = lambda: perform(m, addrs, scalar, now=True)
-        m.submit(job)
+        m.submit(Job(pc, lambda: perform(m, addrs, scalar), footprint[1:], footprint[:1], iterations=iterations,
+                     conflicts=lambda costs: conflicts(costs, addrs)))
         return next_pc
 
     conflict_cache: dict = {}
@@ -137,7 +135,16 @@ def bind_tensor(inst: Inst, pc: int):
             # Flatten in C order so overlapping iterations assign in order: the later one wins.
             view[target[:, lanes_on].reshape(-1)] = result[:, lanes_on].reshape(-1)
 
-    def fold(view, bases: list[int], scalar, k: int, source) -> bool:
+    def source(view, bases: list[int], k: int, first: int, chunk: int):
+        if strides[k][1] == 0 and chunk > 1:  # repeat stride 0: every iteration reads the same elements
+            return np.broadcast_to(view[region(bases[k], first, 1, k)].reshape(1, lanes), (chunk, lanes))
+        return view[region(bases[k], first, chunk, k)].reshape(chunk, lanes)
+
+    def compute(view, bases: list[int], scalar, first: int, chunk: int):
+        srcs = [source(view, bases, k, first, chunk) for k in range(1, nmem)]
+        return kernel(srcs, scalar), region(bases[0], first, chunk, 0)  # the run sets np.errstate
+
+    def fold(view, bases: list[int], scalar, k: int) -> bool:
         """The accumulate idiom with source ``k`` the accumulator, written in place; False (nothing
         written) when ``numerics.fold_rows`` cannot do it exactly. In counter mode the last
         iteration is partial: the lanes past the count end with the fold over one fewer."""
@@ -148,7 +155,7 @@ def bind_tensor(inst: Inst, pc: int):
             chunk = min(MAX_CHUNK, iterations - first)
             seq = np.empty((chunk + 1, lanes), dtype=view.dtype)
             seq[0] = state
-            seq[1:] = scalar if nmem == 2 else source(3 - k, first, chunk)
+            seq[1:] = scalar if nmem == 2 else source(view, bases, 3 - k, first, chunk)
             rows = numerics.fold_rows(op, etype, seq, acc_first=k == 1)
             if rows is None:
                 return False
@@ -158,9 +165,8 @@ def bind_tensor(inst: Inst, pc: int):
         write(view, target, state.reshape(1, lanes), 0, 1)
         return True
 
-    def perform(m, addrs: list[int], scalar, now: bool = False):
-        """Read the sources now; return what lands the results at the instruction's end. ``now``
-        (a program-order run): write the results at once instead."""
+    def perform(m, addrs: list[int], scalar):
+        """Read the sources now; return what lands the results (``emulator.jobs``)."""
         bases = [addr // esize for addr in addrs]
         view = m.view("ub", etype)
         step = min(iterations, MAX_CHUNK)
@@ -172,47 +178,34 @@ def bind_tensor(inst: Inst, pc: int):
             step = min(step, distances[k])
         if -(-iterations // step) > MAX_SEQUENTIAL_PASSES:
             raise Fault(f"{iterations} mutually dependent iterations exceed the emulator's limit")
-
-        def source(k: int, first: int, chunk: int):
-            if strides[k][1] == 0 and chunk > 1:  # repeat stride 0: every iteration reads the same elements
-                return np.broadcast_to(view[region(bases[k], first, 1, k)].reshape(1, lanes), (chunk, lanes))
-            return view[region(bases[k], first, chunk, k)].reshape(chunk, lanes)
-
-        def compute(first: int, chunk: int):
-            srcs = [source(k, first, chunk) for k in range(1, nmem)]
-            return kernel(srcs, scalar), region(bases[0], first, chunk, 0)  # the run sets np.errstate
-
         if step == iterations:
             first = 0
             if strides[0][1] == 0:
                 # Every iteration writes the same elements and none reads another's: the last one
                 # wins; in counter mode the last may be partial, so the one before it counts too.
                 first = iterations - 1 if count is None else max(0, iterations - 2)
-            result, target = compute(first, iterations - first)
-            if now:
-                write(view, target, result, first, iterations - first)
-                return None
+            result, target = compute(view, bases, scalar, first, iterations - first)
             return lambda: write(view, target, result, first, iterations - first)
-        # Later iterations read what earlier ones wrote: run the passes in place. Timed, keep what
-        # they wrote, and put the old bytes back until the instruction's end.
-        lo, hi = addrs[0], addrs[0] + extents[0]
-        before = None if now else m.ub[lo:hi].copy()
+        # Later iterations read what earlier ones wrote: the passes run in order on a copy of the
+        # bytes the operands span, and the landing copies the destination's elements from it.
+        lo = min(addrs)
+        scratch = m.ub[lo:max(addr + extent for addr, extent in zip(addrs, extents, strict=True))].copy()
+        inner = scratch.view(view.dtype)
+        shifted = [base - lo // esize for base in bases]
         # The accumulator is read only by itself: the other source reads nothing any iteration wrote.
         acc = next((k for k in accumulators if bases[k] == bases[0] and distances.get(3 - k) in (None, iterations)),
                    None)
-        if acc is None or not fold(view, bases, scalar, acc, source):
+        if acc is None or not fold(inner, shifted, scalar, acc):
             for first in range(0, iterations, step):
                 chunk = min(step, iterations - first)
-                result, target = compute(first, chunk)
-                write(view, target, result, first, chunk)
-        if now:
-            return None
-        changed = np.flatnonzero(m.ub[lo:hi] != before)
-        values = m.ub[lo:hi][changed]
-        m.ub[lo:hi] = before
+                result, target = compute(inner, shifted, scalar, first, chunk)
+                write(inner, target, result, first, chunk)
 
         def land() -> None:
-            m.ub[lo + changed] = values
+            for first in range(0, iterations, MAX_CHUNK):
+                chunk = min(MAX_CHUNK, iterations - first)
+                written = inner[region(shifted[0], first, chunk, 0)].reshape(chunk, lanes)
+                write(view, region(bases[0], first, chunk, 0), written, first, chunk)
 
         return land
 

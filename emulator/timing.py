@@ -80,7 +80,7 @@ class Engine(Flags, DataMovement, ProgramOrder, RaceCheck, Accounting):
         self.slices_dropped = 0
         self.flows: list = []  # (set job, wait job)
         self.set_jobs: dict = defaultdict(deque)
-        self.pending_writes: dict[int, list] = {}
+        self.pending_writes: dict = {}  # seq -> the landing its perform returned, until its end
         # Program order: per pipe, the scheduled data jobs a job scheduled later could overlap.
         self.recent: dict[str, list[Job]] = {p: [] for p in QUEUED}
         self.ordered = {p: p != "V" or self.in_order_v for p in QUEUED}
@@ -126,21 +126,18 @@ class Engine(Flags, DataMovement, ProgramOrder, RaceCheck, Accounting):
         if self.timed:
             self.advance(self.horizon())
 
-    def submit_register(self, pc: int, perform, reads: dict, writes: dict, apply) -> None:
-        """``submit`` for a register instruction: a job on V with its footprints, a ``perform``
-        that returns what lands its writes (None: it reads nothing, and ``apply`` is what lands; a
-        program-order run never performs, so binders pass None then), and an ``apply`` that
-        performs and lands at once. The common case of ``submit``, written out."""
+    def submit_register(self, pc: int, perform, reads: dict, writes: dict) -> None:
+        """``submit`` for a register instruction: a job on V with its static footprints and its
+        ``perform`` (``emulator.jobs``). The common case of ``submit``, written out."""
         job = _new_job(Job)
-        job.pc, job.perform, job.footprint_reads, job.footprint_writes, job.apply = pc, perform, reads, writes, apply
-        job.lands = True
+        job.pc, job.perform, job.footprint_reads, job.footprint_writes = pc, perform, reads, writes
         self.seq += 1
         job.seq, job.dispatch, job.pipe = self.seq, self.m.now, "V"
         if self.timed:
             self.unstarted["V"].append(job.seq)
         else:
             try:
-                apply()
+                perform()()  # a register instruction always writes something
             except Fault:  # the state at a job's fault is the timed run's: what had started by then
                 raise Diverged from None
         queue = self.queue["V"]

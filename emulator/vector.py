@@ -15,7 +15,6 @@ from emulator.semantics import implements
 from emulator.state import ALL_LANES
 from isa import Inst
 from isa.types import BLOCK_BYTES, TYPES, VL_BYTES
-from isa.values import dtype_of
 
 _S_MIN, _S_MAX = -(1 << 63), (1 << 63) - 1  # a scalar register's range
 _BLOCK_LANES = np.arange(VL_BYTES) // BLOCK_BYTES  # which datablock each register byte is in
@@ -83,17 +82,12 @@ def bind_vld(inst: Inst, pc: int):
     def run(m):
         addr = access(m)
         if blk is None:
-            def apply():
-                m.v[vd] = m.ub[addr:addr + VL_BYTES]
-
-            perform = None  # a program-order run only applies
-            if m.ran_timed:
-                def perform():
-                    data = m.ub[addr:addr + VL_BYTES].copy()
-                    return lambda: m.v.__setitem__(vd, data)
+            def perform():
+                data = m.ub[addr:addr + VL_BYTES].copy()
+                return lambda: m.v.__setitem__(vd, data)
 
             reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # the blocks of VL bytes
-            m.submit_register(pc, perform, reads, writes, apply)
+            m.submit_register(pc, perform, reads, writes)
             return next_pc
         where = _register_bytes(addr, blk)
 
@@ -101,8 +95,7 @@ def bind_vld(inst: Inst, pc: int):
             data = m.ub[where]
             return lambda: m.v.__setitem__(vd, data)
 
-        m.submit(Job(pc, perform_blocks, footprint_reads=_block_operand(addr, blk), footprint_writes=writes,
-                     lands=True))
+        m.submit(Job(pc, perform_blocks, footprint_reads=_block_operand(addr, blk), footprint_writes=writes))
         return next_pc
 
     return run
@@ -119,22 +112,16 @@ def bind_vst(inst: Inst, pc: int):
     def run(m):
         addr = access(m)
         if blk is None:
-            def apply():
+            def perform():  # the sources are read now (copies); the active lanes land at the end
                 lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
+                data = m.v[vs].copy()
+                target = m.ub[addr:addr + VL_BYTES]
                 if lanes is ALL_LANES:
-                    m.ub[addr:addr + VL_BYTES] = m.v[vs]
-                else:
-                    np.copyto(m.ub[addr:addr + VL_BYTES], m.v[vs], where=lanes[1])
-
-            perform = None  # a program-order run only applies
-            if m.ran_timed:
-                def perform():  # sources are read now (copies); the masked bytes land at the end
-                    on = m.p[pm][::width, None].copy()  # each lane's first entry, for all its bytes
-                    data = m.v[vs].reshape(-1, width).copy()
-                    return lambda: np.copyto(m.ub[addr:addr + VL_BYTES].reshape(-1, width), data, where=on)
+                    return lambda: np.copyto(target, data)
+                return lambda: np.copyto(target, data, where=lanes[1])
 
             writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # the blocks of VL bytes
-            m.submit_register(pc, perform, reads, writes, apply)
+            m.submit_register(pc, perform, reads, writes)
             return next_pc
         where = _register_bytes(addr, blk)
 
@@ -143,18 +130,16 @@ def bind_vst(inst: Inst, pc: int):
             picked = m.v[vs][byte_on]
             return lambda: m.ub.__setitem__(where[byte_on], picked)
 
-        m.submit(Job(pc, perform_blocks, footprint_reads=reads, footprint_writes=_block_operand(addr, blk), lands=True))
+        m.submit(Job(pc, perform_blocks, footprint_reads=reads, footprint_writes=_block_operand(addr, blk)))
         return next_pc
 
     return run
 
 
 def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
-    """``(compute, apply)`` of a register compute instruction. ``compute(m, scalar) -> landing``
-    computes now from the sources, zeroes inactive lanes, and returns what lands the result in Vd;
-    ``apply(m, scalar)`` does the same and writes Vd at once (a program-order run)."""
+    """``compute(m, scalar) -> landing`` of a register compute instruction: the kernel on the
+    sources as they are now, inactive lanes zeroed; the landing writes the result into Vd."""
     etype = inst.type
-    dtype = dtype_of(etype)
     width = etype.size
     fn = numerics.kernel(inst.row.op, etype)
     name = etype.name
@@ -162,22 +147,17 @@ def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
     word = np.dtype(f"<u{width}")
 
     def compute(m, scalar=None):
-        v = m.v
-        result = fn([v[s].view(dtype) for s in srcs], scalar)
-        on = m.p[pm][::width, None]
-        data = np.multiply(result.view(np.uint8).reshape(-1, width), on, dtype=np.uint8).reshape(-1)
-        return lambda: v.__setitem__(vd, data)
-
-    def apply(m, scalar=None):
         views = m.v_as[name]
         result = fn((views[va],) if vb is None else (views[va], views[vb]), scalar)
         lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
         if lanes is ALL_LANES:
-            views[vd][...] = result
+            target = views[vd]
         else:
-            np.multiply(result.view(word), lanes[0], out=m.v_words[width][vd])
+            result = np.multiply(result.view(word), lanes[0])
+            target = m.v_words[width][vd]
+        return lambda: np.copyto(target, result)
 
-    return compute, apply
+    return compute
 
 
 @implements("vbinary")
@@ -194,19 +174,24 @@ def bind_vbinary(inst: Inst, pc: int):
                 total = a + (~b & 0xFFFFFFFF) + 1  # {carry, d} = {0,a} + {0,~b} + 1
                 d = (total & 0xFFFFFFFF).astype("<u4")
                 d[~on] = 0
-                m.p[carry] = lanes_to_mask((total >> 32).astype(bool) & on, 4)
-                m.v[vd] = d.view(np.uint8)
+                borrow = lanes_to_mask((total >> 32).astype(bool) & on, 4)
+
+                def land() -> None:
+                    m.p[carry] = borrow
+                    m.v[vd] = d.view(np.uint8)
+
+                return land
 
             m.submit(Job(pc, perform, [vreg(va), vreg(vb), preg(pm)], [vreg(vd), preg(carry)]))
             return next_pc
 
         return run_carry
 
-    compute, apply = _computer(inst, (va, vb), pm, vd)
+    compute = _computer(inst, (va, vb), pm, vd)
     reads, writes = footprint([vreg(va), vreg(vb), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit_register(pc, (lambda: compute(m)) if m.ran_timed else None, reads, writes, lambda: apply(m))
+        m.submit_register(pc, lambda: compute(m), reads, writes)
         return next_pc
 
     return run
@@ -216,11 +201,11 @@ def bind_vbinary(inst: Inst, pc: int):
 def bind_vunary(inst: Inst, pc: int):
     vd, va, pm = inst.operands
     next_pc = pc + inst.size
-    compute, apply = _computer(inst, (va,), pm, vd)
+    compute = _computer(inst, (va,), pm, vd)
     reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        m.submit_register(pc, (lambda: compute(m)) if m.ran_timed else None, reads, writes, lambda: apply(m))
+        m.submit_register(pc, lambda: compute(m), reads, writes)
         return next_pc
 
     return run
@@ -230,13 +215,12 @@ def bind_vunary(inst: Inst, pc: int):
 def bind_vscalar(inst: Inst, pc: int):
     vd, va, ref, pm = inst.operands
     next_pc = pc + inst.size
-    compute, apply = _computer(inst, (va,), pm, vd)
+    compute = _computer(inst, (va,), pm, vd)
     reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
         scalar = _scalar_value(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
-        m.submit_register(pc, (lambda: compute(m, scalar)) if m.ran_timed else None, reads, writes,
-                          lambda: apply(m, scalar))
+        m.submit_register(pc, lambda: compute(m, scalar), reads, writes)
         return next_pc
 
     return run
@@ -281,7 +265,7 @@ def bind_vgather_ub(inst: Inst, pc: int):
             else:
                 out = np.zeros(idx.size, dtype=f"<u{etype.size}")
                 out[on] = m.view("ub", TYPES[f"u{etype.bits}"])[start // etype.size]
-            m.v[vd] = out.view(np.uint8)
+            return lambda: m.v.__setitem__(vd, out.view(np.uint8))
 
         def refine():
             _, _, start = addresses()
@@ -304,7 +288,8 @@ def bind_vgather_reg(inst: Inst, pc: int):
 
     def perform_on(m):
         idx = m.v[vi].view(udt).astype(np.int64) % lanes
-        m.v[vd] = m.v[vs].view(udt)[idx].view(np.uint8)
+        out = m.v[vs].view(udt)[idx].view(np.uint8)  # fancy indexing: a copy
+        return lambda: m.v.__setitem__(vd, out)
 
     def run(m):
         m.submit(Job(pc, lambda: perform_on(m), [vreg(vs), vreg(vi)], [vreg(vd)]))
@@ -334,8 +319,9 @@ def bind_vscatter(inst: Inst, pc: int):
                 lane = int(np.flatnonzero(on)[np.argmax((start < 0) | (start + etype.size > m.ub.size))])
                 raise Fault(f"VSCATTER: index {int(idx[lane])} of lane {lane} writes outside UB "
                             f"(byte {hex_signed(base + int(idx[lane]) * etype.size)}, UB size 0x{m.ub.size:x})")
+            values = m.v[vs].view(f"<u{etype.size}")[on]  # boolean indexing: a copy
             # Ascending lane order: numpy keeps the last write, so the higher lane wins.
-            m.view("ub", udt)[start // etype.size] = m.v[vs].view(f"<u{etype.size}")[on]
+            return lambda: m.view("ub", udt).__setitem__(start // etype.size, values)
 
         def refine():
             _, _, start = addresses()
@@ -365,11 +351,8 @@ def bind_pset(inst: Inst, pc: int):
     value = lanes_to_mask(np.arange(256 // width) < pattern_lanes(pattern, 256 // width), width)
     next_pc = pc + inst.size
 
-    def perform_on(m):
-        m.p[pd] = value
-
     def run(m):
-        m.submit(Job(pc, lambda: perform_on(m), [], [preg(pd)]))
+        m.submit(Job(pc, lambda: lambda: m.p.__setitem__(pd, value), [], [preg(pd)]))
         return next_pc
 
     return run
@@ -401,7 +384,7 @@ def bind_pupdate(inst: Inst, pc: int):
         def land():
             m.p[pd] = value
 
-        m.submit_register(pc, None, NOTHING, writes, land)  # its perform reads nothing: it is land
+        m.submit_register(pc, lambda: land, NOTHING, writes)  # it reads nothing: its writes are known now
         return next_pc
 
     return run
@@ -417,7 +400,8 @@ def bind_pld(inst: Inst, pc: int):
         m.check_ub(addr, addr + 32, "PLD")
 
         def perform():
-            m.p[pd] = np.unpackbits(m.ub[addr:addr + 32], bitorder="little").astype(bool)
+            bits = np.unpackbits(m.ub[addr:addr + 32], bitorder="little").astype(bool)
+            return lambda: m.p.__setitem__(pd, bits)
 
         m.submit(Job(pc, perform, [span("ub", addr, addr + 32)], [preg(pd)]))
         return next_pc
@@ -435,7 +419,8 @@ def bind_pst(inst: Inst, pc: int):
         m.check_ub(addr, addr + 32, "PST")
 
         def perform():
-            m.ub[addr:addr + 32] = np.packbits(m.p[ps], bitorder="little")
+            packed = np.packbits(m.p[ps], bitorder="little")
+            return lambda: m.ub.__setitem__(slice(addr, addr + 32), packed)
 
         m.submit(Job(pc, perform, [preg(ps)], [span("ub", addr, addr + 32)]))
         return next_pc
