@@ -8,16 +8,17 @@ with the pc and source line, and the state stays as it was at the fault.
 from __future__ import annotations
 
 import numpy as np
-from attrs import define, evolve, field, frozen
+from attrs import evolve, frozen
 
 # Importing the families registers their semantics.
 from emulator import scalar, tensor, vector  # noqa: F401
 from emulator.faults import Fault, ProgramError
 from emulator.profile import Profile, load_profile
 from emulator.report import Report, build_report
+from emulator.result import STALL_CAUSES, PcEntry, PipeEntry, RunResult, TraceLog
 from emulator.semantics import HALT_PC, REFINES, Bound, bind
 from emulator.state import State
-from emulator.timing import QUEUED, Diverged, Engine, Race
+from emulator.timing import PIPES, QUEUED, Diverged, Engine, Race
 from isa import TYPES, Inst, decode_program
 from isa.program import Program
 from isa.text import inst_text
@@ -26,18 +27,6 @@ from isa.values import dtype_of
 DEFAULT_GM_SIZE = 16 << 20
 DEFAULT_MAX_INSTRUCTIONS = 50_000_000
 PROGRESS_EVERY = 1 << 14  # instructions between calls of a run's progress callback
-
-
-@define
-class RunResult:
-    """How a run ended: ``fault`` is None for a clean end."""
-
-    instructions: int
-    fault: Fault | None = None
-    halted: bool = False
-    counts: dict = field(factory=dict)  # pc -> times run
-    total_cycles: int = 0
-    paused: bool = False  # stopped by ``pause_after`` or a breakpoint; ``run()`` again resumes
 
 
 @frozen
@@ -326,9 +315,45 @@ class Machine(State):
         paused = paused and self.fault is None
         self.halted = pc == HALT_PC
         self.pc, self.executed = pc, executed
-        total = max(self.now, *engine.done.values())
-        self.result = RunResult(executed, self.fault, self.halted, self.counts(), total, paused)
+        self.result = self._result(executed, paused)
         return self.result
+
+    def _result(self, executed: int, paused: bool) -> RunResult:
+        """The run so far as a value: how it ended, and what each instruction and pipe cost."""
+        engine, counts = self.engine, self.counts()
+        total = max(self.now, *engine.done.values())
+        source = self.program.source or {}
+        per_pc = []
+        s_busy = 0  # S is busy for every instruction it reads (its issue slot) and for the syncs it runs
+        for b in self.bound:
+            count = counts.get(b.pc, 0)
+            if not count:
+                continue
+            src = source.get(b.pc)
+            stats = engine.stats.get(b.pc)
+            issue = count * self._s_cost[b.pc // 8]
+            s_busy += issue
+            if stats is not None and b.pipe != "S":
+                entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), b.pipe, count, stats.cycles,
+                                stats.iterations, stats.bank_conflict, dict(stats.stalls))
+            else:
+                own = stats.cycles if stats is not None else 0
+                s_busy += own
+                entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), b.pipe, count, issue + own, 0, 0,
+                                dict(stats.stalls) if stats is not None else {})
+            per_pc.append(entry)
+        pipes = {}
+        for pipe in PIPES:
+            busy = s_busy if pipe == "S" else engine.busy[pipe]
+            instructions = sum(e.count for e in per_pc if e.pipe == pipe)
+            pipes[pipe] = PipeEntry(busy, instructions, busy / total if total else 0.0)
+        trace = None
+        if self._trace:
+            trace = TraceLog(tuple(engine.slices), tuple(engine.releases), tuple(engine.flows), engine.slices_dropped)
+        return RunResult(executed, self.fault, self.halted, counts, total, paused, self.profile.name,
+                         self.profile.clock_ghz, tuple(per_pc), pipes,
+                         {cause: engine.stall_totals.get(cause, 0) for cause in STALL_CAUSES}, tuple(self.races()),
+                         tuple(engine.flag_warnings), {f"S{i}": int(v) for i, v in enumerate(self.s)}, trace)
 
     def settle(self) -> None:
         """Land the results of every instruction already scheduled on its pipe (the debugger's view
@@ -340,7 +365,7 @@ class Machine(State):
         """The report of the run so far (``emulator.report.Report``)."""
         if self.result is None:
             raise RuntimeError("report() before run()")
-        return build_report(self, self.result, dumps)
+        return build_report(self.result, dumps)
 
     def _settle(self, fault: Fault) -> Fault:
         """The state at a fault: what was dispatched before the faulting instruction completes;

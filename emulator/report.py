@@ -1,43 +1,19 @@
 """The run report: a typed record, its JSON form (schema ``vcore.report/1``) and its text form.
 
-The machine builds its report (``Machine.report()``); this module needs the machine only as the
-thing it reads, so it imports machine.py for annotations alone and the imports run one way.
+A report is built from a run's result value alone (``build_report(machine.run())``, or
+``Machine.report()``): this module never sees the machine, and the imports run one way.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from attrs import define, field
 
-from emulator.timing import PIPES, describe_race
-
-if TYPE_CHECKING:
-    from emulator.machine import Machine, RunResult
+from emulator.races import describe_race
+from emulator.result import STALL_CAUSES, PcEntry, PipeEntry, RunResult
 
 SCHEMA = "vcore.report/1"
-STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full", "function_startup")
-
-
-@define
-class PcEntry:
-    pc: int
-    line: int | None
-    text: str
-    pipe: str
-    count: int
-    cycles: int = 0
-    iterations: int = 0
-    bank_conflict_cycles: int = 0
-    stalls: dict = field(factory=dict)
-
-
-@define
-class PipeEntry:
-    busy_cycles: int
-    instructions: int
-    utilisation: float
 
 
 @define
@@ -160,47 +136,19 @@ def race_json(race) -> dict:
             "space": race.space.lower(), "start": race.start, "end": race.end, "count": race.count}
 
 
-def race_messages(machine: Machine) -> list[str]:
+def race_messages(result: RunResult) -> list[str]:
     """One ``warning: race (KIND): ...`` line per race the run found."""
-    return [f"warning: race ({r.kind}): {describe_race(r)}" for r in machine.races()]
+    return [f"warning: race ({r.kind}): {describe_race(r)}" for r in result.races]
 
 
-def build_report(machine: Machine, result: RunResult, dumps: dict | None = None) -> Report:
-    """The report of ``machine`` after a run that gave ``result``, with the ``dumps`` named."""
-    engine = machine.engine
-    source = machine.program.source or {}
-    total = result.total_cycles
-    per_pc = []
-    for b in machine.bound:
-        count = result.counts.get(b.pc, 0)
-        if not count:
-            continue
-        src = source.get(b.pc)
-        stats = engine.stats.get(b.pc)
-        if stats is not None and b.pipe != "S":
-            cycles, iterations, conflicts, stalls = stats.cycles, stats.iterations, stats.bank_conflict, stats.stalls
-        else:
-            cycles = count * engine.costs.s_cycles(b.inst) + (stats.cycles if stats is not None else 0)
-            iterations, conflicts = 0, 0
-            stalls = stats.stalls if stats is not None else {}
-        per_pc.append(PcEntry(b.pc, src.line if src else None, machine.text_at(b.pc), b.pipe, count, cycles,
-                              iterations, conflicts, dict(stalls)))
-    # S is busy for every instruction it reads (its issue slot) and for the syncs it runs itself.
-    s_busy = sum(result.counts.get(b.pc, 0) * engine.costs.s_cycles(b.inst) for b in machine.bound)
-    s_busy += sum(engine.stats[b.pc].cycles for b in machine.bound if b.pipe == "S" and b.pc in engine.stats)
-    pipes = {}
-    for pipe in PIPES:
-        busy = s_busy if pipe == "S" else engine.busy[pipe]
-        instructions = sum(e.count for e in per_pc if e.pipe == pipe)
-        pipes[pipe] = PipeEntry(busy, instructions, busy / total if total else 0.0)
-    stalls = {cause: engine.stall_totals.get(cause, 0) for cause in STALL_CAUSES}
-    races = [race_json(r) for r in machine.races()]
+def build_report(result: RunResult, dumps: dict | None = None) -> Report:
+    """The report of a run that gave ``result``, with the ``dumps`` named."""
     fault = result.fault
-    scalars = {f"S{i}": int(v) for i, v in enumerate(machine.s)}
-    return Report(machine.profile.name, result.instructions, total, machine.profile.clock_ghz, pipes, stalls, races,
-                  per_pc, scalars, dumps or {}, str(fault) if fault is not None else None,
-                  fault.kind if fault is not None else None, machine.flag_warnings())
+    return Report(result.profile, result.instructions, result.total_cycles, result.clock_ghz, dict(result.pipes),
+                  dict(result.stalls), [race_json(r) for r in result.races], list(result.per_pc), dict(result.scalars),
+                  dumps or {}, str(fault) if fault is not None else None, fault.kind if fault is not None else None,
+                  list(result.flag_warnings))
 
 
-__all__ = ["SCHEMA", "PcEntry", "PipeEntry", "Report", "build_report", "element_list", "json_number",
+__all__ = ["SCHEMA", "STALL_CAUSES", "PcEntry", "PipeEntry", "Report", "build_report", "element_list", "json_number",
            "race_messages"]

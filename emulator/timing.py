@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict, deque
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,7 +27,34 @@ QUEUED = ("V", "MTE2", "MTE3")
 _LANE32 = np.arange(32, dtype=np.int64)
 _new_job = object.__new__
 
-__all__ = ["PIPES", "QUEUED", "TRACE_LIMIT", "Diverged", "Engine", "PcStats", "Race", "describe_race", "overlap"]
+
+
+class RegisterPlan(NamedTuple):
+    """What scheduling a register instruction needs that depends on its pc alone (``Engine._plan``)."""
+
+    latency: int
+    occupancy: int
+    touched: tuple  # the register spaces it reads or writes (the scoreboard checks them)
+    written: tuple  # the register spaces it writes (their ready cycle is its end)
+    memory: bool  # it touches UB
+    writes_memory: bool
+    register_writes: int  # its co-issue ports: register writes, UB reads, UB writes
+    ub_reads: int
+    ub_writes: int
+
+
+class IssueCycle(NamedTuple):
+    """The V issue cycle of the latest register instruction and the ports used in it so far."""
+
+    cycle: int
+    slots: int
+    register_writes: int
+    ub_reads: int
+    ub_writes: int
+
+
+__all__ = ["PIPES", "QUEUED", "TRACE_LIMIT", "Diverged", "Engine", "IssueCycle", "PcStats", "Race", "RegisterPlan",
+           "describe_race", "overlap"]
 
 
 class Engine(Flags, DataMovement, ProgramOrder, RaceCheck, Accounting):
@@ -60,13 +88,13 @@ class Engine(Flags, DataMovement, ProgramOrder, RaceCheck, Accounting):
         self.landed: list[Job] = []
         # Per pipe, the sequence numbers of its data jobs not yet started: a pipe starts them in order.
         self.unstarted: dict[str, deque] = {p: deque() for p in QUEUED}
-        self.plans: dict = {}  # pc -> what scheduling a register instruction needs (``_plan``)
+        self.plans: dict[int, RegisterPlan] = {}  # pc -> what scheduling a register instruction needs
         self.sets: dict = defaultdict(deque)  # flag -> (cycle, pc) of each set not yet taken
         self.last_consume: dict = {}  # flag -> (set cycle, consume cycle) of its latest consumed set
         self.v_recent: list[Job] = []  # V jobs writing UB/GM whose results may still be in flight
         self.register_ready: dict = {}  # register space -> cycle its V result is ready
-        self.v_cycle = [-1, 0, 0, 0, 0]
-        self.function_started = False  # register co-issue: cycle, slots, register writes, UB reads, UB writes
+        self.v_cycle = IssueCycle(-1, 0, 0, 0, 0)
+        self.function_started = False
         self.seq = 0
         self.stats: dict[int, PcStats] = defaultdict(PcStats)
         self.stall_totals: dict = defaultdict(int)
@@ -328,17 +356,15 @@ class Engine(Flags, DataMovement, ProgramOrder, RaceCheck, Accounting):
             self.v_recent.append(job)
 
     @staticmethod
-    def _plan(job: Job, cost) -> tuple:
-        """What a register instruction's scheduling needs that depends on its pc alone: its cost,
-        the registers it reads or writes, whether it touches memory, and its co-issue ports."""
+    def _plan(job: Job, cost) -> RegisterPlan:
         reads, writes = job.footprint_reads, job.footprint_writes
         touched = tuple(space for space in chain(reads, writes) if space in REGISTER_SPACES)
         written = tuple(space for space in writes if space in REGISTER_SPACES)
         memory = len(touched) < len(reads) + len(writes)
-        return (cost.latency, cost.occupancy, touched, written, memory, len(written) < len(writes),
-                len(written), int("ub" in reads), int("ub" in writes))
+        return RegisterPlan(cost.latency, cost.occupancy, touched, written, memory, len(written) < len(writes),
+                            len(written), int("ub" in reads), int("ub" in writes))
 
-    def _schedule_register(self, job: Job, plan: tuple) -> None:
+    def _schedule_register(self, job: Job, plan: RegisterPlan) -> None:
         """A register instruction on V: after the results it depends on (950), launched with the
         program's vector function, co-issuing two per cycle within the documented port limits.
         The hottest path of a register loop, so it is written out in one piece: ``_place``,
@@ -376,18 +402,18 @@ class Engine(Flags, DataMovement, ProgramOrder, RaceCheck, Accounting):
                 start = launch
         # Co-issue beside the previous register instruction when it issued in the cycle before
         # ``start`` with a one-cycle occupancy, this one was ready then, and the ports allow.
-        cycle = self.v_cycle
-        if cycle[0] == start - 1 and free["V"] == start and depends <= cycle[0]:
+        cycle, slots, writes, reads, ubw = self.v_cycle
+        if cycle == start - 1 and free["V"] == start and depends <= cycle:
             caps = self.register_caps
-            slots, writes, reads, ubw = cycle[1] + 1, cycle[2] + reg_writes, cycle[3] + ub_reads, cycle[4] + ub_writes
+            slots, writes, reads, ubw = slots + 1, writes + reg_writes, reads + ub_reads, ubw + ub_writes
             if (slots <= caps["issue_width"] and writes <= caps["register_writes"] and reads + ubw <= caps["ub_reads"]
                     and ubw <= 1):
-                self.v_cycle = [cycle[0], slots, writes, reads, ubw]
-                start = cycle[0]
+                self.v_cycle = IssueCycle(cycle, slots, writes, reads, ubw)
+                start = cycle
             else:
-                self.v_cycle = [start, 1, reg_writes, ub_reads, ub_writes]
+                self.v_cycle = IssueCycle(start, 1, reg_writes, ub_reads, ub_writes)
         else:
-            self.v_cycle = [start, 1, reg_writes, ub_reads, ub_writes]
+            self.v_cycle = IssueCycle(start, 1, reg_writes, ub_reads, ub_writes)
         # _place and _account
         end = start + latency
         job.start, job.end = start, end

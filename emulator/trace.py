@@ -28,6 +28,7 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict, deque
 
+from emulator.result import RunResult
 from emulator.timing import PIPES
 
 
@@ -60,16 +61,20 @@ def _track_name(pipe: str, in_flight: bool, lane: int) -> str:
     return f"{name} (overlap {lane})" if lane else name
 
 
-def trace_events(machine) -> dict:
-    engine = machine.engine
-    ns_per_cycle = 1 / machine.profile.clock_ghz
+def trace_events(result: RunResult) -> dict:
+    """The Chrome trace of a run made with ``trace=True``, from its result alone."""
+    log = result.trace
+    if log is None:
+        raise ValueError("trace_events() needs the result of a run made with trace=True")
+    ns_per_cycle = 1 / result.clock_ghz
 
     def ns(cycle: int) -> int:  # the nanosecond a cycle boundary falls in, rounded (cycles are not negative)
         return int(cycle * ns_per_cycle + 0.5)
 
-    slices = engine.slices
-    releases = [max(release, s[2]) for s, release in zip(slices, engine.releases, strict=True)]
-    source = machine.program.source or {}
+    slices = log.slices
+    releases = [max(release, s[2]) for s, release in zip(slices, log.releases, strict=True)]
+    about = {e.pc: (e.text, {"pc": f"0x{e.pc:04x}"} if e.line is None else {"pc": f"0x{e.pc:04x}", "line": e.line})
+             for e in result.per_pc}  # pc -> its text and the args every slice of it has
 
     # Lay out: every slice on a lane of its pipe's track, every tail on a lane of its in-flight track,
     # taken by start, in program order at one start (the sort is stable).
@@ -82,7 +87,7 @@ def trace_events(machine) -> dict:
         tail_lane[i] = lanes[slices[i][0], True].take(releases[i], slices[i][3])
 
     tid_of = {}
-    events = [{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": f"vcore ({machine.profile.name})"}}]
+    events = [{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": f"vcore ({result.profile})"}}]
     for pipe in PIPES:
         for in_flight in (False, True):
             count = lanes[pipe, in_flight].count
@@ -97,11 +102,11 @@ def trace_events(machine) -> dict:
     # on top there when it reads it, and a slice under a nanosecond long can share its start with the next.
     flow_at: dict = {}  # id(job) -> the flow events of a V, MTE2 or MTE3 SETFLAG or WAITFLAG
     on_s: dict = defaultdict(list)  # pc -> (job, event) of an S one (whose slices the run loop makes)
-    for flow_id, pair in enumerate(engine.flows, start=1):
+    for flow_id, pair in enumerate(log.flows, start=1):
         for job, event in zip(pair, ({"ph": "s"}, {"ph": "f", "bp": "e"}), strict=True):
             event.update({"id": flow_id, "name": "flag", "cat": "flag", "pid": 1,
-                          "tid": tid_of[machine.pipes[job.pc], False, 0], "ts": ns(job.start) / 1000})
-            if machine.pipes[job.pc] == "S":
+                          "tid": tid_of[job.pipe, False, 0], "ts": ns(job.start) / 1000})
+            if job.pipe == "S":
                 on_s[job.pc].append((job, event))
             else:
                 flow_at.setdefault(id(job), []).append(event)
@@ -109,16 +114,9 @@ def trace_events(machine) -> dict:
     on_s = {pc: deque(sorted(items, key=lambda item: item[0].start)) for pc, items in on_s.items()}
     unmatched: list = []
 
-    about: dict = {}  # pc -> its text and the args every slice of it has
     for i, (pipe, pc, start, end, job) in enumerate(slices):
         release = releases[i]
-        known = about.get(pc)
-        if known is None:
-            src = source.get(pc)
-            known = about[pc] = machine.text_at(pc), {"pc": f"0x{pc:04x}"}
-            if src is not None:
-                known[1]["line"] = src.line
-        name, common = known
+        name, common = about[pc]
         if job is not None and job.iterations:
             common = {**common, "iterations": job.iterations}
         tid = tid_of[pipe, False, issue_lane[i]]
@@ -150,7 +148,7 @@ def trace_events(machine) -> dict:
     events.extend(e for flows in flow_at.values() for e in flows)
     events.extend(unmatched)
     events.extend(e for pending in on_s.values() for _, e in pending)
-    meta = {"profile": machine.profile.name, "clock_ghz": machine.profile.clock_ghz}
-    if engine.slices_dropped:  # the engine keeps at most its trace_limit slices
-        meta["truncated_slices"] = engine.slices_dropped
+    meta = {"profile": result.profile, "clock_ghz": result.clock_ghz}
+    if log.dropped:  # the engine keeps at most its trace_limit slices
+        meta["truncated_slices"] = log.dropped
     return {"traceEvents": events, "displayTimeUnit": "ns", "metadata": meta}

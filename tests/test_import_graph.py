@@ -146,3 +146,29 @@ def report():
     module_level = {"scalar", "__init__", "faults", "jobs", "state", "banks"}
     assert imports_in(source, "x", deferred=False) == module_level
     assert imports_in(source, "x", deferred=True) == module_level | {"report"}
+
+
+def test_report_and_trace_are_built_from_the_result_value_alone():
+    """``run()`` returns a value; the report and the trace read only it. A deep copy of the result,
+    with the machine gone, gives the same report and trace as the machine's own."""
+    import copy
+    import gc
+
+    from assembler import assemble
+    from emulator import Machine
+    from emulator.report import build_report
+    from emulator.trace import trace_events
+
+    text = ("    DMA.GM2UB [0x0], gm[0x0], len=4\n    SETFLAG MTE2, V, 0\n    WAITFLAG MTE2, V, 0\n"
+            "    VADD.f16 [0x400], [0x0], [0x0]\n    SETFLAG V, MTE3, 0\n    WAITFLAG V, MTE3, 0\n"
+            "    DMA.UB2GM gm[0x100], [0x400], len=8\n    HALT\n")
+    machine = Machine(assemble(text, "k.asm"), "950")
+    result = machine.run(trace=True)
+    expected_report, expected_trace = machine.report().to_json(), trace_events(machine.result)
+    alone = copy.deepcopy(result)
+    del machine, result
+    gc.collect()
+    assert build_report(alone).to_json() == expected_report
+    assert trace_events(alone) == expected_trace
+    assert expected_report["per_pc"] and expected_report["total_cycles"] > 0
+    assert "report" not in imports("trace", deferred=True) and "machine" not in imports("trace", deferred=True)

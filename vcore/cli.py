@@ -177,7 +177,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     finally:
         if progress is not None:
             progress.close()
-    warnings = [] if strict else race_messages(machine)  # with --strict the first race is the fault
+    warnings = [] if strict else race_messages(result)  # with --strict the first race is the fault
     for message in warnings + [f"warning: {w}" for w in machine.flag_warnings()]:
         click.echo(message, err=True)
     dumped, dumped_arrays = {}, {}
@@ -197,7 +197,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     if report_file:
         _write(report_file, json.dumps(report.to_json(), indent=2) + "\n")
     if trace_file:
-        _write(trace_file, json.dumps(trace_events(machine)) + "\n")
+        _write(trace_file, json.dumps(trace_events(result)) + "\n")
     if report_format == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:

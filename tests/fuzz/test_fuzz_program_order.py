@@ -35,7 +35,7 @@ def outcome(program: Program, profile: str, strict: bool, timed: bool, trace: bo
     if result.fault is not None:
         out["fault message"] = str(result.fault)
     if trace:
-        out["trace"] = trace_events(machine)
+        out["trace"] = trace_events(machine.result)
     return out, machine
 
 

@@ -102,7 +102,7 @@ def test_s_busy_counts_the_faulting_issue(text):
     in total_cycles: S busy 1 cycle of a 0-cycle run, utilisation 1.5 after two MOVs."""
     machine, result = run(text)
     assert result.fault is not None
-    out = build_report(machine, result).to_json()
+    out = build_report(result).to_json()
     for pipe, entry in out["pipes"].items():
         assert entry["busy_cycles"] <= out["total_cycles"], (pipe, entry, out["total_cycles"])
         assert entry["utilisation"] <= 1, (pipe, entry)

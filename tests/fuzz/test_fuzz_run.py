@@ -479,9 +479,9 @@ def check_run(program: Program, profile: str, strict: bool, mode: str = "plain",
     text = json.dumps(out, allow_nan=False)  # the contract's JSON has no NaN or inf
     assert json.loads(text) == out
     if mode == "trace":
-        json.dumps(trace_events(machine), allow_nan=False)
+        json.dumps(trace_events(machine.result), allow_nan=False)
     report.to_text()
-    race_messages(machine)
+    race_messages(machine.result)
     assert out["instructions"] == result.instructions
     assert sum(e["count"] for e in out["per_pc"]) == result.instructions
     assert {e["pc"] for e in out["per_pc"]} <= starts

@@ -48,4 +48,4 @@ def test_trace_keeps_at_most_its_limit_and_says_how_many_it_dropped(monkeypatch)
     assert len(m.engine.slices) == 50
     # 1 MOV + 100 ADD + 100 BLT + HALT = 202 instructions, each one S slice
     assert m.engine.slices_dropped == 202 - 50
-    assert trace_events(m)["metadata"]["truncated_slices"] == 152
+    assert trace_events(m.result)["metadata"]["truncated_slices"] == 152

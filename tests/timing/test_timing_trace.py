@@ -117,14 +117,14 @@ def test_trace_events_are_valid_and_complete():
         from emulator.trace import trace_events
 
         # 3 WAITFLAGs a pass, 3 passes: 9 SETFLAG -> WAITFLAG arrows
-        check_trace(trace_events(m), waits=3 * PASSES)
+        check_trace(trace_events(m.result), waits=3 * PASSES)
 
 
 def test_trace_durations_are_the_cycles_at_the_clock():
     from emulator.trace import trace_events
 
     m, r, rep = run("    VADD.f32 [0x4100], [0x0], [0x2080], repeat=16\n    HALT\n", "a2", trace=True)
-    trace = trace_events(m)
+    trace = trace_events(m.result)
     tid = {e["args"]["name"]: e["tid"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
     (vadd,) = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == tid["V"]]
     (tail,) = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == tid["V in flight"]]
@@ -173,7 +173,7 @@ def test_building_the_trace_of_many_s_flags_is_linear():
         gc.disable()
         try:
             began = time.perf_counter()
-            trace = trace_events(machine)
+            trace = trace_events(machine.result)
             return time.perf_counter() - began, trace
         finally:
             gc.enable()

@@ -130,7 +130,7 @@ def test_every_example_programs_tracks_nest_or_are_disjoint(path, profile):
         pytest.skip(f"{profile} cannot run it")
     m = Machine(assemble(text), profile)
     m.run(trace=True)  # some example programs fault on purpose: their trace must be as good
-    trace = trace_events(m)
+    trace = trace_events(m.result)
     assert [e for e in trace["traceEvents"] if e["ph"] == "X"]
     check_well_formed(trace, m.profile.clock_ghz)
 
@@ -153,7 +153,7 @@ def test_back_to_back_independent_v_instructions_do_not_overlap_on_a_track(profi
     that one's results land (tensor.startup)."""
     m, r, rep = run(BACK_TO_BACK, profile, trace=True)
     assert r.fault is None and rep["races"] == []
-    trace = trace_events(m)
+    trace = trace_events(m.result)
     check_well_formed(trace, m.profile.clock_ghz)
     names = track_names(trace)
     slices = [e for e in trace["traceEvents"] if e["ph"] == "X" and names[e["tid"]] != "S"]
@@ -182,7 +182,7 @@ def test_dual_issued_register_instructions_get_a_second_v_track():
     and the loads' 9 cycles of latency, in flight together, on as many tracks under those."""
     m, r, rep = run(DUAL_ISSUE, "950", trace=True)
     assert r.fault is None
-    trace = trace_events(m)
+    trace = trace_events(m.result)
     check_well_formed(trace, m.profile.clock_ghz)
     names = track_names(trace)
     by_track = defaultdict(list)
@@ -228,7 +228,7 @@ def test_arrows_join_their_flag_slices_on_every_pipe_s_too(profile):
     next slice there."""
     m, r, rep = run(FLAGS, profile, trace=True)
     assert r.fault is None and rep["races"] == []
-    trace = trace_events(m)
+    trace = trace_events(m.result)
     check_well_formed(trace, m.profile.clock_ghz)  # it checks where every arrow starts and ends
     names = track_names(trace)
     arrows = [(e["ph"], names[e["tid"]]) for e in trace["traceEvents"] if e["ph"] in ("s", "f")]

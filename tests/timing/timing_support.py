@@ -23,7 +23,7 @@ def run(text: str, profile="950", **run_kwargs):
 
     m = Machine(assemble(text), profile)
     r = m.run(**run_kwargs)
-    return m, r, build_report(m, r).to_json()
+    return m, r, build_report(r).to_json()
 
 
 def row(report: dict, prefix: str) -> dict:
