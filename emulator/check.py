@@ -5,7 +5,7 @@ priced by every built-in profile). Run once, at import."""
 from __future__ import annotations
 
 from emulator import numerics
-from emulator.costs import ARITHMETIC_CLASSES, check_classes
+from emulator.costs import check_classes, is_arithmetic
 from emulator.profile import BUILTIN, load_profile
 from emulator.semantics import missing_families
 from isa import TABLE, TYPES
@@ -24,7 +24,7 @@ def missing_kernels(table=TABLE, every_type: bool = False) -> list[str]:
     """Arithmetic rows whose op has no kernel, or whose kernel cannot be built for a type they take."""
     found = []
     for row in table:
-        if row.timing not in ARITHMETIC_CLASSES:
+        if not is_arithmetic(row.timing):
             continue
         if row.op not in numerics.kernel_ops():
             found.append(f"{row.mnemonic} ({row.form}): op {row.op!r} has no kernel in emulator.numerics")

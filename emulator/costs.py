@@ -20,34 +20,42 @@ from emulator.profile import Profile
 from isa import Inst
 
 _WIDTH_INDEX = {1: 0, 2: 1, 4: 2}
-# How each scheduling class (a row's ``timing`` column) is scheduled: on S alone, as a sync job, as a
-# transfer (tensor and DMA: iterations or bytes through a pipe), or as a register instruction
-# (issue ports, scoreboard). A row of a class not listed here cannot be priced: check_classes says so.
-CLASS_KINDS = {
-    "scalar.alu": "scalar", "scalar.mul": "scalar", "scalar.branch": "scalar", "scalar.nop": "scalar",
-    "sync.setflag": "sync", "sync.waitflag": "sync", "sync.barrier": "sync",
-    "tensor.binary": "transfer", "tensor.unary": "transfer", "tensor.transcendental": "transfer",
-    "tensor.divide": "transfer",
-    "dma.gm2ub": "transfer", "dma.ub2gm": "transfer",
-    "reg.alu": "register", "reg.transcendental": "register", "reg.load": "register", "reg.store": "register",
-    "reg.mask": "register", "reg.gather": "register", "reg.permute": "register",
+# A scheduling class (a row's ``timing`` column) is ``family.name``, and both halves are data: the
+# family says how the class is scheduled (on S alone, as a sync job, as a transfer: tensor and DMA,
+# iterations or bytes through a pipe, or as a register instruction: issue ports, scoreboard) and
+# which profile key prices it; the name completes the key. So a new class is a row and a profile
+# key, no code: ``tensor.divide`` is priced by ``tensor.sustained_divide`` in every profile.
+SCHEDULES = {"scalar": "scalar", "sync": "sync", "tensor": "transfer", "dma": "transfer", "reg": "register"}
+_KEY_OF = {
+    "scalar": lambda name: ("scalar", name),
+    "sync": lambda name: ("sync", name),
+    "tensor": lambda name: ("tensor", f"sustained_{name}"),
+    "dma": lambda name: ("dma", f"{name}_bytes_per_cycle"),
+    "reg": lambda name: ("register", f"{name}_latency"),
 }
-# The classes whose rows compute element arithmetic: their op needs a kernel (emulator.numerics).
-ARITHMETIC_CLASSES = ("tensor.binary", "tensor.unary", "tensor.transcendental", "tensor.divide", "reg.alu",
-                      "reg.transcendental")
-# The profile keys that price a class (besides the op's own entries in elements_per_cycle).
-_CLASS_KEYS = {
-    "scalar.alu": ("scalar", "alu"), "scalar.mul": ("scalar", "mul"), "scalar.branch": ("scalar", "branch"),
-    "scalar.nop": ("scalar", "nop"), "sync.setflag": ("sync", "setflag"), "sync.waitflag": ("sync", "waitflag"),
-    "sync.barrier": ("sync", "barrier"), "tensor.binary": ("tensor", "sustained_binary"),
-    "tensor.unary": ("tensor", "sustained_unary"), "tensor.transcendental": ("tensor", "sustained_transcendental"),
-    "tensor.divide": ("tensor", "sustained_divide"),
-    "dma.gm2ub": ("dma", "gm2ub_bytes_per_cycle"), "dma.ub2gm": ("dma", "ub2gm_bytes_per_cycle"),
-    "reg.alu": ("register", "alu_latency"), "reg.transcendental": ("register", "transcendental_latency"),
-    "reg.load": ("register", "load_latency"), "reg.store": ("register", "store_latency"),
-    "reg.mask": ("register", "mask_latency"), "reg.gather": ("register", "gather_latency"),
-    "reg.permute": ("register", "alu_latency"),
-}
+# Register classes that issue in one cycle whatever their op (the rest are priced per op, by lanes).
+_ONE_CYCLE = ("reg.mask", "reg.load", "reg.store", "reg.permute")
+_NOT_PER_OP = (*_ONE_CYCLE, "reg.gather")
+# A permute's result takes an ALU operation's latency (no separate figure is published).
+_SHARED_KEYS = {"reg.permute": ("register", "alu_latency")}
+
+
+def schedule_of(timing: str) -> str | None:
+    """How a class is scheduled (scalar, sync, transfer, register), or None for an unknown family."""
+    return SCHEDULES.get(timing.partition(".")[0])
+
+
+def price_key(timing: str) -> tuple[str, str]:
+    """The profile section and key that price a class."""
+    family, _, name = timing.partition(".")
+    return _SHARED_KEYS.get(timing) or _KEY_OF[family](name)
+
+
+def is_arithmetic(timing: str) -> bool:
+    """Whether a class's rows compute element arithmetic, priced per op: their op needs a kernel
+    (``emulator.numerics``) and an ``elements_per_cycle`` entry in every profile."""
+    family = timing.partition(".")[0]
+    return family == "tensor" or (family == "reg" and timing not in _NOT_PER_OP)
 
 
 def check_classes(table, profiles) -> list[str]:
@@ -55,14 +63,15 @@ def check_classes(table, profiles) -> list[str]:
     (its class's, and for an op priced by elements per cycle, that op's entry). Empty when all is well."""
     problems = []
     for row in table:
-        if row.timing not in CLASS_KINDS:
-            problems.append(f"{row.mnemonic} ({row.form}): scheduling class {row.timing!r} has no schedule")
+        if schedule_of(row.timing) is None or not row.timing.partition(".")[2]:
+            problems.append(f"{row.mnemonic} ({row.form}): scheduling class {row.timing!r} has no schedule "
+                            f"(a class is FAMILY.NAME, FAMILY one of {', '.join(SCHEDULES)})")
             continue
         for profile in profiles:
-            section, key = _CLASS_KEYS[row.timing]
+            section, key = price_key(row.timing)
             if key not in profile[section]:
                 problems.append(f"{row.mnemonic} ({row.form}): profile {profile.name} lacks {section}.{key}")
-            if row.timing in ARITHMETIC_CLASSES:  # priced per op too, in its section's elements_per_cycle
+            if is_arithmetic(row.timing):  # priced per op too, in its section's elements_per_cycle
                 section = "tensor" if row.timing.startswith("tensor.") else "register"
                 if row.op not in profile[section]["elements_per_cycle"]:
                     problems.append(f"{row.mnemonic}: profile {profile.name} lacks "
@@ -96,15 +105,15 @@ class CostModel:
         """Cycles the instruction occupies S when the scalar unit reads it: its own price for a
         scalar class, else handing it to its pipe."""
         timing = inst.row.timing
-        if CLASS_KINDS[timing] == "scalar":
-            return self.scalar[_CLASS_KEYS[timing][1]]
+        if schedule_of(timing) == "scalar":
+            return self.scalar[price_key(timing)[1]]
         return self.scalar["issue"]
 
     # -- the other pipes -----------------------------------------------------------------------
     def tensor_iteration_cycles(self, inst: Inst) -> float:
         width = 0 if inst.type.size == 2 else 1
         per_cycle = self.tensor["elements_per_cycle"][inst.row.op][width]
-        sustained = self.tensor[_CLASS_KEYS[inst.row.timing][1]]
+        sustained = self.tensor[price_key(inst.row.timing)[1]]
         if isinstance(sustained, list):  # per element width
             sustained = sustained[width]
         return inst.type.lanes / (per_cycle * sustained)
@@ -125,8 +134,8 @@ class CostModel:
     def register_cost(self, inst: Inst) -> Cost:
         row, reg = inst.row, self.register
         timing = row.timing
-        latency = reg[_CLASS_KEYS[timing][1]]
-        if timing in ("reg.mask", "reg.load", "reg.store", "reg.permute"):
+        latency = reg[price_key(timing)[1]]
+        if timing in _ONE_CYCLE:
             return Cost(1, latency)
         size = inst.type.size
         width = _WIDTH_INDEX[size]
@@ -160,4 +169,4 @@ class CostModel:
     @staticmethod
     def is_transfer(inst: Inst) -> bool:
         """Whether the instruction is scheduled as a transfer (tensor, DMA) rather than a register one."""
-        return CLASS_KINDS[inst.row.timing] == "transfer"
+        return schedule_of(inst.row.timing) == "transfer"

@@ -1,4 +1,4 @@
-"""Scalar unit, control flow, DMA and synchronisation semantics.
+"""Scalar unit, control flow and synchronisation semantics (the scalar shape; DMA is emulator.dma).
 
 Scalar registers hold signed 64-bit values; arithmetic wraps. Shifts take the count modulo 64 and
 SHR is logical. Branches compare signed. Flags and barriers carry no data: their effect is on time,
@@ -7,15 +7,10 @@ which the cycle model accounts for.
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.lib.stride_tricks import as_strided
-
-from emulator.faults import Fault, check_range
-from emulator.jobs import Job, runs_of
+from emulator.jobs import Job
 from emulator.semantics import HALT_PC, implements
 from emulator.state import S_MASK, wrap64
 from isa import Inst
-from isa.types import BLOCK_BYTES
 
 _ALU = {
     "add": lambda a, b: a + b,
@@ -144,76 +139,3 @@ def bind_barrier(inst: Inst, pc: int):
 @implements("halt")
 def bind_halt(inst: Inst, pc: int):
     return lambda m: HALT_PC
-
-
-def _transfer_blocks(space: str, addr: int, blocks: int, nbytes: int, pitch: int):
-    """The 32-byte blocks that ``blocks`` transfers of ``nbytes`` every ``pitch`` bytes cover."""
-    starts = addr + np.arange(blocks, dtype=np.int64) * pitch
-    first = starts // BLOCK_BYTES
-    count = (starts + nbytes - 1) // BLOCK_BYTES - first + 1
-    width = int(count.max())
-    ids = first[:, None] + np.arange(width, dtype=np.int64)[None, :]
-    return space, runs_of(ids[np.arange(width)[None, :] < count[:, None]])
-
-
-def dma_spans(inst: Inst) -> tuple[int, int, int, int]:
-    blocks, length, srcgap, dstgap = (inst.kw(n) for n in ("blocks", "len", "srcgap", "dstgap"))
-    return blocks, length * BLOCK_BYTES, (length + srcgap) * BLOCK_BYTES, (length + dstgap) * BLOCK_BYTES
-
-
-def _dma_units(inst: Inst) -> str:
-    """What a DMA's fields ask for in bytes: ``len`` and the gaps count 32-byte units, a usual slip."""
-    blocks, nbytes, src_pitch, dst_pitch = dma_spans(inst)
-    length, srcgap, dstgap = (inst.kw(n) for n in ("len", "srcgap", "dstgap"))
-    text = f"len, srcgap and dstgap count {BLOCK_BYTES}-byte units: len={length} is {nbytes} bytes"
-    if blocks > 1:
-        text += (f", {blocks} blocks of it, one every {src_pitch} bytes of the source (len + srcgap={srcgap}) and "
-                 f"every {dst_pitch} of the destination (len + dstgap={dstgap})")
-    return text
-
-
-@implements("dma")
-def bind_dma(inst: Inst, pc: int):
-    to_ub = inst.row.op == "gm2ub"
-    dst_ref, src_ref = inst.operands
-    blocks, nbytes, src_pitch, dst_pitch = dma_spans(inst)
-    next_pc = pc + inst.size
-    src_space, dst_space = ("gm", "ub") if to_ub else ("ub", "gm")
-
-    def run(m):
-        src = src_ref.offset if src_ref.reg is None else m.s[src_ref.reg] + src_ref.offset
-        dst = dst_ref.offset if dst_ref.reg is None else m.s[dst_ref.reg] + dst_ref.offset
-        ub_addr = dst if to_ub else src
-        if ub_addr % BLOCK_BYTES:
-            raise Fault(f"DMA: UB address 0x{ub_addr:x} is not 32-byte aligned")
-        src_mem, dst_mem = m.memory(src_space), m.memory(dst_space)
-        try:
-            check_range(src_space.upper(), src_mem.size, src, src + (blocks - 1) * src_pitch + nbytes, "DMA source")
-            check_range(dst_space.upper(), dst_mem.size, dst, dst + (blocks - 1) * dst_pitch + nbytes,
-                        "DMA destination")
-        except Fault as fault:
-            fault.message += f"; {_dma_units(inst)}"
-            raise
-
-        def perform():
-            """Read the source now; the copy lands in the destination at the DMA's end."""
-            if blocks == 1 or (src_pitch == nbytes and dst_pitch == nbytes):
-                total = (blocks - 1) * src_pitch + nbytes
-                data = src_mem[src:src + total].copy()
-
-                def land() -> None:
-                    dst_mem[dst:dst + total] = data
-
-                return land
-            data = as_strided(src_mem[src:], shape=(blocks, nbytes), strides=(src_pitch, 1), writeable=False).copy()
-
-            def land_blocks() -> None:
-                as_strided(dst_mem[dst:], shape=(blocks, nbytes), strides=(dst_pitch, 1))[...] = data
-
-            return land_blocks
-
-        m.submit(Job(pc, perform, [_transfer_blocks(src_space, src, blocks, nbytes, src_pitch)],
-                     [_transfer_blocks(dst_space, dst, blocks, nbytes, dst_pitch)], nbytes=blocks * nbytes))
-        return next_pc
-
-    return run

@@ -1,4 +1,7 @@
-"""The registry that ties each table family to the one function that implements it.
+"""The registry that ties each table family to the one function that implements it, in the module
+of its shape: ``tensor`` (iterated UB to UB), ``register_lanes``, ``register_memory``, ``masks``,
+``dma`` and ``scalar``. A shape owns its instructions' addressing, masks, footprints and faults;
+the per-op arithmetic is a kernel of ``emulator.numerics``.
 
 A family's binder takes a decoded instruction and its pc and returns a ``Bound`` action: a closure
 ``run(machine) -> next pc`` plus what the report needs to know. ``bind`` is called once per static

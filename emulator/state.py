@@ -15,6 +15,17 @@ ALL_LANES = ("all lanes",)  # State.lane_mask: every lane is enabled (truthy, li
 _LANE_MASKS_KEPT = 4096  # distinct masks cached per lane width before the cache starts again
 
 
+def active_lanes(p: np.ndarray, width: int) -> np.ndarray:
+    """Lane activity of a mask register for lanes of ``width`` bytes: a mask register holds 256
+    bools, one per byte of VL, and a w-byte lane i is active when entry i*w is set."""
+    return p[::width]
+
+
+def lanes_to_mask(active: np.ndarray, width: int) -> np.ndarray:
+    """A mask register's 256 entries from the activity of its lanes: writers set all w entries of a lane."""
+    return np.repeat(active, width)
+
+
 def wrap64(value: int) -> int:
     """A Python int as the signed 64-bit value a scalar register holds."""
     value &= S_MASK

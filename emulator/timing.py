@@ -21,6 +21,7 @@ from emulator.flags import Flags
 from emulator.jobs import REGISTER_SPACES, Job, footprint
 from emulator.program_order import _RECENT_PRUNE, Diverged, ProgramOrder
 from emulator.races import Race, RaceCheck, describe_race, overlap
+from emulator.scoreboard import Scoreboard
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 QUEUED = ("V", "MTE2", "MTE3")
@@ -57,9 +58,9 @@ __all__ = ["PIPES", "QUEUED", "TRACE_LIMIT", "Diverged", "Engine", "IssueCycle",
            "describe_race", "overlap"]
 
 
-class Engine(Flags, DataMovement, ProgramOrder, RaceCheck, Accounting):
-    """Schedules the jobs of one machine: dispatch and queues, barriers, the 950 scoreboard and
-    register co-issue live here; flags, timed data movement, the program-order check, races and
+class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accounting):
+    """Schedules the jobs of one machine: dispatch and queues, barriers and register co-issue live
+    here; flags, the 950 scoreboard, timed data movement, the program-order check, races and
     accounting are its parts, one module each."""
 
     def __init__(self, machine, strict: bool = False, max_cycles: int | None = None, trace: bool = False,
@@ -303,57 +304,6 @@ class Engine(Flags, DataMovement, ProgramOrder, RaceCheck, Accounting):
     def _footprints(job: Job) -> None:
         if job.footprint_reads is None or job.footprint_writes is None:
             job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
-
-    def _scoreboard(self, job: Job, ready: int) -> int:
-        """950: the cycle the V results a job reads or overwrites are ready (at least its dispatch)."""
-        depends = job.dispatch
-        ready_at = self.register_ready
-        memory_touched = False
-        for space in chain(job.footprint_reads, job.footprint_writes):
-            if space in REGISTER_SPACES:
-                depends = max(depends, ready_at.get(space, 0))
-            else:
-                memory_touched = True
-        if memory_touched and self.v_recent:
-            depends = self._memory_depends(job, ready, depends)
-        return depends
-
-    def _memory_depends(self, job: Job, ready: int, depends: int) -> int:
-        """``depends``, or later: the end of a V job still in flight that writes memory this one
-        reads or writes. Only writers still in flight when this job could start can delay it; a
-        register instruction may co-issue one cycle before ``ready``. V touches no memory but UB,
-        so single runs of UB blocks are compared here directly."""
-        recent = self.v_recent
-        if recent[0].end < ready or recent[-1].end < ready:
-            recent = self.v_recent = [e for e in recent if e.end >= ready]
-        mine = (job.footprint_reads.get("ub"), job.footprint_writes.get("ub"))
-        for earlier in recent:
-            if earlier.end > depends:
-                theirs = earlier.footprint_writes.get("ub")  # none: a scatter refined to no lanes
-                if theirs is None:
-                    continue
-                for found in mine:
-                    if found is None:
-                        continue
-                    if found[0] is None and theirs[0] is None:
-                        hit = found[1] < theirs[2] and theirs[1] < found[2]
-                    else:
-                        hit = overlap({"ub": theirs}, {"ub": found}) is not None
-                    if hit:
-                        depends = earlier.end
-                        break
-        return depends
-
-    def _record_results(self, job: Job) -> None:
-        """When a V job's results will be ready: per register, and in the list of memory writers."""
-        memory = False
-        for space in job.footprint_writes:
-            if space in REGISTER_SPACES:
-                self.register_ready[space] = job.end
-            else:
-                memory = True
-        if memory:
-            self.v_recent.append(job)
 
     @staticmethod
     def _plan(job: Job, cost) -> RegisterPlan:

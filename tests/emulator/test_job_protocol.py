@@ -84,7 +84,10 @@ def test_the_old_protocols_are_gone():
     the run moves data (``ran_timed``): that is the engine's decision alone."""
     job = Job(0, None)
     assert not hasattr(job, "lands") and not hasattr(job, "apply")
-    for module in ("tensor", "vector", "scalar", "semantics", "jobs"):
-        tree = ast.parse((ROOT / "emulator" / f"{module}.py").read_text())
+    for path in sorted((ROOT / "emulator").glob("*.py")):
+        module = path.stem
+        if module == "machine":  # the machine sets it as a run starts
+            continue
+        tree = ast.parse(path.read_text())
         asked = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "ran_timed"]
         assert not asked, f"emulator/{module}.py reads ran_timed at lines {asked}"

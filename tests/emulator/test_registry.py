@@ -99,28 +99,51 @@ def test_an_unpriced_row_or_class_is_named():
 
     vadd = next(r for r in TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
     vdiv = attrs.evolve(vadd, mnemonic="VFROB", op="frob")  # a new op with no price yet
-    odd = attrs.evolve(vadd, mnemonic="VODD", timing="tensor.odd")  # a class nothing schedules
+    odd = attrs.evolve(vadd, mnemonic="VODD", timing="tensor.odd")  # a new class: no profile prices it yet
+    lost = attrs.evolve(vadd, mnemonic="VLOST", timing="vector.odd")  # a class of no family
     profiles = [load_profile("950"), load_profile("a2")]
-    found = check_classes([vadd, vdiv, odd], profiles)
+    found = check_classes([vadd, vdiv, odd, lost], profiles)
     assert found == ["VFROB: profile 950 lacks tensor.elements_per_cycle.frob",
                      "VFROB: profile a2 lacks tensor.elements_per_cycle.frob",
-                     "VODD (tensor-binary): scheduling class 'tensor.odd' has no schedule"]
+                     "VODD (tensor-binary): profile 950 lacks tensor.sustained_odd",
+                     "VODD (tensor-binary): profile a2 lacks tensor.sustained_odd",
+                     "VLOST (tensor-binary): scheduling class 'vector.odd' has no schedule "
+                     "(a class is FAMILY.NAME, FAMILY one of scalar, sync, tensor, dma, reg)"]
 
 
-def test_every_class_a_row_names_is_scheduled_and_every_scheduled_class_is_used():
-    from emulator.costs import CLASS_KINDS
+def test_a_new_class_is_a_profile_key_and_no_code():
+    """VDIV's class ``tensor.divide`` is scheduled and priced from its name: a profile that gives
+    ``tensor.sustained_divide`` prices it, and taking that key away is named as missing."""
+    import attrs
+
+    from emulator.costs import check_classes, is_arithmetic, price_key, schedule_of
+    from emulator.profile import load_profile
     from isa import TABLE
 
-    assert {row.timing for row in TABLE} == set(CLASS_KINDS)
+    assert schedule_of("tensor.divide") == "transfer" and price_key("tensor.divide") == ("tensor", "sustained_divide")
+    assert is_arithmetic("tensor.divide") and is_arithmetic("reg.transcendental") and not is_arithmetic("reg.load")
+    vdiv = next(r for r in TABLE if r.mnemonic == "VDIV" and r.form == "tensor-binary")
+    profile = load_profile("950")
+    assert check_classes([vdiv], [profile]) == []
+    tensor = {k: v for k, v in profile["tensor"].items() if k != "sustained_divide"}
+    without = attrs.evolve(profile, table={**profile.table, "tensor": tensor})
+    assert check_classes([vdiv], [without]) == ["VDIV (tensor-binary): profile 950 lacks tensor.sustained_divide"]
+
+
+def test_every_class_a_row_names_is_scheduled():
+    from emulator.costs import schedule_of
+    from isa import TABLE
+
+    assert [row.timing for row in TABLE if schedule_of(row.timing) is None] == []
 
 
 def test_docs_timing_names_every_class():
     from pathlib import Path
 
-    from emulator.costs import CLASS_KINDS
+    from isa import TABLE
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "timing.md").read_text()
-    assert [c for c in CLASS_KINDS if f"`{c}`" not in text] == []
+    assert sorted({row.timing for row in TABLE if f"`{row.timing}`" not in text}) == []
 
 
 def test_an_arithmetic_row_without_a_kernel_is_named():

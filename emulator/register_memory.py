@@ -1,4 +1,7 @@
-"""Register (vector function) instructions: loads, stores, compute with zeroing, gather, scatter, masks.
+"""Register memory instructions (the register-memory shape): VLD and VST, contiguous or by
+datablock, VGATHER from UB, VSCATTER, and the mask loads and stores PLD and PST. This module owns
+their addressing (``post=`` updates, alignment and range faults) and footprints; the data moves by
+the job protocol of ``emulator.jobs``.
 
 A vector register is 256 bytes; a mask register 256 bools, one per byte of VL: a w-byte lane i is
 active when entry i*w is set, and writers set all w entries of a lane.
@@ -8,26 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from emulator import numerics
 from emulator.faults import Fault, hex_signed
-from emulator.jobs import NOTHING, Job, blocks, footprint, preg, span, vreg
+from emulator.jobs import Job, blocks, footprint, preg, span, vreg
 from emulator.semantics import implements
-from emulator.state import ALL_LANES
+from emulator.state import ALL_LANES, active_lanes, lanes_to_mask
 from isa import Inst
 from isa.types import BLOCK_BYTES, TYPES, VL_BYTES
 
 _S_MIN, _S_MAX = -(1 << 63), (1 << 63) - 1  # a scalar register's range
 _BLOCK_LANES = np.arange(VL_BYTES) // BLOCK_BYTES  # which datablock each register byte is in
 _BYTE_IN_BLOCK = np.arange(VL_BYTES) % BLOCK_BYTES
-
-
-def active_lanes(p: np.ndarray, width: int) -> np.ndarray:
-    """Lane activity of a mask register for lanes of ``width`` bytes."""
-    return p[::width]
-
-
-def lanes_to_mask(active: np.ndarray, width: int) -> np.ndarray:
-    return np.repeat(active, width)
 
 
 def _register_bytes(addr: int, blk: int | None) -> np.ndarray | None:
@@ -41,10 +34,6 @@ def _block_operand(addr: int, blk: int) -> dict:
     """The footprint of a VLD/VST operand in datablock mode: 8 blocks ``blk`` apart. (A
     contiguous operand is one run of blocks, which the run closures write out themselves.)"""
     return footprint([blocks("ub", addr + np.arange(8) * blk * BLOCK_BYTES)])
-
-
-def _scalar_value(m, ref, etype):
-    return numerics.element_of_bits(ref.imm if ref.reg is None else m.s[ref.reg], etype)
 
 
 def _accessor(inst: Inst, ref, what: str):
@@ -136,96 +125,6 @@ def bind_vst(inst: Inst, pc: int):
     return run
 
 
-def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
-    """``compute(m, scalar) -> landing`` of a register compute instruction: the kernel on the
-    sources as they are now, inactive lanes zeroed; the landing writes the result into Vd."""
-    etype = inst.type
-    width = etype.size
-    fn = numerics.kernel(inst.row.op, etype)
-    name = etype.name
-    va, vb = srcs if len(srcs) == 2 else (srcs[0], None)
-    word = np.dtype(f"<u{width}")
-
-    def compute(m, scalar=None):
-        views = m.v_as[name]
-        result = fn((views[va],) if vb is None else (views[va], views[vb]), scalar)
-        lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
-        if lanes is ALL_LANES:
-            target = views[vd]
-        else:
-            result = np.multiply(result.view(word), lanes[0])
-            target = m.v_words[width][vd]
-        return lambda: np.copyto(target, result)
-
-    return compute
-
-
-@implements("vbinary")
-def bind_vbinary(inst: Inst, pc: int):
-    vd, va, vb, pm = inst.operands
-    next_pc = pc + inst.size
-    carry = inst.kw("carry") if inst.row.keyword("carry") is not None else None
-    if carry is not None:
-        def run_carry(m):
-            def perform():
-                on = active_lanes(m.p[pm], 4)
-                a = m.v[va].view("<u4").astype(np.uint64)
-                b = m.v[vb].view("<u4").astype(np.uint64)
-                total = a + (~b & 0xFFFFFFFF) + 1  # {carry, d} = {0,a} + {0,~b} + 1
-                d = (total & 0xFFFFFFFF).astype("<u4")
-                d[~on] = 0
-                borrow = lanes_to_mask((total >> 32).astype(bool) & on, 4)
-
-                def land() -> None:
-                    m.p[carry] = borrow
-                    m.v[vd] = d.view(np.uint8)
-
-                return land
-
-            m.submit(Job(pc, perform, [vreg(va), vreg(vb), preg(pm)], [vreg(vd), preg(carry)]))
-            return next_pc
-
-        return run_carry
-
-    compute = _computer(inst, (va, vb), pm, vd)
-    reads, writes = footprint([vreg(va), vreg(vb), preg(pm)]), footprint([vreg(vd)])
-
-    def run(m):
-        m.submit_register(pc, lambda: compute(m), reads, writes)
-        return next_pc
-
-    return run
-
-
-@implements("vunary")
-def bind_vunary(inst: Inst, pc: int):
-    vd, va, pm = inst.operands
-    next_pc = pc + inst.size
-    compute = _computer(inst, (va,), pm, vd)
-    reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
-
-    def run(m):
-        m.submit_register(pc, lambda: compute(m), reads, writes)
-        return next_pc
-
-    return run
-
-
-@implements("vscalar")
-def bind_vscalar(inst: Inst, pc: int):
-    vd, va, ref, pm = inst.operands
-    next_pc = pc + inst.size
-    compute = _computer(inst, (va,), pm, vd)
-    reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
-
-    def run(m):
-        scalar = _scalar_value(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
-        m.submit_register(pc, lambda: compute(m, scalar), reads, writes)
-        return next_pc
-
-    return run
-
-
 def _index_reach(m, base: int, etype) -> int:
     """The end of what an index register can reach from ``base`` (u16 indices: 65536 elements;
     u32 ones: the rest of UB). The precise blocks are taken when the instruction starts."""
@@ -278,26 +177,6 @@ def bind_vgather_ub(inst: Inst, pc: int):
     return run
 
 
-@implements("vgather_reg")
-def bind_vgather_reg(inst: Inst, pc: int):
-    vd, vs, vi = inst.operands
-    etype = inst.type
-    udt = f"<u{etype.size}" if etype.size > 1 else "u1"
-    lanes = etype.lanes
-    next_pc = pc + inst.size
-
-    def perform_on(m):
-        idx = m.v[vi].view(udt).astype(np.int64) % lanes
-        out = m.v[vs].view(udt)[idx].view(np.uint8)  # fancy indexing: a copy
-        return lambda: m.v.__setitem__(vd, out)
-
-    def run(m):
-        m.submit(Job(pc, lambda: perform_on(m), [vreg(vs), vreg(vi)], [vreg(vd)]))
-        return next_pc
-
-    return run
-
-
 @implements("vscatter", refines=True)
 def bind_vscatter(inst: Inst, pc: int):
     ref, vs, vi, pm = inst.operands
@@ -329,62 +208,6 @@ def bind_vscatter(inst: Inst, pc: int):
 
         reach = span("ub", base, _index_reach(m, base, etype))
         m.submit(Job(pc, perform, [vreg(vs), vreg(vi), preg(pm)], [reach], refine=refine))
-        return next_pc
-
-    return run
-
-
-def pattern_lanes(pattern: str, lanes: int) -> int:
-    if pattern == "ALL":
-        return lanes
-    if pattern == "ALLF":
-        return 0
-    if pattern.startswith("VL"):
-        return min(int(pattern[2:]), lanes)
-    return {"M3": lanes - lanes % 3, "M4": lanes - lanes % 4, "H": lanes // 2, "Q": lanes // 4}[pattern]
-
-
-@implements("pset")
-def bind_pset(inst: Inst, pc: int):
-    pd, pattern = inst.operands
-    width = inst.type.size
-    value = lanes_to_mask(np.arange(256 // width) < pattern_lanes(pattern, 256 // width), width)
-    next_pc = pc + inst.size
-
-    def run(m):
-        m.submit(Job(pc, lambda: lambda: m.p.__setitem__(pd, value), [], [preg(pd)]))
-        return next_pc
-
-    return run
-
-
-@implements("pupdate")
-def bind_pupdate(inst: Inst, pc: int):
-    pd, sc = inst.operands
-    width = inst.type.size
-    lanes = 256 // width
-    # The mask of the first n lanes, for every n: a row of this table, chosen at dispatch.
-    masks = list(np.repeat(np.arange(lanes)[None, :] < np.arange(lanes + 1)[:, None], width, axis=1))
-    writes = footprint([preg(pd)])
-    next_pc = pc + inst.size
-
-    def run(m):
-        s = m.s
-        count = s[sc]
-        # The scalar side happens at dispatch, in program order: Sn -= lanes, down to 0 (never wraps).
-        if count > lanes:
-            value = masks[lanes]
-            if sc:
-                s[sc] = count - lanes
-        else:
-            value = masks[count if count > 0 else 0]
-            if sc:
-                s[sc] = 0
-
-        def land():
-            m.p[pd] = value
-
-        m.submit_register(pc, lambda: land, NOTHING, writes)  # it reads nothing: its writes are known now
         return next_pc
 
     return run
