@@ -63,6 +63,12 @@ class BankRules:
     def blocks_per_beat(self) -> int:
         return _BLOCKS // self.beats
 
+    @property
+    def period(self) -> int:
+        """Conflicts depend on byte addresses modulo this: the 950 interleaves its banks on address
+        bits [8:5], and the a2's bank-group tier is bits [17:16]."""
+        return 512 if self.kind == "950" else 1 << 18
+
 
 # ----------------------------------------------------------------------------------------------
 # shaping

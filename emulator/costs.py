@@ -97,8 +97,6 @@ class CostModel:
         self.register = profile["register"]
         self.dma = profile["dma"]
         self.banks = BankRules(profile["banks"]["kind"], profile["banks"]["beats"])
-        # Conflicts depend on addresses modulo this: 950 interleaves on bits [8:5]; a2's tier is bits [17:16].
-        self.bank_period = 512 if self.banks.kind == "950" else 1 << 18
 
     # -- the scalar pipe -----------------------------------------------------------------------
     def s_cycles(self, inst: Inst) -> int:

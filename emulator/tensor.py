@@ -112,7 +112,7 @@ def bind_tensor(inst: Inst, pc: int):
     def conflicts(costs, addrs: list[int]) -> int:
         """Bank-conflict cycles: they depend on the addresses modulo the bank pattern and on which
         operands coincide (same-address reads merge), so both go into the key."""
-        key = (costs.banks, *(addr % costs.bank_period for addr in addrs), *(addr - addrs[0] for addr in addrs))
+        key = (costs.banks, *(addr % costs.banks.period for addr in addrs), *(addr - addrs[0] for addr in addrs))
         found = conflict_cache.get(key)
         if found is None:
             located = [addr + offsets for addr, offsets in zip(addrs, block_offsets, strict=True)]

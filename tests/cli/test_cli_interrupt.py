@@ -32,10 +32,18 @@ def test_ctrl_c_stops_with_the_partial_report(tmp_path):
     report = tmp_path / "r.json"
     proc = subprocess.Popen([VCORE, "run", str(prog), "--max-instructions", "2000000000", "--report-file",
                              str(report), "--dump", "ub:0x1000:f32:2"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            # a test run started in the background (``cmd &``) ignores SIGINT, and a
+                            # child inherits that: give the run the default disposition, as a terminal would
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
     time.sleep(2.0)  # past start-up (about 0.3 s), well into the loop
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # never leave a runaway run behind (SIGINT ignored, say)
+        proc.kill()
+        proc.communicate()
+        raise
     assert proc.returncode == 130, err
     assert "Traceback" not in out + err
     assert "interrupted" in err and "at pc 0x" in err, err
