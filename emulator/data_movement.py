@@ -8,7 +8,7 @@ from __future__ import annotations
 import heapq
 
 from emulator.faults import Fault
-from emulator.jobs import Job, footprint
+from emulator.jobs import Job, footprint, hold, land
 
 _END, _START = 0, 1  # at one time, writes land before reads happen
 _PRUNE_EVERY = 256  # landings between prunes of the landed-jobs log
@@ -47,15 +47,13 @@ class DataMovement:
             unstarted.remove(job.seq)
         self._check_races(job)
         try:
-            self.pending_writes[job.seq] = job.perform() if job.perform is not None else None
+            self.pending_writes[job.seq] = hold(job.perform()) if job.perform is not None else ()
         except Fault as fault:
             raise self.m.fault_at(fault, job.pc) from None
         self.inflight[job.pipe][job.seq] = job
 
     def _land(self, job: Job) -> None:
-        landing = self.pending_writes.pop(job.seq, None)
-        if landing is not None:
-            landing()
+        land(self.pending_writes.pop(job.seq, ()))
         self.inflight[job.pipe].pop(job.seq, None)
         # Only a job earlier in program order that has not started yet can still race with this one.
         if self._oldest_unstarted() < job.seq:

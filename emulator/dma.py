@@ -65,21 +65,12 @@ def bind_dma(inst: Inst, pc: int):
             raise
 
         def perform():
-            """Read the source now; the copy lands in the destination at the DMA's end."""
+            """The copy: read at the DMA's start, landing in the destination at its end."""
             if blocks == 1 or (src_pitch == nbytes and dst_pitch == nbytes):
                 total = (blocks - 1) * src_pitch + nbytes
-                data = src_mem[src:src + total].copy()
-
-                def land() -> None:
-                    dst_mem[dst:dst + total] = data
-
-                return land
-            data = as_strided(src_mem[src:], shape=(blocks, nbytes), strides=(src_pitch, 1), writeable=False).copy()
-
-            def land_blocks() -> None:
-                as_strided(dst_mem[dst:], shape=(blocks, nbytes), strides=(dst_pitch, 1))[...] = data
-
-            return land_blocks
+                return ((dst_mem, slice(dst, dst + total), src_mem[src:src + total]),)
+            source = as_strided(src_mem[src:], shape=(blocks, nbytes), strides=(src_pitch, 1), writeable=False)
+            return ((as_strided(dst_mem[dst:], shape=(blocks, nbytes), strides=(dst_pitch, 1)), Ellipsis, source),)
 
         m.submit(Job(pc, perform, [_transfer_blocks(src_space, src, blocks, nbytes, src_pitch)],
                      [_transfer_blocks(dst_space, dst, blocks, nbytes, dst_pitch)], nbytes=blocks * nbytes))

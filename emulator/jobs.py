@@ -2,9 +2,11 @@
 
 The scalar unit decodes an instruction, resolves its addresses from the scalar registers at
 dispatch, and submits a ``Job``. One protocol for every job: ``perform()`` reads its sources and
-returns its writes, a ``Landing`` (a callable that writes them, or None for none), and changes
-nothing itself. The engine alone decides when the landing runs: at once in a program-order run,
-at the job's end in a timed one (``emulator.data_movement``).
+returns its writes, and changes nothing itself. A write is ``(array, index, values)``, meaning
+``array[index] = values``, or ``(array, index, values, where)``, meaning ``np.copyto(array[index],
+values, where=where)``; ``values`` may be a view of the state. The engine alone decides when the
+writes land (``land``): at once in a program-order run; in a timed one, at the job's end, with
+their values taken at its start (``hold``, in ``emulator.data_movement``).
 
 Footprints are lists of ``(space, runs)``: ``runs`` is either one half-open range of 32-byte
 blocks as a tuple ``(lo, hi)`` (registers and contiguous operands, compared without numpy), or an
@@ -118,7 +120,24 @@ def footprint(entries) -> dict:
     return out
 
 
-Landing = Callable[[], None]  # writes a job's results into the state
+Writes = tuple | list  # of (array, index, values) or (array, index, values, where)
+
+
+def land(writes: Writes) -> None:
+    """Put a job's writes into the state."""
+    for write in writes:
+        if len(write) == 3:
+            array, index, values = write
+            array[index] = values
+        else:
+            array, index, values, where = write
+            np.copyto(array[index], values, where=where)
+
+
+def hold(writes: Writes) -> tuple:
+    """The writes with their values and masks copied now: what a timed job lands at its end,
+    whatever the state does in between (a value may be a view of it)."""
+    return tuple((w[0], w[1], *(np.array(x) for x in w[2:])) for w in writes)
 
 
 class Job:
@@ -128,7 +147,7 @@ class Job:
     class and ``Engine.submit_register`` sets only the four fields a register instruction has."""
 
     pc: int
-    perform: Callable[[], Landing | None] | None = None  # None for synchronisation jobs and repeat=0
+    perform: Callable[[], Writes] | None = None  # None for synchronisation jobs and repeat=0
     reads: list | tuple = ()  # [(space, runs)]
     writes: list | tuple = ()
     kind: str = "data"  # data, set, wait, barrier

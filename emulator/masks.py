@@ -30,7 +30,7 @@ def bind_pset(inst: Inst, pc: int):
     next_pc = pc + inst.size
 
     def run(m):
-        m.submit(Job(pc, lambda: lambda: m.p.__setitem__(pd, value), [], [preg(pd)]))
+        m.submit(Job(pc, lambda: ((m.p, pd, value),), [], [preg(pd)]))
         return next_pc
 
     return run
@@ -59,10 +59,8 @@ def bind_pupdate(inst: Inst, pc: int):
             if sc:
                 s[sc] = 0
 
-        def land():
-            m.p[pd] = value
-
-        m.submit_register(pc, lambda: land, NOTHING, writes)  # it reads nothing: its writes are known now
+        written = ((m.p, pd, value),)
+        m.submit_register(pc, lambda: written, NOTHING, writes)  # it reads nothing: its writes are known now
         return next_pc
 
     return run

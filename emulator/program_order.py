@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from emulator.faults import Fault
-from emulator.jobs import Job, footprint, runs_of
+from emulator.jobs import Job, footprint, land, runs_of
 from emulator.races import overlap
 
 _RECENT_PRUNE = 64  # scheduled jobs a pipe keeps for the program-order race check between prunes
@@ -31,9 +31,8 @@ class ProgramOrder:
         if gm is not None:
             self._keep_gm(gm[1], gm[2])
         try:
-            landing = job.perform() if job.perform is not None else None
-            if landing is not None:
-                landing()
+            if job.perform is not None:
+                land(job.perform())
         except Fault:  # the state at a job's fault is the timed run's: what had started by then
             raise Diverged from None
 

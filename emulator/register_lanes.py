@@ -20,25 +20,23 @@ def _scalar_value(m, ref, etype):
 
 
 def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
-    """``compute(m, scalar) -> landing`` of a register compute instruction: the kernel on the
-    sources as they are now, inactive lanes zeroed; the landing writes the result into Vd."""
+    """``compute(m, scalar) -> writes`` of a register compute instruction: the kernel on the
+    sources as they are now, inactive lanes zeroed, written into Vd."""
     etype = inst.type
     width = etype.size
     fn = numerics.kernel(inst.row.op, etype)
     name = etype.name
     va, vb = srcs if len(srcs) == 2 else (srcs[0], None)
     word = np.dtype(f"<u{width}")
+    words = f"u{8 * width}"
 
     def compute(m, scalar=None):
         views = m.v_as[name]
         result = fn((views[va],) if vb is None else (views[va], views[vb]), scalar)
         lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
         if lanes is ALL_LANES:
-            target = views[vd]
-        else:
-            result = np.multiply(result.view(word), lanes[0])
-            target = m.v_words[width][vd]
-        return lambda: np.copyto(target, result)
+            return ((m.v_rows[name], vd, result),)
+        return ((m.v_rows[words], vd, np.multiply(result.view(word), lanes[0])),)
 
     return compute
 
@@ -58,12 +56,7 @@ def bind_vbinary(inst: Inst, pc: int):
                 d = (total & 0xFFFFFFFF).astype("<u4")
                 d[~on] = 0
                 borrow = lanes_to_mask((total >> 32).astype(bool) & on, 4)
-
-                def land() -> None:
-                    m.p[carry] = borrow
-                    m.v[vd] = d.view(np.uint8)
-
-                return land
+                return (m.p, carry, borrow), (m.v, vd, d.view(np.uint8))
 
             m.submit(Job(pc, perform, [vreg(va), vreg(vb), preg(pm)], [vreg(vd), preg(carry)]))
             return next_pc
@@ -119,8 +112,7 @@ def bind_vgather_reg(inst: Inst, pc: int):
 
     def perform_on(m):
         idx = m.v[vi].view(udt).astype(np.int64) % lanes
-        out = m.v[vs].view(udt)[idx].view(np.uint8)  # fancy indexing: a copy
-        return lambda: m.v.__setitem__(vd, out)
+        return ((m.v, vd, m.v[vs].view(udt)[idx].view(np.uint8)),)
 
     def run(m):
         m.submit(Job(pc, lambda: perform_on(m), [vreg(vs), vreg(vi)], [vreg(vd)]))

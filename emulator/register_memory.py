@@ -72,8 +72,7 @@ def bind_vld(inst: Inst, pc: int):
         addr = access(m)
         if blk is None:
             def perform():
-                data = m.ub[addr:addr + VL_BYTES].copy()
-                return lambda: m.v.__setitem__(vd, data)
+                return ((m.v, vd, m.ub[addr:addr + VL_BYTES]),)
 
             reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # the blocks of VL bytes
             m.submit_register(pc, perform, reads, writes)
@@ -81,8 +80,7 @@ def bind_vld(inst: Inst, pc: int):
         where = _register_bytes(addr, blk)
 
         def perform_blocks():
-            data = m.ub[where]
-            return lambda: m.v.__setitem__(vd, data)
+            return ((m.v, vd, m.ub[where]),)
 
         m.submit(Job(pc, perform_blocks, footprint_reads=_block_operand(addr, blk), footprint_writes=writes))
         return next_pc
@@ -101,13 +99,11 @@ def bind_vst(inst: Inst, pc: int):
     def run(m):
         addr = access(m)
         if blk is None:
-            def perform():  # the sources are read now (copies); the active lanes land at the end
+            def perform():  # the active lanes' bytes
                 lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
-                data = m.v[vs].copy()
-                target = m.ub[addr:addr + VL_BYTES]
                 if lanes is ALL_LANES:
-                    return lambda: np.copyto(target, data)
-                return lambda: np.copyto(target, data, where=lanes[1])
+                    return ((m.ub, slice(addr, addr + VL_BYTES), m.v[vs]),)
+                return ((m.ub, slice(addr, addr + VL_BYTES), m.v[vs], lanes[1]),)
 
             writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # the blocks of VL bytes
             m.submit_register(pc, perform, reads, writes)
@@ -116,8 +112,7 @@ def bind_vst(inst: Inst, pc: int):
 
         def perform_blocks():
             byte_on = lanes_to_mask(active_lanes(m.p[pm], width), width)
-            picked = m.v[vs][byte_on]
-            return lambda: m.ub.__setitem__(where[byte_on], picked)
+            return ((m.ub, where[byte_on], m.v[vs][byte_on]),)
 
         m.submit(Job(pc, perform_blocks, footprint_reads=reads, footprint_writes=_block_operand(addr, blk)))
         return next_pc
@@ -164,7 +159,7 @@ def bind_vgather_ub(inst: Inst, pc: int):
             else:
                 out = np.zeros(idx.size, dtype=f"<u{etype.size}")
                 out[on] = m.view("ub", TYPES[f"u{etype.bits}"])[start // etype.size]
-            return lambda: m.v.__setitem__(vd, out.view(np.uint8))
+            return ((m.v, vd, out.view(np.uint8)),)
 
         def refine():
             _, _, start = addresses()
@@ -198,9 +193,8 @@ def bind_vscatter(inst: Inst, pc: int):
                 lane = int(np.flatnonzero(on)[np.argmax((start < 0) | (start + etype.size > m.ub.size))])
                 raise Fault(f"VSCATTER: index {int(idx[lane])} of lane {lane} writes outside UB "
                             f"(byte {hex_signed(base + int(idx[lane]) * etype.size)}, UB size 0x{m.ub.size:x})")
-            values = m.v[vs].view(f"<u{etype.size}")[on]  # boolean indexing: a copy
             # Ascending lane order: numpy keeps the last write, so the higher lane wins.
-            return lambda: m.view("ub", udt).__setitem__(start // etype.size, values)
+            return ((m.view("ub", udt), start // etype.size, m.v[vs].view(f"<u{etype.size}")[on]),)
 
         def refine():
             _, _, start = addresses()
@@ -223,8 +217,7 @@ def bind_pld(inst: Inst, pc: int):
         m.check_ub(addr, addr + 32, "PLD")
 
         def perform():
-            bits = np.unpackbits(m.ub[addr:addr + 32], bitorder="little").astype(bool)
-            return lambda: m.p.__setitem__(pd, bits)
+            return ((m.p, pd, np.unpackbits(m.ub[addr:addr + 32], bitorder="little").astype(bool)),)
 
         m.submit(Job(pc, perform, [span("ub", addr, addr + 32)], [preg(pd)]))
         return next_pc
@@ -242,8 +235,7 @@ def bind_pst(inst: Inst, pc: int):
         m.check_ub(addr, addr + 32, "PST")
 
         def perform():
-            packed = np.packbits(m.p[ps], bitorder="little")
-            return lambda: m.ub.__setitem__(slice(addr, addr + 32), packed)
+            return ((m.ub, slice(addr, addr + 32), np.packbits(m.p[ps], bitorder="little")),)
 
         m.submit(Job(pc, perform, [preg(ps)], [span("ub", addr, addr + 32)]))
         return next_pc

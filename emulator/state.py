@@ -45,6 +45,19 @@ class _RegisterViews(dict):
         return views
 
 
+class _RegisterRows(dict):
+    """element type name -> the vector register file viewed as that type, one row a register (a
+    write target: ``rows[vd] = values``), made when first asked for."""
+
+    def __init__(self, v: np.ndarray) -> None:
+        super().__init__()
+        self.v = v
+
+    def __missing__(self, name: str) -> np.ndarray:
+        rows = self[name] = self.v.view(dtype_of(TYPES[name]))
+        return rows
+
+
 class State:
     """The architectural state. Memories are uint8 arrays; registers are plain arrays too."""
 
@@ -57,10 +70,10 @@ class State:
         self.v = np.zeros((32, 256), dtype=np.uint8)
         self.p = np.zeros((8, 256), dtype=np.bool_)
         self._views: dict = {}
-        # Each vector register as an array of each element type, and of unsigned words of each width:
-        # register instructions index these lists instead of viewing a row of ``v`` every time.
+        # Each vector register as an array of each element type (register instructions index these
+        # lists instead of viewing a row of ``v`` every time), and the file as rows of each type.
         self.v_as = _RegisterViews(self.v)
-        self.v_words = {w: [self.v[i].view(f"<u{w}") for i in range(32)] for w in (1, 2, 4)}
+        self.v_rows = _RegisterRows(self.v)
         self.lane_masks: dict = {1: {}, 2: {}, 4: {}}  # per lane width: mask bytes -> lane_mask()
 
     def lane_mask(self, pm: int, width: int):

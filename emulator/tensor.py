@@ -13,7 +13,7 @@ import numpy as np
 
 from emulator import geometry, numerics
 from emulator.faults import Fault
-from emulator.jobs import Job, runs_of
+from emulator.jobs import Job, land, runs_of
 from emulator.semantics import implements
 from isa import Inst, MaskMode
 
@@ -120,20 +120,20 @@ def bind_tensor(inst: Inst, pc: int):
                                                                  located[0][:, None, :], iterations)
         return found
 
-    def write(view, target, result, first: int, chunk: int) -> None:
+    def writes(view, target, result, first: int, chunk: int) -> tuple:
+        """The write of iterations [first, first + chunk) of the result to their elements: the active
+        lanes only, and in counter mode the elements before the count."""
         if count is not None:
             active = max(0, min(chunk * lanes, count - first * lanes))
             if isinstance(target, slice):
-                view[target.start:target.start + active] = result.reshape(-1)[:active]
-            else:
-                view[target.reshape(-1)[:active]] = result.reshape(-1)[:active]
-        elif lanes_on is None:
-            view[target] = result.reshape(-1) if isinstance(target, slice) else result
-        elif isinstance(target, slice):
-            view[target].reshape(chunk, lanes)[:, lanes_on] = result[:, lanes_on]
-        else:
-            # Flatten in C order so overlapping iterations assign in order: the later one wins.
-            view[target[:, lanes_on].reshape(-1)] = result[:, lanes_on].reshape(-1)
+                return ((view, slice(target.start, target.start + active), result.reshape(-1)[:active]),)
+            return ((view, target.reshape(-1)[:active], result.reshape(-1)[:active]),)
+        if lanes_on is None:
+            return ((view, target, result.reshape(-1) if isinstance(target, slice) else result),)
+        if isinstance(target, slice):
+            return ((view[target].reshape(chunk, lanes), (slice(None), lanes_on), result[:, lanes_on]),)
+        # Flatten in C order so overlapping iterations assign in order: the later one wins.
+        return ((view, target[:, lanes_on].reshape(-1), result[:, lanes_on].reshape(-1)),)
 
     def source(view, bases: list[int], k: int, first: int, chunk: int):
         if strides[k][1] == 0 and chunk > 1:  # repeat stride 0: every iteration reads the same elements
@@ -162,11 +162,11 @@ def bind_tensor(inst: Inst, pc: int):
             before, state = rows
         if count is not None:
             state = np.where(np.arange(lanes) < count - (iterations - 1) * lanes, state, before)
-        write(view, target, state.reshape(1, lanes), 0, 1)
+        land(writes(view, target, state.reshape(1, lanes), 0, 1))
         return True
 
     def perform(m, addrs: list[int], scalar):
-        """Read the sources now; return what lands the results (``emulator.jobs``)."""
+        """Read the sources now and return the writes of the results (``emulator.jobs``)."""
         bases = [addr // esize for addr in addrs]
         view = m.view("ub", etype)
         step = min(iterations, MAX_CHUNK)
@@ -185,9 +185,9 @@ def bind_tensor(inst: Inst, pc: int):
                 # wins; in counter mode the last may be partial, so the one before it counts too.
                 first = iterations - 1 if count is None else max(0, iterations - 2)
             result, target = compute(view, bases, scalar, first, iterations - first)
-            return lambda: write(view, target, result, first, iterations - first)
+            return writes(view, target, result, first, iterations - first)
         # Later iterations read what earlier ones wrote: the passes run in order on a copy of the
-        # bytes the operands span, and the landing copies the destination's elements from it.
+        # bytes the operands span, and the destination's elements are written from it.
         lo = min(addrs)
         scratch = m.ub[lo:max(addr + extent for addr, extent in zip(addrs, extents, strict=True))].copy()
         inner = scratch.view(view.dtype)
@@ -199,14 +199,12 @@ def bind_tensor(inst: Inst, pc: int):
             for first in range(0, iterations, step):
                 chunk = min(step, iterations - first)
                 result, target = compute(inner, shifted, scalar, first, chunk)
-                write(inner, target, result, first, chunk)
-
-        def land() -> None:
-            for first in range(0, iterations, MAX_CHUNK):
-                chunk = min(MAX_CHUNK, iterations - first)
-                written = inner[region(shifted[0], first, chunk, 0)].reshape(chunk, lanes)
-                write(view, region(bases[0], first, chunk, 0), written, first, chunk)
-
-        return land
+                land(writes(inner, target, result, first, chunk))
+        out: list = []
+        for first in range(0, iterations, MAX_CHUNK):
+            chunk = min(MAX_CHUNK, iterations - first)
+            written = inner[region(shifted[0], first, chunk, 0)].reshape(chunk, lanes)
+            out += writes(view, region(bases[0], first, chunk, 0), written, first, chunk)
+        return out
 
     return run

@@ -18,7 +18,7 @@ from emulator.costs import CostModel
 from emulator.data_movement import _END, _START, DataMovement
 from emulator.faults import Fault
 from emulator.flags import Flags
-from emulator.jobs import REGISTER_SPACES, Job, footprint
+from emulator.jobs import REGISTER_SPACES, Job, footprint, land
 from emulator.program_order import _RECENT_PRUNE, Diverged, ProgramOrder
 from emulator.races import Race, RaceCheck, describe_race, overlap
 from emulator.scoreboard import Scoreboard
@@ -30,6 +30,16 @@ _new_job = object.__new__
 
 
 
+class PortUse(NamedTuple):
+    """The issue ports register instructions use in one V cycle: issue slots, register writes, UB
+    reads and UB writes (the documented limits are the profile's ``register`` section)."""
+
+    slots: int
+    register_writes: int
+    ub_reads: int
+    ub_writes: int
+
+
 class RegisterPlan(NamedTuple):
     """What scheduling a register instruction needs that depends on its pc alone (``Engine._plan``)."""
 
@@ -39,22 +49,10 @@ class RegisterPlan(NamedTuple):
     written: tuple  # the register spaces it writes (their ready cycle is its end)
     memory: bool  # it touches UB
     writes_memory: bool
-    register_writes: int  # its co-issue ports: register writes, UB reads, UB writes
-    ub_reads: int
-    ub_writes: int
+    ports: PortUse  # what it uses of its issue cycle (one slot)
 
 
-class IssueCycle(NamedTuple):
-    """The V issue cycle of the latest register instruction and the ports used in it so far."""
-
-    cycle: int
-    slots: int
-    register_writes: int
-    ub_reads: int
-    ub_writes: int
-
-
-__all__ = ["PIPES", "QUEUED", "TRACE_LIMIT", "Diverged", "Engine", "IssueCycle", "PcStats", "Race", "RegisterPlan",
+__all__ = ["PIPES", "QUEUED", "TRACE_LIMIT", "Diverged", "Engine", "PcStats", "PortUse", "Race", "RegisterPlan",
            "describe_race", "overlap"]
 
 
@@ -94,7 +92,8 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self.last_consume: dict = {}  # flag -> (set cycle, consume cycle) of its latest consumed set
         self.v_recent: list[Job] = []  # V jobs writing UB/GM whose results may still be in flight
         self.register_ready: dict = {}  # register space -> cycle its V result is ready
-        self.v_cycle = IssueCycle(-1, 0, 0, 0, 0)
+        self.v_issue = -1  # the V cycle the latest register instruction issued in,
+        self.v_ports = PortUse(0, 0, 0, 0)  # and the ports used in it so far
         self.function_started = False
         self.seq = 0
         self.stats: dict[int, PcStats] = defaultdict(PcStats)
@@ -109,7 +108,7 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self.slices_dropped = 0
         self.flows: list = []  # (set job, wait job)
         self.set_jobs: dict = defaultdict(deque)
-        self.pending_writes: dict = {}  # seq -> the landing its perform returned, until its end
+        self.pending_writes: dict = {}  # seq -> the writes its perform returned, until its end
         # Program order: per pipe, the scheduled data jobs a job scheduled later could overlap.
         self.recent: dict[str, list[Job]] = {p: [] for p in QUEUED}
         self.ordered = {p: p != "V" or self.in_order_v for p in QUEUED}
@@ -166,7 +165,12 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
             self.unstarted["V"].append(job.seq)
         else:
             try:
-                perform()()  # a register instruction always writes something
+                writes = perform()
+                if len(writes) == 1 and len(writes[0]) == 3:  # jobs.land, for the usual one write
+                    array, index, values = writes[0]
+                    array[index] = values
+                else:
+                    land(writes)
             except Fault:  # the state at a job's fault is the timed run's: what had started by then
                 raise Diverged from None
         queue = self.queue["V"]
@@ -312,14 +316,14 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         written = tuple(space for space in writes if space in REGISTER_SPACES)
         memory = len(touched) < len(reads) + len(writes)
         return RegisterPlan(cost.latency, cost.occupancy, touched, written, memory, len(written) < len(writes),
-                            len(written), int("ub" in reads), int("ub" in writes))
+                            PortUse(1, len(written), int("ub" in reads), int("ub" in writes)))
 
     def _schedule_register(self, job: Job, plan: RegisterPlan) -> None:
         """A register instruction on V: after the results it depends on (950), launched with the
         program's vector function, co-issuing two per cycle within the documented port limits.
         The hottest path of a register loop, so it is written out in one piece: ``_place``,
         ``_account`` and ``_record_results`` for a job whose cost and ports ``plan`` holds."""
-        latency, occupancy, touched, written, memory, writes_memory, reg_writes, ub_reads, ub_writes = plan
+        latency, occupancy, touched, written, memory, writes_memory, ports = plan
         pc, dispatch = job.pc, job.dispatch
         if job.footprint_writes is None:  # binders set both footprints or neither
             job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
@@ -352,18 +356,20 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
                 start = launch
         # Co-issue beside the previous register instruction when it issued in the cycle before
         # ``start`` with a one-cycle occupancy, this one was ready then, and the ports allow.
-        cycle, slots, writes, reads, ubw = self.v_cycle
+        cycle = self.v_issue
         if cycle == start - 1 and free["V"] == start and depends <= cycle:
             caps = self.register_caps
-            slots, writes, reads, ubw = slots + 1, writes + reg_writes, reads + ub_reads, ubw + ub_writes
+            slots, writes, reads, ubw = self.v_ports  # a PortUse, or a plain tuple of its fields
+            _, more_writes, more_reads, more_ubw = ports
+            slots, writes, reads, ubw = slots + 1, writes + more_writes, reads + more_reads, ubw + more_ubw
             if (slots <= caps["issue_width"] and writes <= caps["register_writes"] and reads + ubw <= caps["ub_reads"]
                     and ubw <= 1):
-                self.v_cycle = IssueCycle(cycle, slots, writes, reads, ubw)
+                self.v_ports = (slots, writes, reads, ubw)  # a plain tuple: this path is hot
                 start = cycle
             else:
-                self.v_cycle = IssueCycle(start, 1, reg_writes, ub_reads, ub_writes)
+                self.v_issue, self.v_ports = start, ports
         else:
-            self.v_cycle = IssueCycle(start, 1, reg_writes, ub_reads, ub_writes)
+            self.v_issue, self.v_ports = start, ports
         # _place and _account
         end = start + latency
         job.start, job.end = start, end

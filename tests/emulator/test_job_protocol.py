@@ -1,5 +1,5 @@
-"""One job protocol: a job's ``perform()`` reads its sources and returns its writes (a landing), and
-changes nothing itself; the engine alone decides when the landing runs.
+"""One job protocol: a job's ``perform()`` reads its sources and returns its writes, and changes
+nothing itself; the engine alone decides when they land.
 
 Checked on every example program, run with data timed (where a perform runs at the job's simulated
 start and its landing at the end): around every perform, UB, the registers and the GM blocks the
@@ -37,14 +37,17 @@ def _checked(machine: Machine, job: Job, perform):
     def pure():
         gm = [(lo, machine.gm[lo:hi].copy()) for lo, hi in _gm_spans(job)]
         before = machine.ub.copy(), machine.v.copy(), machine.p.copy()
-        landing = perform()
+        written = perform()
         after = machine.ub, machine.v, machine.p
         for name, old, new in zip(("UB", "V", "P"), before, after, strict=True):
             assert np.array_equal(old, new), f"pc 0x{job.pc:x}: perform() wrote {name} itself"
         for lo, old in gm:
             assert np.array_equal(machine.gm[lo:lo + old.size], old), f"pc 0x{job.pc:x}: perform() wrote GM"
-        assert landing is None or callable(landing), f"pc 0x{job.pc:x}: perform() returned {landing!r}"
-        return landing
+        assert isinstance(written, tuple | list), f"pc 0x{job.pc:x}: perform() returned {written!r}"
+        for write in written:
+            assert isinstance(write, tuple) and len(write) in (3, 4), f"pc 0x{job.pc:x}: a write {write!r}"
+            assert isinstance(write[0], np.ndarray), f"pc 0x{job.pc:x}: a write into {type(write[0])}"
+        return written
 
     return pure
 
