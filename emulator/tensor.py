@@ -200,11 +200,14 @@ def bind_tensor(inst: Inst, pc: int):
                 chunk = min(step, iterations - first)
                 result, target = compute(inner, shifted, scalar, first, chunk)
                 land(writes(inner, target, result, first, chunk))
-        out: list = []
+        # The elements some iteration wrote (the active lanes, before the count), each once: at most
+        # the operands' span, however many iterations wrote them.
+        written = np.zeros(inner.size, dtype=bool)
         for first in range(0, iterations, MAX_CHUNK):
             chunk = min(MAX_CHUNK, iterations - first)
-            written = inner[region(shifted[0], first, chunk, 0)].reshape(chunk, lanes)
-            out += writes(view, region(bases[0], first, chunk, 0), written, first, chunk)
-        return out
+            every = np.ones((chunk, lanes), dtype=bool)
+            land(writes(written, region(shifted[0], first, chunk, 0), every, first, chunk))
+        where = np.flatnonzero(written)
+        return ((view, where + lo // esize, inner[where]),)
 
     return run
