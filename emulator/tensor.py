@@ -200,6 +200,9 @@ def bind_tensor(inst: Inst, pc: int):
                 chunk = min(step, iterations - first)
                 result, target = compute(inner, shifted, scalar, first, chunk)
                 land(writes(inner, target, result, first, chunk))
+        if contiguous[0] and lanes_on is None and count is None:  # one run of elements, every one written
+            first, total = shifted[0], iterations * lanes
+            return ((view, slice(bases[0], bases[0] + total), inner[first:first + total]),)
         # The elements some iteration wrote (the active lanes, before the count), each once: at most
         # the operands' span, however many iterations wrote them.
         written = np.zeros(inner.size, dtype=bool)
