@@ -4,9 +4,11 @@ The scalar unit decodes an instruction, resolves its addresses from the scalar r
 dispatch, and submits a ``Job``. One protocol for every job: ``perform()`` reads its sources and
 returns its writes, and changes nothing itself. A write is ``(array, index, values)``, meaning
 ``array[index] = values``, or ``(array, index, values, where)``, meaning ``np.copyto(array[index],
-values, where=where)``; ``values`` may be a view of the state. The engine alone decides when the
-writes land (``land``): at once in a program-order run; in a timed one, at the job's end, with
-their values taken at its start (``hold``, in ``emulator.data_movement``).
+values, where=where)``; ``values`` may be a view of the state. ``perform`` returns a tuple of
+writes, or one write on its own (the register instructions' usual case, which saves a tuple).
+The engine alone decides when the writes land (``land``): at once in a program-order run; in a
+timed one, at the job's end, with their values taken at its start (``hold``, in
+``emulator.data_movement``).
 
 Footprints are lists of ``(space, runs)``: ``runs`` is either one half-open range of 32-byte
 blocks as a tuple ``(lo, hi)`` (registers and contiguous operands, compared without numpy), or an
@@ -123,9 +125,14 @@ def footprint(entries) -> dict:
 Writes = tuple | list  # of (array, index, values) or (array, index, values, where)
 
 
+def as_writes(written) -> Writes:
+    """What a perform returned, as a sequence of writes (one write on its own becomes a tuple of one)."""
+    return written if not written or written[0].__class__ is tuple else (written,)
+
+
 def land(writes: Writes) -> None:
     """Put a job's writes into the state."""
-    for write in writes:
+    for write in as_writes(writes):
         if len(write) == 3:
             array, index, values = write
             array[index] = values
@@ -137,7 +144,7 @@ def land(writes: Writes) -> None:
 def hold(writes: Writes) -> tuple:
     """The writes with their values and masks copied now: what a timed job lands at its end,
     whatever the state does in between (a value may be a view of it)."""
-    return tuple((w[0], w[1], *(np.array(x) for x in w[2:])) for w in writes)
+    return tuple((w[0], w[1], *(np.array(x) for x in w[2:])) for w in as_writes(writes))
 
 
 class Job:

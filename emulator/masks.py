@@ -59,7 +59,7 @@ def bind_pupdate(inst: Inst, pc: int):
             if sc:
                 s[sc] = 0
 
-        written = ((m.p, pd, value),)
+        written = m.p, pd, value
         m.submit_register(pc, lambda: written, NOTHING, writes)  # it reads nothing: its writes are known now
         return next_pc
 

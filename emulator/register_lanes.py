@@ -35,8 +35,8 @@ def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
         result = fn((views[va],) if vb is None else (views[va], views[vb]), scalar)
         lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
         if lanes is ALL_LANES:
-            return ((m.v_rows[name], vd, result),)
-        return ((m.v_rows[words], vd, np.multiply(result.view(word), lanes[0])),)
+            return m.v_rows[name], vd, result
+        return m.v_rows[words], vd, np.multiply(result.view(word), lanes[0])
 
     return compute
 

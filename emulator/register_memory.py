@@ -72,7 +72,7 @@ def bind_vld(inst: Inst, pc: int):
         addr = access(m)
         if blk is None:
             def perform():
-                return ((m.v, vd, m.ub[addr:addr + VL_BYTES]),)
+                return m.v, vd, m.ub[addr:addr + VL_BYTES]
 
             reads = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # the blocks of VL bytes
             m.submit_register(pc, perform, reads, writes)
@@ -102,8 +102,8 @@ def bind_vst(inst: Inst, pc: int):
             def perform():  # the active lanes' bytes
                 lanes = m.lane_masks[width].get(m.p[pm].tobytes()) or m.lane_mask(pm, width)
                 if lanes is ALL_LANES:
-                    return ((m.ub, slice(addr, addr + VL_BYTES), m.v[vs]),)
-                return ((m.ub, slice(addr, addr + VL_BYTES), m.v[vs], lanes[1]),)
+                    return m.ub, slice(addr, addr + VL_BYTES), m.v[vs]
+                return m.ub, slice(addr, addr + VL_BYTES), m.v[vs], lanes[1]
 
             writes = {"ub": (None, addr >> 5, (addr + VL_BYTES - 1 >> 5) + 1)}  # the blocks of VL bytes
             m.submit_register(pc, perform, reads, writes)

@@ -165,12 +165,12 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
             self.unstarted["V"].append(job.seq)
         else:
             try:
-                writes = perform()
-                if len(writes) == 1 and len(writes[0]) == 3:  # jobs.land, for the usual one write
-                    array, index, values = writes[0]
+                written = perform()
+                if len(written) == 3 and written[0].__class__ is not tuple:  # jobs.land, for one bare write
+                    array, index, values = written
                     array[index] = values
                 else:
-                    land(writes)
+                    land(written)
             except Fault:  # the state at a job's fault is the timed run's: what had started by then
                 raise Diverged from None
         queue = self.queue["V"]

@@ -17,7 +17,7 @@ import pytest
 
 from assembler import assemble
 from emulator import Fault, Machine, ProgramError
-from emulator.jobs import Job
+from emulator.jobs import Job, as_writes
 from emulator.timing import Engine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +44,7 @@ def _checked(machine: Machine, job: Job, perform):
         for lo, old in gm:
             assert np.array_equal(machine.gm[lo:lo + old.size], old), f"pc 0x{job.pc:x}: perform() wrote GM"
         assert isinstance(written, tuple | list), f"pc 0x{job.pc:x}: perform() returned {written!r}"
-        for write in written:
+        for write in as_writes(written):
             assert isinstance(write, tuple) and len(write) in (3, 4), f"pc 0x{job.pc:x}: a write {write!r}"
             assert isinstance(write[0], np.ndarray), f"pc 0x{job.pc:x}: a write into {type(write[0])}"
         return written
