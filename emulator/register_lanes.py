@@ -63,22 +63,20 @@ def bind_vbinary(inst: Inst, pc: int):
 
         return run_carry
 
-    compute = _computer(inst, (va, vb), pm, vd)
-    reads, writes = footprint([vreg(va), vreg(vb), preg(pm)]), footprint([vreg(vd)])
-
-    def run(m):
-        m.submit_register(pc, lambda: compute(m), reads, writes)
-        return next_pc
-
-    return run
+    return _lanes_runner(inst, pc, (va, vb), pm, vd)
 
 
 @implements("vunary")
 def bind_vunary(inst: Inst, pc: int):
     vd, va, pm = inst.operands
+    return _lanes_runner(inst, pc, (va,), pm, vd)
+
+
+def _lanes_runner(inst: Inst, pc: int, srcs: tuple, pm: int, vd: int):
+    """The run closure of a register compute instruction whose sources are registers alone."""
     next_pc = pc + inst.size
-    compute = _computer(inst, (va,), pm, vd)
-    reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
+    compute = _computer(inst, srcs, pm, vd)
+    reads, writes = footprint([*(vreg(s) for s in srcs), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
         m.submit_register(pc, lambda: compute(m), reads, writes)

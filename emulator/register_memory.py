@@ -132,6 +132,21 @@ def _index_type(etype) -> str:
     return "<u4" if etype.size == 4 else "<u2"
 
 
+def _indexed(m, base: int, vi: int, pm: int, etype, lane_width: int):
+    """The indices in Vi, the active lanes (of ``lane_width`` bytes) and their elements' UB bytes."""
+    idx = m.v[vi].view(_index_type(etype)).astype(np.int64)
+    on = active_lanes(m.p[pm], lane_width)
+    return idx, on, base + idx[on] * etype.size
+
+
+def _check_lanes(m, what: str, verb: str, base: int, idx, on, start, size: int) -> None:
+    """A fault naming the first active lane whose element lies outside UB."""
+    if start.size and (start.min() < 0 or start.max() + size > m.ub.size):
+        lane = int(np.flatnonzero(on)[np.argmax((start < 0) | (start + size > m.ub.size))])
+        raise Fault(f"{what}: index {int(idx[lane])} of lane {lane} {verb} outside UB "
+                    f"(byte {hex_signed(base + int(idx[lane]) * size)}, UB size 0x{m.ub.size:x})")
+
+
 @implements("vgather_ub", refines=True)
 def bind_vgather_ub(inst: Inst, pc: int):
     vd, ref, vi, pm = inst.operands
@@ -143,16 +158,11 @@ def bind_vgather_ub(inst: Inst, pc: int):
         base = m.ub_block_address(ref, "VGATHER")
 
         def addresses():
-            idx = m.v[vi].view(_index_type(etype)).astype(np.int64)
-            on = active_lanes(m.p[pm], lane_width)
-            return idx, on, base + idx[on] * etype.size
+            return _indexed(m, base, vi, pm, etype, lane_width)
 
         def perform():
             idx, on, start = addresses()
-            if start.size and (start.min() < 0 or start.max() + etype.size > m.ub.size):
-                lane = int(np.flatnonzero(on)[np.argmax((start < 0) | (start + etype.size > m.ub.size))])
-                raise Fault(f"VGATHER: index {int(idx[lane])} of lane {lane} reads outside UB "
-                            f"(byte {hex_signed(base + int(idx[lane]) * etype.size)}, UB size 0x{m.ub.size:x})")
+            _check_lanes(m, "VGATHER", "reads", base, idx, on, start, etype.size)
             if etype.size == 1:
                 out = np.zeros(128, dtype="<u2")
                 out[on] = m.ub[start]
@@ -183,16 +193,11 @@ def bind_vscatter(inst: Inst, pc: int):
         base = m.ub_block_address(ref, "VSCATTER")
 
         def addresses():
-            idx = m.v[vi].view(_index_type(etype)).astype(np.int64)
-            on = active_lanes(m.p[pm], etype.size)
-            return idx, on, base + idx[on] * etype.size
+            return _indexed(m, base, vi, pm, etype, etype.size)
 
         def perform():
             idx, on, start = addresses()
-            if start.size and (start.min() < 0 or start.max() + etype.size > m.ub.size):
-                lane = int(np.flatnonzero(on)[np.argmax((start < 0) | (start + etype.size > m.ub.size))])
-                raise Fault(f"VSCATTER: index {int(idx[lane])} of lane {lane} writes outside UB "
-                            f"(byte {hex_signed(base + int(idx[lane]) * etype.size)}, UB size 0x{m.ub.size:x})")
+            _check_lanes(m, "VSCATTER", "writes", base, idx, on, start, etype.size)
             # Ascending lane order: numpy keeps the last write, so the higher lane wins.
             return ((m.view("ub", udt), start // etype.size, m.v[vs].view(f"<u{etype.size}")[on]),)
 
@@ -207,37 +212,29 @@ def bind_vscatter(inst: Inst, pc: int):
     return run
 
 
-@implements("pld")
-def bind_pld(inst: Inst, pc: int):
-    pd, ref = inst.operands
+@implements("pld", "pst")
+def bind_mask_memory(inst: Inst, pc: int):
+    """PLD reads 32 bytes of UB into a mask register, one bit an entry (little-endian bit order);
+    PST writes a mask register's 256 entries to 32 bytes of UB the same way."""
+    load = inst.row.family == "pld"
+    reg, ref = inst.operands if load else inst.operands[::-1]
+    what = inst.row.mnemonic
     next_pc = pc + inst.size
 
     def run(m):
-        addr = m.ub_block_address(ref, "PLD")
-        m.check_ub(addr, addr + 32, "PLD")
+        addr = m.ub_block_address(ref, what)
+        m.check_ub(addr, addr + 32, what)
+        ub = span("ub", addr, addr + 32)
+        if load:
+            def perform():
+                return m.p, reg, np.unpackbits(m.ub[addr:addr + 32], bitorder="little").astype(bool)
 
-        def perform():
-            return ((m.p, pd, np.unpackbits(m.ub[addr:addr + 32], bitorder="little").astype(bool)),)
+            m.submit(Job(pc, perform, [ub], [preg(reg)]))
+        else:
+            def perform():
+                return m.ub, slice(addr, addr + 32), np.packbits(m.p[reg], bitorder="little")
 
-        m.submit(Job(pc, perform, [span("ub", addr, addr + 32)], [preg(pd)]))
-        return next_pc
-
-    return run
-
-
-@implements("pst")
-def bind_pst(inst: Inst, pc: int):
-    ref, ps = inst.operands
-    next_pc = pc + inst.size
-
-    def run(m):
-        addr = m.ub_block_address(ref, "PST")
-        m.check_ub(addr, addr + 32, "PST")
-
-        def perform():
-            return ((m.ub, slice(addr, addr + 32), np.packbits(m.p[ps], bitorder="little")),)
-
-        m.submit(Job(pc, perform, [preg(ps)], [span("ub", addr, addr + 32)]))
+            m.submit(Job(pc, perform, [preg(reg)], [ub]))
         return next_pc
 
     return run
