@@ -4,17 +4,15 @@ gave wrong answers without a fault (the micro-API add sample: 6 race warnings an
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import vcore
 
 import isa
 from assembler import assemble
 from emulator import Machine, ProgramError
 
-VCORE = str(Path(sys.executable).with_name("vcore"))
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs"
 
 # One statement per register instruction form, each valid on the 950 (written by hand from the syntax).
@@ -46,10 +44,6 @@ REGISTER_LINES = {
 }
 
 
-def vcore(*args):
-    return subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, timeout=60)
-
-
 def test_every_register_form_is_listed():
     # The opcode block 0x20..0x3F holds the register instructions; each has a line above.
     forms = {(r.mnemonic, r.form) for r in isa.TABLE if 0x20 <= r.opcode < 0x40}
@@ -77,8 +71,7 @@ def test_the_first_register_line_is_named_and_debug_refuses_too(tmp_path):
     path.write_text(".ubfill 0x0, f32, 64, 1.0\n    VADD.f32 [0x100], [0x0], [0x0]\n    MOV S1, 0\n"
                     "    VLD.f32 V0, [S1]\n    VST.f32 [S1], V0, P0\n")
     for command in ("run", "debug"):
-        r = subprocess.run([VCORE, command, str(path), "--profile", "a2"], capture_output=True, text=True,
-                           timeout=60, input="quit\n")
+        r = vcore(command, path, "--profile", "a2", stdin="quit\n")
         assert r.returncode == 2, (command, r.stderr)
         assert r.stderr.startswith(f"{path}:4:5: error: VLD "), r.stderr
 

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import json
 import pickle
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-VCORE = str(Path(sys.executable).with_name("vcore"))
+from cli_support import program, vcore
 
 PROGRAM = """\
 .ubfill 0x0, f16, 256, 1.5
@@ -22,15 +18,9 @@ PROGRAM = """\
 """
 
 
-def vcore(*args, cwd=None):
-    return subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=60)
-
-
 @pytest.fixture
 def prog(tmp_path):
-    path = tmp_path / "p.asm"
-    path.write_text(PROGRAM)
-    return path
+    return program(tmp_path, PROGRAM)
 
 
 def test_text_report_and_dump(prog):

@@ -8,30 +8,18 @@ from __future__ import annotations
 
 import json
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-VCORE = str(Path(sys.executable).with_name("vcore"))
+from cli_support import program, vcore
 
 HALT = "    HALT\n"
 
 
-def vcore(*args, stdin=None):
-    r = subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, timeout=60,
-                       input=stdin if stdin is not None else "")
-    assert "Traceback" not in r.stdout + r.stderr, r.stderr
-    return r
-
-
 @pytest.fixture
 def prog(tmp_path):
-    path = tmp_path / "halt.asm"
-    path.write_text(HALT)
-    return path
+    return program(tmp_path, HALT, "halt.asm")
 
 
 def npy(tmp_path, name, array) -> Path:

@@ -10,32 +10,20 @@ with one digit fewer on either side of the value. Literal expectations are worke
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
+from cli_support import program, vcore
 
 from isa import TYPES
 from isa.values import float_bits
 
-VCORE = str(Path(sys.executable).with_name("vcore"))
-
 DTYPES = {"f16": np.float16, "f32": np.float32, "bf16": ml_dtypes.bfloat16, "e4m3": ml_dtypes.float8_e4m3fn,
           "e5m2": ml_dtypes.float8_e5m2}
 UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32}
-
-
-def vcore(*args, stdin=None):
-    r = subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, timeout=60,
-                       input=stdin if stdin is not None else "")
-    assert r.returncode == 0, r.stderr
-    assert "Traceback" not in r.stdout + r.stderr
-    return r
 
 
 def _reads_back(text: str, bits: int, type_name: str) -> bool:
@@ -125,14 +113,12 @@ PROGRAM = """\
 
 @pytest.fixture
 def prog(tmp_path):
-    path = tmp_path / "f.asm"
-    path.write_text(PROGRAM)
-    return path
+    return program(tmp_path, PROGRAM, "f.asm")
 
 
 def test_dump_text_prints_each_types_shortest_digits(prog):
     r = vcore("run", prog, "--report", "none", "--dump", "ub:0x0:f32:8", "--dump", "ub:0x100:f16:2",
-              "--dump", "ub:0x140:bf16:2", "--dump", "ub:0x180:s16:2")
+              "--dump", "ub:0x140:bf16:2", "--dump", "ub:0x180:s16:2", ok=True)
     assert r.stdout.splitlines() == [
         "ub:0x0:f32:8 = 0.1 0.2 nan nan inf -inf -0.0 1.5",  # nan, inf spelled as before
         "ub:0x100:f16:2 = 0.1 7.5",
@@ -142,12 +128,13 @@ def test_dump_text_prints_each_types_shortest_digits(prog):
 
 
 def test_json_dumps_keep_the_exact_values(prog):
-    r = vcore("run", prog, "--report", "json", "--dump", "ub:0x0:f32:2")
+    r = vcore("run", prog, "--report", "json", "--dump", "ub:0x0:f32:2", ok=True)
     assert json.loads(r.stdout)["dumps"]["ub:0x0:f32:2"] == [float(np.float32(0.1)), float(np.float32(0.2))]
 
 
 def test_debugger_print_uses_the_same_digits(prog):
-    r = vcore("debug", prog, stdin="step 2\nprint V0.f32\nprint ub:0x140:bf16:2\nprint ub:0x100:f16:2\nquit\n")
+    r = vcore("debug", prog, stdin="step 2\nprint V0.f32\nprint ub:0x140:bf16:2\nprint ub:0x100:f16:2\nquit\n",
+              ok=True)
     out = r.stdout.splitlines()
     assert out[1] == "next: line 7 (HALT)"
     assert out[2] == "V0.f32 = 0.1 0.2 nan nan inf -inf -0.0 1.5" + " 0.0" * 56
@@ -166,7 +153,8 @@ WATCHED = """\
 def test_typed_watch_shows_bytes_and_values(tmp_path):
     path = tmp_path / "w.asm"
     path.write_text(WATCHED)
-    r = vcore("debug", path, stdin="watch ub:0x1000:4:f16\nwatch ub:0x1000:2\ncontinue\ncontinue\nquit\n")
+    r = vcore("debug", path, stdin="watch ub:0x1000:4:f16\nwatch ub:0x1000:2\ncontinue\ncontinue\nquit\n",
+              ok=True)
     out = r.stdout.splitlines()
     assert out[1:3] == ["watching ub:0x1000:4:f16", "watching ub:0x1000:2"]
     # 2.5 is 0x4100. The f16 0.1 is 1638/16384 (0x2e66); times 1.5 it is 2457/16384 = 1228.5/8192, a tie
@@ -198,7 +186,7 @@ def test_typed_watch_shows_bytes_and_values(tmp_path):
 def test_watch_type_errors(tmp_path):
     path = tmp_path / "w.asm"
     path.write_text(WATCHED)
-    out = vcore("debug", path, stdin="watch ub:0x1000:3:f16\nwatch ub:0x1000:4:f64\nhelp\nquit\n").stdout
+    out = vcore("debug", path, stdin="watch ub:0x1000:3:f16\nwatch ub:0x1000:4:f64\nhelp\nquit\n", ok=True).stdout
     assert "error: LEN 3 is not a whole number of f16 elements" in out
     assert "error: unknown element type 'f64'" in out
     assert "watch ub:ADDR:LEN[:TYPE]" in out  # the help names the typed form

@@ -1,0 +1,27 @@
+"""How the CLI tests run the installed ``vcore`` command, in one place."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+VCORE = str(Path(sys.executable).with_name("vcore"))
+
+
+def vcore(*args, cwd=None, stdin: str | None = None, ok: bool = False) -> subprocess.CompletedProcess:
+    """``vcore ARGS`` as a user runs it, with ``stdin`` as its input (none by default). Whatever its
+    exit status, no Python traceback may reach the user; ``ok``: the status must be 0 too."""
+    r = subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, timeout=60, cwd=cwd,
+                       input=stdin if stdin is not None else "")
+    assert "Traceback" not in r.stdout + r.stderr, r.stderr
+    if ok:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+def program(tmp_path: Path, text: str, name: str = "p.asm") -> Path:
+    """A program file in the test's folder."""
+    path = tmp_path / name
+    path.write_text(text)
+    return path
