@@ -17,6 +17,7 @@ from assembler.parser import parse_line
 from assembler.suggest import unknown_mnemonic
 from assembler.syntax import Binary, Bits, Directive, Field, Group, Mem, Name, Num, Reg, Statement, Unary
 from isa import MNEMONICS, TYPES, Inst, Instruction, Kind, Mask, MaskMode, RegOrImm, encode, problems
+from isa.functions import layout, operand_problem
 from isa.model import GmRef, UbRef
 from isa.program import DataRecord, Program, SourceLine
 from isa.types import ElementType
@@ -27,6 +28,9 @@ DIRECTIVES = ("equ", *DATA_DIRECTIVES)
 MAX_SHIFT = 127
 MAX_MAGNITUDE = 1 << 128  # expressions stay far inside this, and no input can make a huge integer
 U32_MAX = (1 << 32) - 1
+# Register instructions outside a vector function (CONTRACT section 11: an error). True only while
+# the programs written before vector functions are moved into them.
+BARE_REGISTERS = False
 _KIND_WORDS = {
     Kind.VREG: "a vector register V0..V31",
     Kind.PREG: "a mask register P0..P7",
@@ -449,6 +453,10 @@ class _Assembler:
             except RecursionError:
                 self.error(location, TOO_DEEP)
                 self.failed_equs.add(name)
+        statements = {at: stmt for stmt, row, at in parsed if row is not None}
+        functions, problems = layout(((at, row) for stmt, row, at in parsed if row is not None), BARE_REGISTERS)
+        for at, message in problems:
+            self.error(statements[at].mnemonic_loc, message)
         words: list[int] = []
         data: list[DataRecord] = []
         data_source: list[tuple] = []
@@ -468,6 +476,7 @@ class _Assembler:
                 self.error(stmt.loc if isinstance(stmt, Directive) else stmt.mnemonic_loc, TOO_DEEP)
                 continue
             assert at == len(words) * 8 or self.diagnostics
+            self.check_in_function(inst, stmt, functions)
             words += encode(inst)
             # The statement as written, without its label or comment: reports and faults quote it.
             code = strip_comment(self.lines[stmt.line - 1])[stmt.mnemonic_loc.col - 1:]
@@ -477,6 +486,13 @@ class _Assembler:
         labels = {name: pc for name, (pc, _) in self.labels.items()}
         warnings = tuple(sorted(self.warnings, key=lambda d: (d.location.line, d.location.col)))
         return Program(tuple(words), tuple(data), source, self.filename, labels, tuple(data_source), warnings)
+
+    def check_in_function(self, inst: Inst, stmt: Statement, functions) -> None:
+        """What only the operands' values show: a branch into a function, a negative loop count."""
+        found = operand_problem(inst, functions)
+        if found is not None:
+            operand = stmt.operands[0] if inst.row.family == "loop" else stmt.operands[-1]
+            self.error(_node_loc(operand), found)
 
     def pass1_equ(self, directive: Directive) -> None:
         args = directive.args

@@ -219,8 +219,8 @@ def parse_line(tokens: list[Token], lineno: int) -> Line:
         if part.kind not in ("ident", "int"):
             raise LocatedError(part.location, "expected a type suffix after '.'")
         cur.next()
-        if mnemonic == "DMA":
-            mnemonic = f"DMA.{part.text.upper()}"
+        if mnemonic in ("DMA", "VF"):  # dotted mnemonics, not type suffixes
+            mnemonic = f"{mnemonic}.{part.text.upper()}"
             mnemonic_loc = span(tok.location, part.location)
         else:
             suffix, suffix_loc = part.text.lower(), part.location

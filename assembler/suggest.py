@@ -53,11 +53,6 @@ PLANNED = {
     "VBRCB": ("element broadcast to blocks", "VBRCB"),
     "LD": ("scalar load from memory", "LD.T"),
     "ST": ("scalar store to memory", "ST.T"),
-    "LOOP": ("hardware loop", "LOOP"),
-    "ENDLOOP": ("hardware loop", "ENDLOOP"),
-    "MEMBAR": ("memory barrier inside a vector function", "MEMBAR"),
-    "VF.BEGIN": ("vector function", "VF.BEGIN"),
-    "VF.END": ("vector function", "VF.END"),
     "SYNCALL": ("barrier between cores", "SYNCALL"),
 }
 

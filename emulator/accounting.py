@@ -45,6 +45,8 @@ class Accounting:
             self.busy_until[pipe] = end
         if self.trace_on and pipe != "S":  # the run loop traces S itself
             self.trace_slice(pipe, job.pc, job.start, end, job, self.free[pipe])  # _place has just set it
+        if job.placed is not None:
+            job.placed(job)
 
     def trace_slice(self, pipe: str, pc: int, start: int, end: int, job, release: int | None = None) -> None:
         """``release``: the cycle the pipe could start its next instruction (None: ``end``)."""

@@ -4,8 +4,9 @@
   costs ``scalar.issue``.
 - A tensor instruction occupies V for ``iterations * lanes / (elements_per_cycle * sustained)``
   cycles plus its bank-conflict cycles, and its results land ``tensor.startup`` cycles later.
-- A register instruction occupies V for ``ceil(lanes / elements_per_cycle)`` cycles (at least one)
-  and its result is ready ``*_latency`` cycles after it issues.
+- A register instruction occupies its unit inside its vector function for ``ceil(lanes /
+  elements_per_cycle)`` cycles (at least one) and its result is ready ``*_latency`` cycles after it
+  issues; the function (``emulator.functions``) occupies V for its whole run.
 - DMA costs ``*_latency + bytes / *_bytes_per_cycle`` on its MTE pipe.
 """
 
@@ -22,16 +23,19 @@ from isa import Inst
 _WIDTH_INDEX = {1: 0, 2: 1, 4: 2}
 # A scheduling class (a row's ``timing`` column) is ``family.name``, and both halves are data: the
 # family says how the class is scheduled (on S alone, as a sync job, as a transfer: tensor and DMA,
-# iterations or bytes through a pipe, or as a register instruction: issue ports, scoreboard) and
+# iterations or bytes through a pipe, as a register instruction inside a vector function, or as
+# the function's structure: its launch, loops and MEMBARs) and
 # which profile key prices it; the name completes the key. So a new class is a row and a profile
 # key, no code: ``tensor.divide`` is priced by ``tensor.sustained_divide`` in every profile.
-SCHEDULES = {"scalar": "scalar", "sync": "sync", "tensor": "transfer", "dma": "transfer", "reg": "register"}
+SCHEDULES = {"scalar": "scalar", "sync": "sync", "tensor": "transfer", "dma": "transfer", "reg": "register",
+             "vf": "function"}
 _KEY_OF = {
     "scalar": lambda name: ("scalar", name),
     "sync": lambda name: ("sync", name),
     "tensor": lambda name: ("tensor", f"sustained_{name}"),
     "dma": lambda name: ("dma", f"{name}_bytes_per_cycle"),
     "reg": lambda name: ("register", f"{name}_latency"),
+    "vf": lambda name: ("register", f"vf_{name}"),
 }
 # Register classes that issue in one cycle whatever their op (the rest are priced per op, by lanes).
 _ONE_CYCLE = ("reg.mask", "reg.load", "reg.store", "reg.permute")
@@ -162,9 +166,12 @@ class CostModel:
             return self.tensor_cost(inst, job)
         if timing.startswith("dma."):
             return self.dma_cost(inst, job)
+        if timing.startswith("vf."):  # a vector function: its launch worked out its whole run
+            return job.cost
         return self.register_cost(inst)
 
     @staticmethod
     def is_transfer(inst: Inst) -> bool:
-        """Whether the instruction is scheduled as a transfer (tensor, DMA) rather than a register one."""
-        return schedule_of(inst.row.timing) == "transfer"
+        """Whether the instruction is scheduled as a transfer (tensor, DMA, a vector function's
+        launch) rather than a register one."""
+        return schedule_of(inst.row.timing) in ("transfer", "function")

@@ -151,7 +151,7 @@ class Job:
     """One dynamic instruction on a pipe. The engine fills in the times and the sequence number.
 
     A plain class on purpose: it is made once per instruction run, so its defaults live on the
-    class and ``Engine.submit_register`` sets only the four fields a register instruction has."""
+    class and ``FunctionContext.submit_register`` sets only the four fields a register instruction has."""
 
     pc: int
     perform: Callable[[], Writes] | None = None  # None for synchronisation jobs and repeat=0
@@ -170,6 +170,8 @@ class Job:
     end: int = 0
     footprint_reads: dict | None = None  # footprint(reads), by the binder when static, else the engine
     footprint_writes: dict | None = None
+    cost = None  # a vector function's Cost, worked out at its launch (emulator.functions)
+    placed: Callable[[Job], None] | None = None  # called once the engine has fixed the job's times
 
     def __init__(self, pc: int, perform: Callable | None, reads: list | tuple = (), writes: list | tuple = (), *,
                  kind: str = "data", iterations: int = 0, conflicts: Callable | None = None,

@@ -13,6 +13,7 @@ from attrs import evolve, frozen
 # Importing the families registers their semantics.
 from emulator import dma, masks, register_lanes, register_memory, scalar, tensor  # noqa: F401
 from emulator.faults import Fault, ProgramError
+from emulator.functions import Function, FunctionContext
 from emulator.profile import Profile, load_profile
 from emulator.report import Report, build_report
 from emulator.result import STALL_CAUSES, PcEntry, PipeEntry, RunResult, TraceLog
@@ -20,6 +21,7 @@ from emulator.semantics import HALT_PC, REFINES, Bound, bind
 from emulator.state import State
 from emulator.timing import PIPES, QUEUED, Diverged, Engine, Race
 from isa import TYPES, Inst, decode_program
+from isa.functions import check
 from isa.program import Program
 from isa.text import inst_text
 from isa.values import dtype_of
@@ -65,6 +67,7 @@ class Machine(State):
             self._by_word[b.pc // 8] = b.run
             self._s_cost[b.pc // 8] = self.engine.costs.s_cycles(b.inst)
             self.pipes[b.pc] = b.pipe
+        self._bind_functions(decoded)
         self.now = 0  # the scalar unit's cycle: the dispatch time of the next instruction
         self.pc = 0
         self.executed = 0
@@ -75,16 +78,75 @@ class Machine(State):
                        **{f"P{i}": self.p[i] for i in range(8)}}
         self._load_data()
 
+    def _bind_functions(self, decoded) -> None:
+        """Find the program's vector functions (a ``.vbin`` that breaks their rules is refused as its
+        source would be) and wire each ``VF.BEGIN`` to its launch."""
+        spans, problems = check(decoded)
+        if problems:
+            pc, message = problems[0]
+            self._refuse(pc, self._bound_at[pc].inst, message)
+        self.functions: dict[int, Function] = {}
+        self.stepping = False  # a run that may pause steps through functions (emulator.functions.Stepper)
+        self.stepper = None
+        self._extra = 0  # instructions run inside functions, not yet in ``executed``
+        self._scratch = None
+        self.function_views: dict = {}
+        self._inner: list[int] = []
+        for span in spans:
+            function = self.functions[span.begin] = Function(span, self._bound_at, self.engine.costs)
+            self._by_word[span.begin // 8] = function.launch
+            for pc in function.pcs:
+                self._by_word[pc // 8] = self._inside_function
+                self._s_cost[pc // 8] = 0  # the function's own scalar lane runs them, not S
+                self.pipes[pc] = "V"
+                self._inner.append(pc)
+
+    def _inside_function(self, m) -> int:
+        if self.stepper is not None:
+            return self.stepper.step(self)
+        return self._bound_at[self.pc].run(self)  # a structure row's run: control came from outside
+
+    def function_scratch(self) -> tuple:
+        """The scratch copy of UB a launched function runs on, and its typed views (made once)."""
+        if self._scratch is None:
+            self._scratch = np.zeros_like(self.ub)
+        return self._scratch, self.function_views
+
+    def instruction_budget(self) -> int:
+        """Instructions a function launched now may run before ``--max-instructions``."""
+        return self._max_instructions - sum(self._counts)
+
+    def add_function_counts(self, counts: dict) -> None:
+        """Count the instructions a launched function runs (the run loop counts only VF.BEGIN)."""
+        mine = self._counts
+        for pc, n in counts.items():
+            mine[pc >> 3] += n
+            self._extra += n
+            self._check_at[0] -= n
+
+    def function_state(self) -> FunctionContext | None:
+        """While a paused run is inside a function: its state (S, V, P as the function sees them)."""
+        return self.stepper.ctx if self.stepper is not None else None
+
     def _check_profile_runs(self, program: Program, decoded) -> None:
-        """Refuse, before anything runs, a program with register instructions on a profile without
-        vector functions (the A2 has none: run there, they would give wrong answers, not faults)."""
+        """Refuse, before anything runs, a program with vector functions or register instructions on
+        a profile without vector functions (the A2 has none: run there, they would give wrong
+        answers, not faults)."""
         if self.profile["machine"]["vector_functions"]:
             return
-        pc, inst = next(((pc, inst) for pc, inst in decoded if inst.row.register), (None, None))
+        pc, inst = next(((pc, inst) for pc, inst in decoded if inst.row.register or inst.row.structure),
+                        (None, None))
         if inst is None:
             return
-        message = (f"{inst.row.mnemonic} is a register (vector-function) instruction, and the {self.profile.name} "
-                   f"profile has no vector functions: register instructions need the 950 profile (--profile 950)")
+        what = ("starts a vector function" if inst.row.family == "vf_begin" else
+                "is a register (vector-function) instruction" if inst.row.register else "belongs in a vector function")
+        need = "register instructions" if inst.row.register else "vector functions"
+        self._refuse(pc, inst, f"{inst.row.mnemonic} {what}, and the {self.profile.name} profile has no vector "
+                               f"functions: {need} need the 950 profile (--profile 950)")
+
+    def _refuse(self, pc: int, inst: Inst, message: str) -> None:
+        """Refuse the program before it runs, located like an assembly error."""
+        program = self.program
         src = (program.source or {}).get(pc)
         if src is None:
             raise ProgramError(f"{program.filename}: error: {message}\n  at pc 0x{pc:04x}: {inst_text(inst)}")
@@ -195,11 +257,10 @@ class Machine(State):
         """Hand a job to the engine (each run sets ``self.submit`` to its engine's, to save a call)."""
         self.engine.submit(job)
 
-    def submit_register(self, pc: int, perform, reads: dict, writes: dict) -> None:
-        """Hand a register instruction to the engine (``Engine.submit_register``; likewise)."""
-        self.engine.submit_register(pc, perform, reads, writes)
 
     def fault_at(self, fault: Fault, pc: int) -> Fault:
+        if fault.pc is not None:  # already placed (a fault inside a vector function names its instruction)
+            return fault
         return self._fault_at(fault, pc)
 
     def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, max_cycles: int | None = None,
@@ -241,6 +302,7 @@ class Machine(State):
         self.s[:] = s
         self.engine.undo_gm()
         self._counts = [0] * len(self._counts)
+        self._extra = 0
         self.halted, self.fault, self.result = False, None, None
 
     def _run(self, max_instructions: int, max_cycles: int | None, strict: bool, trace: bool,
@@ -249,8 +311,10 @@ class Machine(State):
             return self.result
         if self.result is None:
             self.engine = Engine(self, strict=strict, max_cycles=max_cycles, trace=trace, timed=timed)
-            self.submit, self.submit_register = self.engine.submit, self.engine.submit_register
+            self.submit = self.engine.submit
             self._max_cycles, self._trace, self.ran_timed = max_cycles, trace, timed
+            self.stepping = pause_after is not None or breakpoints is not None
+        self._max_instructions = max_instructions
         engine, max_cycles, trace = self.engine, self._max_cycles, self._trace
         ops, counts, s_cost = self._by_word, self._counts, self._s_cost
         end = len(ops)
@@ -259,7 +323,9 @@ class Machine(State):
         # One comparison per instruction covers the limit, the pause and the progress call.
         stop = min(max_instructions, pause_after if pause_after is not None else max_instructions)
         next_progress = executed + PROGRESS_EVERY if progress is not None else max_instructions
-        check = min(stop, next_progress)
+        # The instruction count at which to look (a list: a function's launch lowers it by the
+        # instructions it runs, which this loop does not count one by one).
+        check = self._check_at = [min(stop, next_progress)]
         paused = False
         errors = np.errstate(all="ignore")  # element arithmetic follows IEEE quietly, once per run
         errors.__enter__()
@@ -268,17 +334,21 @@ class Machine(State):
                 index = pc >> 3
                 if index >= end:  # past the last instruction, by running off it or by a jump: the program ends
                     break
-                if executed >= check:
+                if executed >= check[0]:
+                    executed += self._extra  # the instructions run inside functions since the last look
+                    self._extra = 0
                     if executed >= max_instructions:
                         self.pc = pc
                         raise Fault(f"--max-instructions {max_instructions} reached", kind="limit")
                     if executed >= stop:
                         paused = True
                         break
-                    self.pc, self.executed = pc, executed
-                    progress(self)
-                    next_progress = executed + PROGRESS_EVERY
-                    check = min(stop, next_progress)
+                    if executed >= next_progress:
+                        self.pc, self.executed = pc, executed
+                        progress(self)
+                        next_progress = executed + PROGRESS_EVERY
+                    check[0] = min(stop, next_progress)
+                    continue
                 if breakpoints is not None and pc in breakpoints and executed != resumed_at:
                     paused = True
                     break
@@ -313,6 +383,8 @@ class Machine(State):
         finally:
             errors.__exit__(None, None, None)
         paused = paused and self.fault is None
+        executed += self._extra
+        self._extra = 0
         self.halted = pc == HALT_PC
         self.pc, self.executed = pc, executed
         self.result = self._result(executed, paused)
@@ -333,13 +405,14 @@ class Machine(State):
             stats = engine.stats.get(b.pc)
             issue = count * self._s_cost[b.pc // 8]
             s_busy += issue
-            if stats is not None and b.pipe != "S":
-                entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), b.pipe, count, stats.cycles,
+            pipe = self.pipes[b.pc]  # an instruction's, or V for a scalar one inside a vector function
+            if stats is not None and pipe != "S":
+                entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), pipe, count, stats.cycles,
                                 stats.iterations, stats.bank_conflict, dict(stats.stalls))
             else:
                 own = stats.cycles if stats is not None else 0
                 s_busy += own
-                entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), b.pipe, count, issue + own, 0, 0,
+                entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), pipe, count, issue + own, 0, 0,
                                 dict(stats.stalls) if stats is not None else {})
             per_pc.append(entry)
         pipes = {}
@@ -349,7 +422,8 @@ class Machine(State):
             pipes[pipe] = PipeEntry(busy, instructions, busy / total if total else 0.0)
         trace = None
         if self._trace:
-            trace = TraceLog(tuple(engine.slices), tuple(engine.releases), tuple(engine.flows), engine.slices_dropped)
+            trace = TraceLog(tuple(engine.slices), tuple(engine.releases), tuple(engine.flows), engine.slices_dropped,
+                             dict(engine.trace_parents))
         return RunResult(executed, self.fault, self.halted, counts, total, paused, self.profile.name,
                          self.profile.clock_ghz, tuple(per_pc), pipes,
                          {cause: engine.stall_totals.get(cause, 0) for cause in STALL_CAUSES}, tuple(self.races()),

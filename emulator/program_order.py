@@ -60,7 +60,7 @@ class ProgramOrder:
         """Forget the jobs that no job scheduled later can overlap: those that ended before any
         later start can be, and that come before every job still waiting in a queue in program
         order (a waiting job, earlier than them, could start at any time)."""
-        floor = self.horizon() - 2  # a register instruction can co-issue a cycle early
+        floor = self.horizon() - 2  # a margin: pruning less than it may costs nothing but memory
         waiting = [q[0].seq for q in self.queue.values() if q]
         oldest = min(waiting) if waiting else self.seq + 1
         for jobs in self.recent.values():

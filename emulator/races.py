@@ -23,6 +23,7 @@ class Race:
     start: int
     end: int
     count: int = 1
+    inside: bool = False  # both accesses are in one vector function: a MEMBAR orders them
 
 
 def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
@@ -81,9 +82,17 @@ class RaceCheck:
             self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
 
     def _race(self, kind: str, first: Job, second: Job, where) -> None:
-        if where is None:
-            return
-        key = (kind, first.pc, second.pc)
+        if where is not None:
+            self._name_race(kind, first.pc, second.pc, where)
+
+    def function_races(self, found: list) -> None:
+        """Races inside a vector function (``emulator.functions.inner_races``): accesses of one
+        launch that no MEMBAR or register dependency orders."""
+        for kind, first, second, start, end in found:
+            self._name_race(kind, first.pc, second.pc, ("ub", start, end), inside=True)
+
+    def _name_race(self, kind: str, first: int, second: int, where, inside: bool = False) -> None:
+        key = (kind, first, second)
         race = self.races.get(key)
         if race is not None:
             race.count += 1
@@ -92,9 +101,9 @@ class RaceCheck:
         if space in REGISTER_SPACES:  # reported as bytes of the register file, V or P
             base = int(space[1:]) * 256
             space, start, end = space[0], base + start, base + end
-        self.races[key] = race = Race(kind, self.m.who(first.pc), self.m.who(second.pc), space, start, end)
+        self.races[key] = race = Race(kind, self.m.who(first), self.m.who(second), space, start, end, inside=inside)
         if self.strict:
-            raise self.m.fault_at(Fault(f"race ({kind}): {describe_race(race)}", kind="race"), second.pc)
+            raise self.m.fault_at(Fault(f"race ({kind}): {describe_race(race)}", kind="race"), second)
 
 
 def describe_race(race: Race) -> str:
@@ -109,4 +118,11 @@ def describe_race(race: Race) -> str:
         "WAW": f"{b} writes {where} while the write of {a} to them is in flight: the final value depends on timing",
         "WAR": f"{b} writes {where} before {a} has read them: the earlier instruction may read the new data",
     }[race.kind]
+    if race.inside:  # two accesses of one vector function: nothing orders them, whatever this run's timing
+        what = {
+            "RAW": f"{b} reads {where}, which {a} writes before it in the same vector function",
+            "WAW": f"{b} writes {where}, which {a} writes before it in the same vector function",
+            "WAR": f"{b} writes {where}, which {a} reads before it in the same vector function",
+        }[race.kind]
+        return what + ", and nothing orders them: what it sees depends on timing; put a MEMBAR between them"
     return what + "; order them with SETFLAG/WAITFLAG or BARRIER"

@@ -11,7 +11,7 @@ from attrs import define, field, frozen
 
 from emulator.faults import Fault
 
-STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full", "function_startup")
+STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full")
 
 
 @define
@@ -40,12 +40,14 @@ class PipeEntry:
 class TraceLog:
     """The slices of a ``--trace`` run: ``(pipe, pc, start, end, job)`` each, with the cycle its pipe
     could start the next instruction (``releases``), the flag arrows ``(set job, wait job)`` and
-    how many slices were counted and not kept (past the engine's limit)."""
+    how many slices were counted and not kept (past the engine's limit), and which slices are a vector
+    function's instructions (``parents``: their index -> the function's slice)."""
 
     slices: tuple
     releases: tuple
     flows: tuple
     dropped: int
+    parents: dict = field(factory=dict)  # slice index -> index of the vector function's slice it is inside
 
 
 @define

@@ -29,9 +29,8 @@ class Scoreboard:
 
     def _memory_depends(self, job: Job, ready: int, depends: int) -> int:
         """``depends``, or later: the end of a V job still in flight that writes memory this one
-        reads or writes. Only writers still in flight when this job could start can delay it; a
-        register instruction may co-issue one cycle before ``ready``. V touches no memory but UB,
-        so single runs of UB blocks are compared here directly."""
+        reads or writes. Only writers still in flight when this job could start can delay it. V
+        touches no memory but UB, so single runs of UB blocks are compared here directly."""
         recent = self.v_recent
         if recent[0].end < ready or recent[-1].end < ready:
             recent = self.v_recent = [e for e in recent if e.end >= ready]

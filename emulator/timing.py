@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict, deque
-from itertools import chain
-from typing import NamedTuple
 
 import numpy as np
 
@@ -18,8 +16,8 @@ from emulator.costs import CostModel
 from emulator.data_movement import _END, _START, DataMovement
 from emulator.faults import Fault
 from emulator.flags import Flags
-from emulator.jobs import REGISTER_SPACES, Job, footprint, land
-from emulator.program_order import _RECENT_PRUNE, Diverged, ProgramOrder
+from emulator.jobs import Job, footprint
+from emulator.program_order import Diverged, ProgramOrder
 from emulator.races import Race, RaceCheck, describe_race, overlap
 from emulator.scoreboard import Scoreboard
 
@@ -30,36 +28,14 @@ _new_job = object.__new__
 
 
 
-class PortUse(NamedTuple):
-    """The issue ports register instructions use in one V cycle: issue slots, register writes, UB
-    reads and UB writes (the documented limits are the profile's ``register`` section)."""
-
-    slots: int
-    register_writes: int
-    ub_reads: int
-    ub_writes: int
-
-
-class RegisterPlan(NamedTuple):
-    """What scheduling a register instruction needs that depends on its pc alone (``Engine._plan``)."""
-
-    latency: int
-    occupancy: int
-    touched: tuple  # the register spaces it reads or writes (the scoreboard checks them)
-    written: tuple  # the register spaces it writes (their ready cycle is its end)
-    memory: bool  # it touches UB
-    writes_memory: bool
-    ports: PortUse  # what it uses of its issue cycle (one slot)
-
-
-__all__ = ["PIPES", "QUEUED", "TRACE_LIMIT", "Diverged", "Engine", "PcStats", "PortUse", "Race", "RegisterPlan",
-           "describe_race", "overlap"]
+__all__ = ["PIPES", "QUEUED", "TRACE_LIMIT", "Diverged", "Engine", "PcStats", "Race", "describe_race", "overlap"]
 
 
 class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accounting):
-    """Schedules the jobs of one machine: dispatch and queues, barriers and register co-issue live
-    here; flags, the 950 scoreboard, timed data movement, the program-order check, races and
-    accounting are its parts, one module each."""
+    """Schedules the jobs of one machine: dispatch, queues and barriers live here; flags, the 950
+    scoreboard, timed data movement, the program-order check, races and accounting are its parts,
+    one module each. (A vector function's instructions are scheduled inside it, by
+    ``emulator.functions``; the engine sees the function as one V job.)"""
 
     def __init__(self, machine, strict: bool = False, max_cycles: int | None = None, trace: bool = False,
                  timed: bool = True) -> None:
@@ -68,7 +44,6 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self.timed = timed
         self.costs = CostModel(machine.profile)
         self.in_order_v = bool(machine.profile["vector"]["in_order_results"])
-        self.register_caps = machine.profile["register"]
         self.strict = strict
         self.max_cycles = max_cycles
         self.cycle_limit = float("inf") if max_cycles is None else max_cycles
@@ -87,14 +62,10 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self.landed: list[Job] = []
         # Per pipe, the sequence numbers of its data jobs not yet started: a pipe starts them in order.
         self.unstarted: dict[str, deque] = {p: deque() for p in QUEUED}
-        self.plans: dict[int, RegisterPlan] = {}  # pc -> what scheduling a register instruction needs
         self.sets: dict = defaultdict(deque)  # flag -> (cycle, pc) of each set not yet taken
         self.last_consume: dict = {}  # flag -> (set cycle, consume cycle) of its latest consumed set
         self.v_recent: list[Job] = []  # V jobs writing UB/GM whose results may still be in flight
         self.register_ready: dict = {}  # register space -> cycle its V result is ready
-        self.v_issue = -1  # the V cycle the latest register instruction issued in,
-        self.v_ports = PortUse(0, 0, 0, 0)  # and the ports used in it so far
-        self.function_started = False
         self.seq = 0
         self.stats: dict[int, PcStats] = defaultdict(PcStats)
         self.stall_totals: dict = defaultdict(int)
@@ -103,6 +74,7 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self.flag_warned: set = set()
         self.trace_on = trace
         self.slices: list = []  # (pipe, pc, start, end, job), at most trace_limit of them
+        self.trace_parents: dict = {}  # slice index -> the index of the function's slice it is inside
         self.releases: list = []  # per slice, the cycle its pipe could start the next instruction
         self.trace_limit = TRACE_LIMIT
         self.slices_dropped = 0
@@ -136,12 +108,8 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
             else:
                 self._perform_now(job)
             if not queue:  # nothing waits ahead of it, and a data job unblocks no other pipe
-                plan = self.plans.get(job.pc)
-                if plan is not None:
-                    self._schedule_register(job, plan)
-                else:
-                    queue.append(job)
-                    self._schedule_head(pipe)
+                queue.append(job)
+                self._schedule_head(pipe)
             else:
                 queue.append(job)
                 self.schedule()
@@ -151,40 +119,6 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         waiting = self.waiting_start[pipe]
         if len(waiting) > self.queue_depth:
             self._respect_queue_depth(pipe, job)
-        if self.timed:
-            self.advance(self.horizon())
-
-    def submit_register(self, pc: int, perform, reads: dict, writes: dict) -> None:
-        """``submit`` for a register instruction: a job on V with its static footprints and its
-        ``perform`` (``emulator.jobs``). The common case of ``submit``, written out."""
-        job = _new_job(Job)
-        job.pc, job.perform, job.footprint_reads, job.footprint_writes = pc, perform, reads, writes
-        self.seq += 1
-        job.seq, job.dispatch, job.pipe = self.seq, self.m.now, "V"
-        if self.timed:
-            self.unstarted["V"].append(job.seq)
-        else:
-            try:
-                written = perform()
-                if len(written) == 3 and written[0].__class__ is not tuple:  # jobs.land, for one bare write
-                    array, index, values = written
-                    array[index] = values
-                else:
-                    land(written)
-            except Fault:  # the state at a job's fault is the timed run's: what had started by then
-                raise Diverged from None
-        queue = self.queue["V"]
-        plan = None if queue else self.plans.get(pc)
-        if plan is not None:
-            self._schedule_register(job, plan)
-        else:
-            queue.append(job)
-            if len(queue) == 1:
-                self._schedule_head("V")
-            else:
-                self.schedule()
-        if len(self.waiting_start["V"]) > self.queue_depth:
-            self._respect_queue_depth("V", job)
         if self.timed:
             self.advance(self.horizon())
 
@@ -248,19 +182,8 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         if kind == "wait" and not self.sets[job.flag]:
             return False
         queue.popleft()
-        if kind == "data":
-            plan = self.plans.get(job.pc)
-            if plan is None:
-                inst = self.m.inst_at(job.pc)
-                cost = self.costs.job_cost(inst, job)
-                if self.costs.is_transfer(inst):
-                    self._schedule_transfer(job, pipe, cost)
-                    return True
-                self._footprints(job)
-                plan = self._plan(job, cost)
-                if job.refine is None:  # a refined footprint may touch memory one time and not the next
-                    self.plans[job.pc] = plan
-            self._schedule_register(job, plan)
+        if kind == "data":  # a tensor instruction, a DMA or a vector function
+            self._schedule_transfer(job, pipe, self.costs.job_cost(self.m.inst_at(job.pc), job))
             return True
         ready = max(job.dispatch, self.free[pipe])
         if kind == "wait":
@@ -308,108 +231,6 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
     def _footprints(job: Job) -> None:
         if job.footprint_reads is None or job.footprint_writes is None:
             job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
-
-    @staticmethod
-    def _plan(job: Job, cost) -> RegisterPlan:
-        reads, writes = job.footprint_reads, job.footprint_writes
-        touched = tuple(space for space in chain(reads, writes) if space in REGISTER_SPACES)
-        written = tuple(space for space in writes if space in REGISTER_SPACES)
-        memory = len(touched) < len(reads) + len(writes)
-        return RegisterPlan(cost.latency, cost.occupancy, touched, written, memory, len(written) < len(writes),
-                            PortUse(1, len(written), int("ub" in reads), int("ub" in writes)))
-
-    def _schedule_register(self, job: Job, plan: RegisterPlan) -> None:
-        """A register instruction on V: after the results it depends on (950), launched with the
-        program's vector function, co-issuing two per cycle within the documented port limits.
-        The hottest path of a register loop, so it is written out in one piece: ``_place``,
-        ``_account`` and ``_record_results`` for a job whose cost and ports ``plan`` holds."""
-        latency, occupancy, touched, written, memory, writes_memory, ports = plan
-        pc, dispatch = job.pc, job.dispatch
-        if job.footprint_writes is None:  # binders set both footprints or neither
-            job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
-        free = self.free
-        ready = free["V"]
-        if dispatch > ready:
-            ready = dispatch
-        depends = dispatch
-        ordered = self.in_order_v
-        if ordered:  # the scoreboard
-            ready_at = self.register_ready
-            for space in touched:
-                when = ready_at.get(space, 0)
-                if when > depends:
-                    depends = when
-            if memory and self.v_recent:
-                depends = self._memory_depends(job, ready, depends)
-        if depends > ready:
-            start = depends
-            self.stats[pc].stalls["dependency"] += depends - ready  # _stall, written out
-            self.stall_totals["dependency"] += depends - ready
-        else:
-            start = ready
-        if not self.function_started:
-            # The program's register instructions form one vector function, launched once.
-            self.function_started = True
-            launch = dispatch + self.register_caps["function_startup"]
-            if launch > start:
-                self._stall(pc, "function_startup", launch - start)
-                start = launch
-        # Co-issue beside the previous register instruction when it issued in the cycle before
-        # ``start`` with a one-cycle occupancy, this one was ready then, and the ports allow.
-        cycle = self.v_issue
-        if cycle == start - 1 and free["V"] == start and depends <= cycle:
-            caps = self.register_caps
-            slots, writes, reads, ubw = self.v_ports  # a PortUse, or a plain tuple of its fields
-            _, more_writes, more_reads, more_ubw = ports
-            slots, writes, reads, ubw = slots + 1, writes + more_writes, reads + more_reads, ubw + more_ubw
-            if (slots <= caps["issue_width"] and writes <= caps["register_writes"] and reads + ubw <= caps["ub_reads"]
-                    and ubw <= 1):
-                self.v_ports = (slots, writes, reads, ubw)  # a plain tuple: this path is hot
-                start = cycle
-            else:
-                self.v_issue, self.v_ports = start, ports
-        else:
-            self.v_issue, self.v_ports = start, ports
-        # _place and _account
-        end = start + latency
-        job.start, job.end = start, end
-        if end > self.cycle_limit:
-            raise self.m.fault_at(Fault(f"--max-cycles {self.max_cycles} reached", kind="limit"), pc)
-        free["V"] = start + occupancy
-        if end > self.done["V"]:
-            self.done["V"] = end
-        self.stats[pc].cycles += latency  # (a register instruction counts no iterations)
-        self.count["V"] += 1
-        begin = self.busy_until["V"]
-        if start > begin:
-            begin = start
-        if end > begin:
-            self.busy["V"] += end - begin
-            self.busy_until["V"] = end
-        if self.trace_on:
-            self.trace_slice("V", pc, start, end, job, start + occupancy)
-        self.waiting_start["V"].append(start)
-        if self.timed:
-            heapq.heappush(self.events, (start, _START, job.seq, job))
-            heapq.heappush(self.events, (end, _END, job.seq, job))
-        elif not ordered:
-            self._check_overlaps(job, "V")
-        elif memory:  # only V touches registers: there V orders itself on 950
-            mte2, mte3 = self.rivals["V"]
-            if mte2 or mte3:
-                self._check_overlaps(job, "V")
-            else:  # nothing of another pipe to overlap: _check_overlaps, written out
-                mine = self.recent["V"]
-                mine.append(job)
-                if not len(mine) % _RECENT_PRUNE:
-                    self._prune_recent()
-        # _record_results
-        if ordered:
-            ready_at = self.register_ready
-            for space in written:
-                ready_at[space] = end
-            if writes_memory:
-                self.v_recent.append(job)
 
     def drain_schedule(self) -> None:
         while any(self.queue.values()):

@@ -6,8 +6,11 @@ The slices of one track never overlap (Chrome's format wants those of a thread n
 - ``S``, ``V``, ``MTE2``, ``MTE3``: one slice per instruction for the cycles it holds its pipe, from
   its start to the cycle the pipe can start the next one; the gaps are the pipe's idle cycles. (S
   also shows the cycles in which it hands each instruction to its pipe.)
+- A vector function is one slice on ``V`` for its whole run, and its instructions are slices inside
+  it, at their own issue cycles (Perfetto draws them under it); an instruction issued while another
+  of the function still holds its slot (dual issue, or out of order) goes on ``V (overlap 1)``, ....
 - ``V (overlap 1)``, ...: a slice that overlaps one already on its pipe's track, which happens only
-  when a register instruction is issued in the same cycle as the one before it (dual issue).
+  when register instructions issue in the same cycle (dual issue) or out of order.
 - ``V in flight``, ``V in flight (overlap 1)``, ...: from the cycle the pipe is released to the
   cycle the instruction's results land, where that comes later. Results in flight together are
   drawn one above the other. MTE2 and MTE3 hold their pipe until their data lands: they have none.
@@ -80,8 +83,15 @@ def trace_events(result: RunResult) -> dict:
     # taken by start, in program order at one start (the sort is stable).
     lanes = {(pipe, in_flight): _Lanes() for pipe in PIPES for in_flight in (False, True)}
     issue_lane = [0] * len(slices)
+    parents = log.parents
+    nested_free: dict = {}  # a function's slice -> the cycle its own track is free again for its instructions
     for i in sorted(range(len(slices)), key=[s[2] for s in slices].__getitem__):
-        issue_lane[i] = lanes[slices[i][0], False].take(slices[i][2], releases[i])
+        parent = parents.get(i)
+        if parent is not None and nested_free.get(parent, slices[parent][2]) <= slices[i][2]:
+            issue_lane[i] = issue_lane[parent]  # inside the function's slice, on its track
+            nested_free[parent] = releases[i]
+        else:  # a slice of its own, or a function's instruction issued beside another: a lane free then
+            issue_lane[i] = lanes[slices[i][0], False].take(slices[i][2], releases[i])
     tail_lane = {}
     for i in sorted((i for i, s in enumerate(slices) if s[3] > releases[i]), key=releases.__getitem__):
         tail_lane[i] = lanes[slices[i][0], True].take(releases[i], slices[i][3])

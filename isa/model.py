@@ -183,6 +183,7 @@ class Instruction:
     fields: tuple[BitField, ...] = field(default=())
     words: int = 1  # fixed words before any mask extension
     register: bool = False  # a register (vector-function) instruction: runs only where the profile has them
+    structure: bool = False  # VF.BEGIN, VF.END, LOOP, ENDLOOP, MEMBAR: the shape of a vector function
 
     @property
     def typed(self) -> bool:

@@ -24,6 +24,10 @@ TYPE_BITS = 4
 # The opcode block of register (vector-function) instructions: they need a profile with vector
 # functions (the 950's micro API; the A2 has none).
 REGISTER_OPCODES = range(0x20, 0x40)
+# The opcode block of vector-function structure: VF.BEGIN, VF.END, LOOP, ENDLOOP, MEMBAR.
+FUNCTION_OPCODES = range(0x70, 0x78)
+# Scalar instructions a vector function may hold: they run on the vector unit's own scalar lane.
+FUNCTION_SCALAR_FAMILIES = ("mov", "alu")
 
 
 def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands, keywords=(), *,
@@ -45,7 +49,8 @@ def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands
     words = -(-pos // WORD_BITS)
     return Instruction(mnemonic=mnemonic, form=form, opcode=opcode, types=tuple(types), operands=tuple(operands),
                        keywords=tuple(keywords), pipe=pipe, timing=timing, family=family, op=op, summary=summary,
-                       has_mask=mask, fields=tuple(fields), words=words, register=opcode in REGISTER_OPCODES)
+                       has_mask=mask, fields=tuple(fields), words=words,
+                       register=opcode in REGISTER_OPCODES, structure=opcode in FUNCTION_OPCODES)
 
 
 def _ub(name: str) -> Operand:
@@ -216,6 +221,18 @@ def _build() -> tuple[Instruction, ...]:
     rows.append(_row("BARRIER", "barrier", 0x64, (), (Operand("pipe", Kind.BARRIER_PIPE),), pipe="flag",
                      timing="sync.barrier", family="barrier", op="barrier",
                      summary="hold later work of PIPE (or every pipe) until its earlier work is done"))
+    # 0x70..0x77: vector functions (the 950's __simd_vf__): their bounds, hardware loops, UB order.
+    rows.append(_row("VF.BEGIN", "function", 0x70, (), (), pipe="V", timing="vf.launch", family="vf_begin",
+                     op="begin", summary="launch the function up to VF.END on V; S goes on after VF.END"))
+    rows.append(_row("VF.END", "function", 0x71, (), (), pipe="V", timing="vf.end", family="vf_end", op="end",
+                     summary="the end of a vector function"))
+    rows.append(_row("LOOP", "loop", 0x72, (), (Operand("count", Kind.SRC, imm_bits=33),), pipe="V",
+                     timing="vf.loop_startup", family="loop", op="loop",
+                     summary="a hardware loop: run the body up to ENDLOOP N or Sn times (read when it starts)"))
+    rows.append(_row("ENDLOOP", "loop", 0x73, (), (), pipe="V", timing="vf.end", family="endloop", op="endloop",
+                     summary="the end of a hardware loop's body"))
+    rows.append(_row("MEMBAR", "membar", 0x74, (), (), pipe="V", timing="vf.membar", family="membar",
+                     op="membar", summary="order the function's UB accesses: later ones wait for earlier ones"))
     return tuple(rows)
 
 

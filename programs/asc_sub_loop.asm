@@ -1,7 +1,7 @@
 ; Recipe: the asc_sub example of the 950 register API (CANN Ascend C API reference, C API asc_sub),
-; 1000 halves.
+; 1000 halves, as one vector function with a hardware loop.
 ;
-;     for (i = 0; i < repeat_time; ++i) {
+;     for (i = 0; i < repeat_time; ++i) {                 // LOOP repeat_time ... ENDLOOP
 ;         mask = asc_update_mask_b16(count);             // PUPDATE: count -= 128
 ;         asc_loadalign_postupdate(src0, src0_addr, 128); // VLD ..., post=128
 ;         asc_loadalign_postupdate(src1, src1_addr, 128);
@@ -12,8 +12,11 @@
 ; repeat_time = ceil(1000 / 128) = 8. The last PUPDATE leaves 1000 - 7*128 = 104 lanes, so
 ; the last store writes elements 896..999 only: 1000..1023 of DST keep their 9.0.
 ; post=128 advances the address by 128 elements * 2 bytes = one VL.
+; The function works on its own copy of S1..S4: the count and the addresses it advances are
+; gone at VF.END, so after it S1..S4 hold what the MOVs put there.
 ; src0 chunk k (elements 128k..128k+127) holds k + 1, src1 is 0.5 everywhere.
 .equ N,    1000
+.equ REPEAT_TIME, (N + 127) / 128
 .equ SRC0, 0x0000
 .equ SRC1, 0x0800
 .equ DST,  0x1000
@@ -32,23 +35,22 @@
     MOV S2, SRC0
     MOV S3, SRC1
     MOV S4, DST
-    MOV S5, 0                   ; i
-    MOV S6, (N + 127) / 128     ; repeat_time
-loop:
-    PUPDATE.b16 P0, S1
-    VLD.f16  V0, [S2], post=128
-    VLD.f16  V1, [S3], post=128
-    VSUB.f16 V2, V0, V1, P0
-    VST.f16  [S4], V2, P0, post=128
-    ADD S5, S5, 1
-    BLT S5, S6, loop
+    VF.BEGIN
+        LOOP REPEAT_TIME        ; 8 passes, a hardware loop: no counter, no branch
+            PUPDATE.b16 P0, S1
+            VLD.f16  V0, [S2], post=128
+            VLD.f16  V1, [S3], post=128
+            VSUB.f16 V2, V0, V1, P0
+            VST.f16  [S4], V2, P0, post=128
+        ENDLOOP
+    VF.END
     HALT
 
-; EXPECT S1 = 0
-; EXPECT S2 = 0x0800
-; EXPECT S3 = 0x1000
-; EXPECT S4 = 0x1800
-; EXPECT S5 = 8
+; the function's post= and PUPDATE changed its own copies only
+; EXPECT S1 = 1000
+; EXPECT S2 = 0x0000
+; EXPECT S3 = 0x0800
+; EXPECT S4 = 0x1000
 ; EXPECT ub:0x1000:f16:2 = 0.5 0.5
 ; EXPECT ub:0x10fc:f16:4 = 0.5 0.5 1.5 1.5
 ; EXPECT ub:0x16fc:f16:4 = 6.5 6.5 7.5 7.5

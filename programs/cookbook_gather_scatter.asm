@@ -11,6 +11,9 @@
 ;      OUTS[0] = 106 (lane 6 beats 2).
 ;   4. the pitfall of a gather / add / scatter "histogram" with the same SIDX: duplicate lanes
 ;      all read the old 0, all write 1, so HIST[5] = 1, not 3, and HIST[0] = 1, not 2.
+; All of it is one vector function. Its UB accesses are not ordered among themselves, but none
+; reads what another wrote; the scatter to HIST comes after the gather from HIST because it
+; stores V7, computed from the gathered V6 (a register dependency orders them: no MEMBAR needed).
 .equ TABLE, 0x0000         ; 16 f32
 .equ IDX,   0x0100         ; u32 element indices
 .equ BIDX,  0x0200         ; u32 byte offsets (wrong)
@@ -38,21 +41,23 @@
     MOV S7, OUTB
     MOV S8, OUTS
     MOV S9, HIST
-    PSET.b32 P0, VL8
-    PSET.b32 P1, VL4
-    PSET.b32 P7, ALL
-    VLD.u32 V0, [S2]
-    VGATHER.f32 V1, [S1], V0, P0          ; 1
-    VST.f32 [S6], V1, P7
-    VLD.u32 V2, [S3]
-    VGATHER.f32 V3, [S1], V2, P1          ; 2 (pitfall)
-    VST.f32 [S7], V3, P1
-    VLD.u32 V4, [S4]
-    VLD.f32 V5, [S5]
-    VSCATTER.f32 [S8], V5, V4, P0         ; 3
-    VGATHER.f32 V6, [S9], V4, P0          ; 4 (pitfall)
-    VADDS.f32 V7, V6, 1.0, P0
-    VSCATTER.f32 [S9], V7, V4, P0
+    VF.BEGIN
+        PSET.b32 P0, VL8
+        PSET.b32 P1, VL4
+        PSET.b32 P7, ALL
+        VLD.u32 V0, [S2]
+        VGATHER.f32 V1, [S1], V0, P0          ; 1
+        VST.f32 [S6], V1, P7
+        VLD.u32 V2, [S3]
+        VGATHER.f32 V3, [S1], V2, P1          ; 2 (pitfall)
+        VST.f32 [S7], V3, P1
+        VLD.u32 V4, [S4]
+        VLD.f32 V5, [S5]
+        VSCATTER.f32 [S8], V5, V4, P0         ; 3
+        VGATHER.f32 V6, [S9], V4, P0          ; 4 (pitfall)
+        VADDS.f32 V7, V6, 1.0, P0
+        VSCATTER.f32 [S9], V7, V4, P0
+    VF.END
     HALT
 
 ; EXPECT ub:0x1000:f32:9 = 30 0 30 150 10 10 70 20 0

@@ -5,10 +5,11 @@
 ;   TB  mask=(0, 0xffffffffffffffff)    f16 lanes 64..127 (bit i of HIGH = lane 64 + i)
 ;   TC  mask=(0, 0xffc0000000000000)    f16 lanes 118..127, the last 10 (HIGH bits 54..63)
 ;   TD  mask=(0xe000000000000000, 0)    f32 lanes 61..63, the last 3 (f32 has 64 lanes, HIGH = 0)
-; Register instructions (predicates P0..P7, one bit per byte of VL):
+; Register instructions, in a vector function (predicates P0..P7, one bit per byte of VL):
 ;   PSET.b16 H: lanes 0..63. A compute instruction ZEROES the lanes outside its predicate
 ;   (RE, stored with ALL); a store leaves them unwritten (RE2, stored with the predicate).
-;   PUPDATE.b16 with S5 = 200: 128 lanes (S5 -> 72), then 72 lanes (S5 -> 0), then none.
+;   PUPDATE.b16 with S5 = 200: 128 lanes (S5 -> 72), then 72 lanes (S5 -> 0), then none. The
+;   function counts down its own copy of S5: after VF.END the scalar unit's S5 is still 200.
 ;   The last lanes: no PSET pattern names them; PLD a mask from UB. Lanes 124..127 of a
 ;   16-bit type are mask bits 248..255 = byte 31 of the 32 mask bytes.
 ;   Pitfall: PSET.b16 VL8 sets bits 0..15; an f32 lane i reads bit 4i, so a VST.f32 with
@@ -41,27 +42,28 @@
     MOV S2, MASKB
     MOV S3, ONES32
     MOV S10, OUT
-    PSET.b16 P7, ALL
-    PSET.b16 P0, H
-    VLD.f16 V0, [S1]
-    VADDS.f16 V1, V0, 1.0, P0          ; lanes 0..63 = 2, lanes 64..127 = 0
-    VST.f16 [S10], V1, P7              ; RE
-    VST.f16 [S10 + 0x100], V1, P0      ; RE2
     MOV S5, 200
-    PUPDATE.b16 P1, S5                 ; 128 lanes
-    MOV S6, S5                         ; 72
-    PUPDATE.b16 P2, S5                 ; 72 lanes
-    PUPDATE.b16 P3, S5                 ; no lanes
-    VST.f16 [S10 + 0x200], V0, P2      ; RF
-    VST.f16 [S10 + 0x300], V0, P3      ; RF2: nothing stored
-    PLD P4, [S2]
-    VST.f16 [S10 + 0x400], V0, P4      ; RG: lanes 124..127
-    VLD.f32 V2, [S3]
-    PSET.b16 P5, VL8
-    VST.f32 [S10 + 0x500], V2, P5      ; RH: pitfall, 4 lanes
-    PSET.b32 P6, VL8
-    VST.f32 [S10 + 0x600], V2, P6      ; RH2: 8 lanes
-    VST.f16 [S10 + 0x700], V0, P1      ; R128: all 128 lanes
+    VF.BEGIN                           ; the register instructions run in a vector function
+        PSET.b16 P7, ALL
+        PSET.b16 P0, H
+        VLD.f16 V0, [S1]
+        VADDS.f16 V1, V0, 1.0, P0          ; lanes 0..63 = 2, lanes 64..127 = 0
+        VST.f16 [S10], V1, P7              ; RE
+        VST.f16 [S10 + 0x100], V1, P0      ; RE2
+        PUPDATE.b16 P1, S5                 ; 128 lanes, S5 -> 72
+        PUPDATE.b16 P2, S5                 ; 72 lanes, S5 -> 0
+        PUPDATE.b16 P3, S5                 ; no lanes
+        VST.f16 [S10 + 0x200], V0, P2      ; RF
+        VST.f16 [S10 + 0x300], V0, P3      ; RF2: nothing stored
+        PLD P4, [S2]
+        VST.f16 [S10 + 0x400], V0, P4      ; RG: lanes 124..127
+        VLD.f32 V2, [S3]
+        PSET.b16 P5, VL8
+        VST.f32 [S10 + 0x500], V2, P5      ; RH: pitfall, 4 lanes
+        PSET.b32 P6, VL8
+        VST.f32 [S10 + 0x600], V2, P6      ; RH2: 8 lanes
+        VST.f16 [S10 + 0x700], V0, P1      ; R128: all 128 lanes
+    VF.END
     HALT
 
 ; TA lanes 0..5 and 127
@@ -84,9 +86,8 @@
 ; EXPECT ub:0x20fe:f16:1 = 0
 ; EXPECT ub:0x217e:f16:2 = 2 -1
 ; EXPECT ub:0x21fe:f16:1 = -1
-; PUPDATE: S6 saw the count after the first update, S5 ends at 0
-; EXPECT S6 = 72
-; EXPECT S5 = 0
+; PUPDATE counted down the function's copy of S5 (RF and RF2 show 72, then 0); S5 keeps 200
+; EXPECT S5 = 200
 ; RF lanes 0, 71..72; RF2 untouched; R128 lanes 0 and 127
 ; EXPECT ub:0x2200:f16:1 = 1
 ; EXPECT ub:0x228e:f16:2 = 1 -1

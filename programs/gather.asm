@@ -7,6 +7,7 @@
 ;
 ; Register gather: d[i] = s[idx[i] % lanes]; for f16 the index lanes are u16 and lanes = 128,
 ; so 130 reads lane 2, 257 lane 1, 65535 lane 127 and 1000 lane 104.
+; Both run in one vector function (VF.BEGIN ... VF.END), as every register instruction does.
 .equ TABLE, 0x3ff00        ; last 256 B of the 950's 256 KiB UB
 .equ IDX,   0x0100
 .equ OUT,   0x1000
@@ -27,15 +28,17 @@
     MOV S4, SRCV
     MOV S5, RIDX
     MOV S6, OUT2
-    PSET.b16 P0, VL8
-    PSET.b16 P1, ALL
-    VLD.u16   V0, [S2]
-    VGATHER.s8 V1, [S1], V0, P0
-    VST.u16   [S3], V1, P1            ; all 128 lanes: lanes 8.. are the zeros of the gather
-    VLD.f16   V2, [S4]
-    VLD.u16   V3, [S5]
-    VGATHER.f16 V4, V2, V3            ; lanes 8..127 have index 0 -> s[0] = 1.5
-    VST.f16   [S6], V4, P1
+    VF.BEGIN
+        PSET.b16 P0, VL8
+        PSET.b16 P1, ALL
+        VLD.u16   V0, [S2]
+        VGATHER.s8 V1, [S1], V0, P0
+        VST.u16   [S3], V1, P1            ; all 128 lanes: lanes 8.. are the zeros of the gather
+        VLD.f16   V2, [S4]
+        VLD.u16   V3, [S5]
+        VGATHER.f16 V4, V2, V3            ; lanes 8..127 have index 0 -> s[0] = 1.5
+        VST.f16   [S6], V4, P1
+    VF.END
     HALT
 
 ; table: 40 -40 127 -128 -1 0 5 -5, read at 1 0 3 2 4 7 6 5

@@ -18,11 +18,25 @@ loop:                           ; a label
     SETFLAG MTE2, V, 0          ; order the V pipe after the DMA...
     WAITFLAG MTE2, V, 0         ; ...before it reads what the DMA wrote
     VADDS.u16 [0x3100], [0x3000], 100, mask=2
+    MOV S3, OUT
+    MOV S4, 0x4000
+    VF.BEGIN                    ; a vector function (950): register instructions run only in one
+        PSET.b32 P0, VL4        ; mask register P0: f32 lanes 0..3
+        LOOP 2                  ; a hardware loop: its body runs 2 times
+            VLD.f32 V0, [S3], post=64     ; a vector register from UB; S3 += 64 elements
+            VADD.f32 V1, V0, V0, P0       ; 2.5 + 2.5 in lanes 0..3, 0 elsewhere
+            VST.f32 [S4], V1, P0, post=64 ; lanes 0..3 only
+        ENDLOOP
+    VF.END                      ; the function's S3, S4 advanced; the scalar unit's did not
     HALT
 
 ; EXPECT ub:0x1000:f32:5 = 2.5 2.5 2.5 2.5 0
 ; EXPECT ub:0x1100:f32:4 = 2.5 2.5 2.5 2.5
 ; EXPECT ub:0x2000:f32:4 = 1 4 9 16
 ; EXPECT ub:0x3100:u16:3 = 107 108 0
+; EXPECT ub:0x4000:f32:5 = 5 5 5 5 0
+; EXPECT ub:0x4100:f32:5 = 5 5 5 5 0
 ; EXPECT S1 = 2
 ; EXPECT S2 = 0x1200
+; EXPECT S3 = 0x1000
+; EXPECT S4 = 0x4000

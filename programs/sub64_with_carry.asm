@@ -7,8 +7,9 @@
 ;     d_lo = a_lo - b_lo                  carry = (a_lo >= b_lo)
 ;     d_hi = a_hi - b_hi - 1 + carry      the borrow is 1 - carry
 ; The carry is turned into 0/1 integers by adding 1 under it to a zero register
-; (inactive lanes of a compute result are zero). PST stores the carry mask itself:
-; one bit per byte of VL, so u32 lane i owns bits 4i..4i+3.
+; (inactive lanes of a compute result are zero; a vector function also starts with V0..V31
+; zero, so V6 would be zero anyway: the VSUB makes it explicit). PST stores the carry mask
+; itself: one bit per byte of VL, so u32 lane i owns bits 4i..4i+3.
 ; Only 8 lanes are active (PSET VL8); VST leaves lanes 8..63 of the outputs untouched.
 ;
 ;   a                        b                        a - b
@@ -41,20 +42,22 @@
     MOV S5, D_LO
     MOV S6, D_HI
     MOV S7, CARRY
-    PSET.b32 P0, VL8
-    VLD.u32 V0, [S1]
-    VLD.u32 V1, [S2]
-    VLD.u32 V2, [S3]
-    VLD.u32 V3, [S4]
-    VSUB.u32  V4, V0, V2, P0, carry=P1    ; low words; P1 = no borrow
-    VSUB.u32  V5, V1, V3, P0              ; high words, borrow not yet applied
-    VSUB.u32  V6, V0, V0, P0              ; zero
-    VADDS.u32 V7, V6, 1, P1               ; 1 where no borrow, 0 elsewhere
-    VADDS.u32 V5, V5, 0xffffffff, P0      ; - 1 (wraps)
-    VADD.u32  V5, V5, V7, P0              ; + carry
-    VST.u32 [S5], V4, P0
-    VST.u32 [S6], V5, P0
-    PST [S7], P1
+    VF.BEGIN
+        PSET.b32 P0, VL8
+        VLD.u32 V0, [S1]
+        VLD.u32 V1, [S2]
+        VLD.u32 V2, [S3]
+        VLD.u32 V3, [S4]
+        VSUB.u32  V4, V0, V2, P0, carry=P1    ; low words; P1 = no borrow
+        VSUB.u32  V5, V1, V3, P0              ; high words, borrow not yet applied
+        VSUB.u32  V6, V0, V0, P0              ; zero
+        VADDS.u32 V7, V6, 1, P1               ; 1 where no borrow, 0 elsewhere
+        VADDS.u32 V5, V5, 0xffffffff, P0      ; - 1 (wraps)
+        VADD.u32  V5, V5, V7, P0              ; + carry
+        VST.u32 [S5], V4, P0
+        VST.u32 [S6], V5, P0
+        PST [S7], P1
+    VF.END
     HALT
 
 ; EXPECT ub:0x1000:u32:9 = 0xffffffff 0xfffffffe 0x0 0xffffffff 0xffffffff 7 0xffffffff 0 0xdeadbeef

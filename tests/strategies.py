@@ -7,6 +7,12 @@ the assembler builds and the decoder returns (absent mask = ``None``, a register
 so that this rarely happens (the only rule they do not encode up front is ``post=`` needing a
 register base, which they handle by construction too).
 
+Register instructions and the vector-function structure (VF.BEGIN, VF.END, LOOP, ENDLOOP, MEMBAR)
+are valid only in context (CONTRACT section 7): ``in_context`` puts one instruction's text or words in
+the smallest program that holds it validly and says where the instruction itself is; ``programs``
+builds whole programs whose register instructions sit inside functions; ``function_problems`` is an
+independent reading of section 7 that says whether decoded words keep the rules.
+
 Import from a test with::
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -16,12 +22,15 @@ Import from a test with::
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 
+from attrs import evolve, frozen
 from hypothesis import strategies as st
 
 import isa
 from isa import BARRIER_PIPES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
 from isa.program import DataRecord, Program
+from isa.text import inst_text
 from isa.types import TYPES
 
 U64 = (1 << 64) - 1
@@ -162,6 +171,8 @@ def inst_of_row(draw, row: isa.Instruction, targets: st.SearchStrategy[int] | No
         choices = st.sampled_from(row.types)
         type_name = draw(st.one_of(choices, st.sampled_from(unlocking)) if unlocking else choices)
     operands = tuple(draw(operand_value(o, type_name, targets)) for o in row.operands)
+    if row.family == "loop" and operands[0].reg is None and operands[0].imm < 0:
+        operands = (RegOrImm(None, -1 - operands[0].imm),)  # a loop runs 0 or more times (contract 7)
     keywords = []
     for spec in row.keywords:
         value = draw(keyword_value(spec, type_name))
@@ -186,7 +197,8 @@ def valid(inst: Inst) -> bool:
 
 
 def insts(targets: st.SearchStrategy[int] | None = None) -> st.SearchStrategy[Inst]:
-    """A valid instruction of ANY row of the table."""
+    """A valid instruction of ANY row of the table (register and structure rows too: assemble, run or
+    re-assemble one through ``in_context``, which gives it the function it needs)."""
     return st.sampled_from(isa.TABLE).flatmap(lambda row: inst_of_row(row, targets)).filter(valid)
 
 
@@ -212,14 +224,219 @@ def data_records(draw) -> DataRecord:
     return DataRecord(space, kind, type_name, addr, count, payload)
 
 
+# -- vector functions: the context an instruction needs, and the rules of section 7 ---------------
+
+def _row_named(mnemonic: str) -> isa.Instruction:
+    (row,) = isa.MNEMONICS[mnemonic]
+    return row
+
+
+VF_BEGIN = Inst(_row_named("VF.BEGIN"), None, (), ())
+VF_END = Inst(_row_named("VF.END"), None, (), ())
+ENDLOOP = Inst(_row_named("ENDLOOP"), None, (), ())
+MEMBAR = Inst(_row_named("MEMBAR"), None, (), ())
+
+
+def loop(count: int | RegOrImm) -> Inst:
+    """``LOOP N`` (an int) or ``LOOP Sn`` (``RegOrImm(n)``)."""
+    value = count if isinstance(count, RegOrImm) else RegOrImm(None, count)
+    return Inst(_row_named("LOOP"), None, (value,), ())
+
+
+# CONTRACT section 7, read directly (not from isa/functions.py): what a function may hold.
+FUNCTION_SCALARS = frozenset({"MOV", "ADD", "SUB", "MUL", "AND", "OR", "XOR", "SHL", "SHR"})
+MAX_LOOP_DEPTH = 4
+
+
+def needs_function(row: isa.Instruction) -> bool:
+    """Whether the row is valid only inside a vector function (register rows, LOOP, ENDLOOP, MEMBAR)."""
+    return row.register or row.mnemonic in ("LOOP", "ENDLOOP", "MEMBAR")
+
+
+def may_be_inside(row: isa.Instruction) -> bool:
+    """Whether the row may stand inside a function (VF.END, which closes it, aside)."""
+    return needs_function(row) or row.mnemonic in FUNCTION_SCALARS
+
+
+def context(row: isa.Instruction) -> tuple[tuple[Inst, ...], tuple[Inst, ...]]:
+    """The fewest instructions before and after an instruction of ``row`` that make it valid:
+    a register row or MEMBAR sits in ``VF.BEGIN ... VF.END``; LOOP in ``VF.BEGIN ... ENDLOOP VF.END``;
+    ENDLOOP in ``VF.BEGIN LOOP 1 ... VF.END``; VF.BEGIN before a VF.END; VF.END after a VF.BEGIN;
+    anything else stands alone."""
+    name = row.mnemonic
+    if name == "VF.BEGIN":
+        return (), (VF_END,)
+    if name == "VF.END":
+        return (VF_BEGIN,), ()
+    if name == "LOOP":
+        return (VF_BEGIN,), (ENDLOOP, VF_END)
+    if name == "ENDLOOP":
+        return (VF_BEGIN, loop(1)), (VF_END,)
+    if needs_function(row):
+        return (VF_BEGIN,), (VF_END,)
+    return (), ()
+
+
+@frozen
+class Placed:
+    """An instruction in its context (``in_context``): the whole program's text and words, and where
+    the instruction itself is: ``line`` (1-based, its first line in ``text``) and ``index`` (its first
+    word in ``words``; ``pc`` in bytes). ``text`` or ``words`` is None when it was not given."""
+
+    text: str | None
+    words: tuple[int, ...] | None
+    line: int
+    index: int
+    size: int  # the instruction's own words (0 when no words were given)
+
+    @property
+    def pc(self) -> int:
+        return 8 * self.index
+
+    def own_words(self, words: Sequence[int]) -> tuple[int, ...]:
+        """The instruction's own words out of a whole program's ``words`` (e.g. re-assembled)."""
+        return tuple(words[self.index:self.index + self.size])
+
+
+def in_context(inst: Inst | isa.Instruction, text: str | None = None,
+               words: Sequence[int] | None = None) -> Placed:
+    """The one way the tests place a single instruction: its text and/or words inside the minimal
+    valid program around it (see ``context``).
+
+    ``inst`` is an ``Inst`` (its text and words are derived unless given: give ``text`` for a
+    respelling) or a row (then give ``text`` and/or ``words``, e.g. a golden source line and its
+    words; several lines or instructions of the same row may be given at once)."""
+    if isinstance(inst, Inst):
+        row = inst.row
+        text = inst_text(inst) if text is None else text
+        words = tuple(isa.encode(inst)) if words is None else words
+    else:
+        row = inst
+    before, after = context(row)
+    full_text = None
+    if text is not None:
+        body = text if text.endswith("\n") else text + "\n"
+        full_text = "".join(inst_text(c) + "\n" for c in before) + body + "".join(inst_text(c) + "\n" for c in after)
+    full_words = None
+    if words is not None:
+        head = tuple(w for c in before for w in isa.encode(c))
+        full_words = (*head, *(int(w) for w in words), *(w for c in after for w in isa.encode(c)))
+    return Placed(full_text, full_words, len(before) + 1, sum(c.words for c in before),
+                  0 if words is None else len(words))
+
+
+def function_problems(decoded: Sequence[tuple[int, Inst]]) -> list[tuple[int, str]]:
+    """Where decoded words break the rules of CONTRACT section 7, as ``(pc, what)``; what is
+    ``"structure"`` (a row where it may not be, an unmatched or too deep loop, an unclosed function),
+    ``"loop-count"`` (``LOOP`` with a negative immediate) or ``"branch-into"`` (a branch or jump to a
+    pc inside a function: after its VF.BEGIN, up to its VF.END). Empty: a valid program."""
+    found: list[tuple[int, str]] = []
+    spans: list[tuple[int, int]] = []
+    begin: int | None = None
+    depth = 0
+    for pc, inst in decoded:
+        name = inst.row.mnemonic
+        if begin is None:
+            if name == "VF.BEGIN":
+                begin, depth = pc, 0
+            elif needs_function(inst.row) or name == "VF.END":
+                found.append((pc, "structure"))
+            continue
+        if name == "VF.END":
+            if depth:
+                found.append((pc, "structure"))
+            spans.append((begin, pc))
+            begin = None
+        elif name == "LOOP":
+            depth += 1
+            if depth > MAX_LOOP_DEPTH:
+                found.append((pc, "structure"))
+            count = inst.operands[0]
+            if count.reg is None and count.imm < 0:
+                found.append((pc, "loop-count"))
+        elif name == "ENDLOOP":
+            if depth:
+                depth -= 1
+            else:
+                found.append((pc, "structure"))
+        elif not may_be_inside(inst.row):
+            found.append((pc, "structure"))
+    if begin is not None:
+        found.append((begin, "structure"))
+    for pc, inst in decoded:
+        for operand, value in zip(inst.row.operands, inst.operands, strict=True):
+            if operand.kind is Kind.TARGET and any(lo < value <= hi for lo, hi in spans):
+                found.append((pc, "branch-into"))
+    return found
+
+
+def function_spans(insts: Sequence[Inst]) -> list[tuple[int, int]]:
+    """(VF.BEGIN pc, VF.END pc) of each function in a list of instructions (well nested)."""
+    spans, pc, begin = [], 0, None
+    for inst in insts:
+        if inst.row.mnemonic == "VF.BEGIN":
+            begin = pc
+        elif inst.row.mnemonic == "VF.END" and begin is not None:
+            spans.append((begin, pc))
+            begin = None
+        pc += inst.size
+    return spans
+
+
+def outside_functions(insts: Sequence[Inst]) -> list[Inst]:
+    """The instructions with every branch target that points inside a function (after its
+    VF.BEGIN, up to its VF.END) moved to that function's VF.BEGIN, where a branch may go."""
+    spans = function_spans(insts)
+    out = []
+    for inst in insts:
+        operands = list(inst.operands)
+        for k, operand in enumerate(inst.row.operands):
+            if operand.kind is Kind.TARGET:
+                operands[k] = next((lo for lo, hi in spans if lo < operands[k] <= hi), operands[k])
+        out.append(evolve(inst, operands=tuple(operands)) if tuple(operands) != inst.operands else inst)
+    return out
+
+
+OUTSIDE_ROWS = tuple(r for r in isa.TABLE if not needs_function(r) and r.mnemonic not in ("VF.BEGIN", "VF.END"))
+INSIDE_ROWS = tuple(r for r in isa.TABLE if r.register or r.mnemonic in FUNCTION_SCALARS)
+
+
+def _of_rows(rows, targets) -> st.SearchStrategy[Inst]:
+    return st.sampled_from(rows).flatmap(lambda row: inst_of_row(row, targets)).filter(valid)
+
+
+@st.composite
+def function_body(draw, depth: int = 0, max_items: int = 5) -> list[Inst]:
+    """What may stand between VF.BEGIN and VF.END: register and scalar-lane instructions, MEMBAR,
+    and hardware loops (any count, a register or an immediate >= 0) nested up to 4 deep."""
+    out: list[Inst] = []
+    for _ in range(draw(st.integers(0, max_items))):
+        what = draw(st.sampled_from(("inst", "inst", "inst", "membar", "loop")))
+        if what == "inst":
+            out.append(draw(_of_rows(INSIDE_ROWS, branch_target())))
+        elif what == "membar":
+            out.append(MEMBAR)
+        elif depth < MAX_LOOP_DEPTH:
+            out.append(draw(inst_of_row(_row_named("LOOP"))))
+            out += draw(function_body(depth + 1, max(0, max_items - 2)))
+            out.append(ENDLOOP)
+    return out
+
+
 @st.composite
 def programs(draw, max_insts: int = 12, max_records: int = 4) -> Program:
-    """A program of valid instructions (branch targets anywhere in or just past the text, or far away)
-    and data records."""
+    """A program of valid instructions (branch targets anywhere in or just past the text, or far away,
+    never inside a function) and data records; its register instructions stand inside vector functions
+    (with loops, MEMBAR and scalar-lane instructions), everything else outside."""
     # Branch targets are drawn before the text exists, so aim at a plausible text size; targets that
     # are not instruction starts are printed numerically by the disassembler and must survive too.
     targets = st.one_of(branch_target(max_insts * 40), branch_target())
-    body = draw(st.lists(insts(targets), min_size=0, max_size=max_insts))
-    words = tuple(w for inst in body for w in isa.encode(inst))
+    body: list[Inst] = []
+    for _ in range(draw(st.integers(0, max_insts))):
+        if draw(st.integers(0, 3)):
+            body.append(draw(_of_rows(OUTSIDE_ROWS, targets)))
+        else:
+            body += [VF_BEGIN, *draw(function_body(max_items=4)), VF_END]
+    words = tuple(w for inst in outside_functions(body) for w in isa.encode(inst))
     data = tuple(draw(st.lists(data_records(), max_size=max_records)))
     return Program(words=words, data=data)

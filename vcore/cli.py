@@ -21,7 +21,8 @@ from emulator.profile import BUILTIN, builtin_text
 from emulator.report import element_list, race_messages
 from emulator.state import MAX_GM_SIZE
 from emulator.trace import trace_events
-from isa import TYPES
+from isa import TYPES, decode_program
+from isa.functions import check
 from isa.program import to_bytes
 from vcore.debug import Debugger, session
 from vcore.diff import DiffError, diff_text, read_report
@@ -100,7 +101,12 @@ def asm_command(source: str, output: str | None, show_listing: bool) -> None:
 @click.argument("binary", type=click.Path(dir_okay=False))
 def disasm_command(binary: str) -> None:
     """Print BINARY as assembly that re-assembles to the identical file."""
-    click.echo(disassemble(_read(binary)), nl=False)
+    program = _read(binary)
+    problems = check(decode_program(program.words))[1]
+    if problems:  # its text would not assemble: refuse it as the assembler would refuse the text
+        pc, message = problems[0]
+        _fail(f"{binary}: error: pc 0x{pc:04x}: {message}")
+    click.echo(disassemble(program), nl=False)
 
 
 _LOAD_HELP = ("copy a file into memory first (a .npy: its array's data, as stored; else raw bytes); :TYPE "

@@ -3,7 +3,8 @@
 Commands, one a line (stdin or a terminal with readline history):
 
     step [N]          run N instructions (default 1)           s
-    next              step; over a loop's back-branch, run until the loop is left   n
+    next              step; over a loop's back-branch or ENDLOOP, run until the loop is left;
+                      over VF.BEGIN, run the whole vector function   n
     continue          run to a breakpoint, a watch, or the end  c
     break LINE|LABEL  stop before the instruction at a source line or label; alone: list   b
     delete [N]        remove breakpoint N (all without N)
@@ -21,6 +22,9 @@ The debugger lets each instruction's results land before it dispatches the next,
 shows is what the instruction did; the cycle counts are exactly those of ``vcore run``. (A program
 with a race can therefore read fresh data here where ``vcore run`` reads stale data and warns.)
 ``back`` replays the run from the start to one instruction before, so it is exact too.
+``step`` goes into a vector function: its instructions one at a time, each loop iteration in turn
+(the ``next:`` line says which), and ``print S1``, ``V0.f32`` or ``P0`` there show the function's
+own registers; its UB accesses land in program order.
 
 Floats print as ``vcore run --dump`` prints them (vcore/formatting.py).
 """
@@ -124,7 +128,11 @@ class Debugger:
             if r.fault is not None:
                 return f"stopped by a fault after {r.instructions} instructions: {r.fault}"
             return f"the program has ended: {r.instructions} instructions, {r.total_cycles} cycles"
-        return f"next: {m.describe(m.pc)}" if m.is_instruction_start(m.pc) else f"next: pc 0x{m.pc:04x}"
+        if not m.is_instruction_start(m.pc):
+            return f"next: pc 0x{m.pc:04x}"
+        loops = m.stepper.loops() if m.stepper is not None else ()
+        where = "".join(f", iteration {i} of {n}" for i, n in loops)
+        return f"next: {m.describe(m.pc)}" + (f" (in a vector function{where})" if m.stepper is not None else "")
 
     # -- commands ----------------------------------------------------------------------------------
     def command(self, line: str) -> bool:
@@ -173,6 +181,10 @@ class Debugger:
         family = inst.row.family if inst is not None else None
         if not self.ended and family in ("branch", "jump") and inst.operands[-1] <= m.pc:
             self._go(None, {m.pc + inst.size})  # a back-branch: run until the loop falls through it
+        elif not self.ended and family == "endloop":
+            self._go(None, {m.pc + inst.size})  # a hardware loop's end: run until the loop is left
+        elif not self.ended and family == "vf_begin":
+            self._go(None, {m.functions[m.pc].after})  # a vector function: run it whole
         else:
             self._go(1, set())
 
@@ -240,27 +252,28 @@ class Debugger:
         if len(args) != 1:
             raise DebugError("print takes S1, V0.f16, P0 or ub:ADDR:TYPE:COUNT")
         what, m = args[0], self.m
+        registers = m.function_state() or m  # inside a function: its own S, V and P
         if re.fullmatch(r"[Ss]\d+", what):
             index = int(what[1:])
-            if index >= len(m.s):
-                raise DebugError(f"no scalar register {what} (S0..S{len(m.s) - 1})")
-            self.say(f"S{index} = {m.s[index]}")
+            if index >= len(registers.s):
+                raise DebugError(f"no scalar register {what} (S0..S{len(registers.s) - 1})")
+            self.say(f"S{index} = {registers.s[index]}")
             return
         vreg = _VREG.match(what)
         if vreg:
             index, type_name = int(vreg[1]), (vreg[2] or "u8").lower()
-            if index >= m.v.shape[0]:
-                raise DebugError(f"no vector register V{index} (V0..V{m.v.shape[0] - 1})")
+            if index >= registers.v.shape[0]:
+                raise DebugError(f"no vector register V{index} (V0..V{registers.v.shape[0] - 1})")
             etype = TYPES.get(type_name)
             if etype is None or etype.kind == "mask":
                 raise DebugError(f"unknown element type '{type_name}'")
-            self.say(f"V{index}.{type_name} = {format_line(m.v[index].view(dtype_of(etype)), type_name)}")
+            self.say(f"V{index}.{type_name} = {format_line(registers.v[index].view(dtype_of(etype)), type_name)}")
             return
         if re.fullmatch(r"[Pp]\d+", what):
             index = int(what[1:])
-            if index >= m.p.shape[0]:
-                raise DebugError(f"no mask register {what} (P0..P{m.p.shape[0] - 1})")
-            entries = m.p[index]
+            if index >= registers.p.shape[0]:
+                raise DebugError(f"no mask register {what} (P0..P{registers.p.shape[0] - 1})")
+            entries = registers.p[index]
             self.say(f"P{index} = {_ranges(np.flatnonzero(entries))} ({int(entries.sum())} of {entries.size} "
                      f"entries set)")
             return

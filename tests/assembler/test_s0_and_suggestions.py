@@ -4,15 +4,39 @@ plain statement that vcore has no such instruction yet."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import isa
 from assembler import AsmError, assemble
 
 VCORE = str(Path(sys.executable).with_name("vcore"))
+
+
+def _load_strategies():
+    # tests/ is not a package (see tests/isa/test_roundtrip.py): load tests/strategies.py by path.
+    if "strategies" in sys.modules:
+        return sys.modules["strategies"]
+    path = Path(__file__).resolve().parents[1] / "strategies.py"
+    spec = importlib.util.spec_from_file_location("strategies", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["strategies"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+S = _load_strategies()
+REGISTER_ROW = isa.MNEMONICS["VLD"][0]  # any register row: they all need VF.BEGIN ... VF.END around them
+REGISTER_LINES = ("VLD", "VST", "PUPDATE", "VADDS")  # the register instructions below (VADDS in its register form)
+
+
+def _placed(line: str):
+    """``line`` in the smallest program that holds it: a register instruction inside a function."""
+    return S.in_context(REGISTER_ROW if line.startswith(REGISTER_LINES) else isa.MNEMONICS["NOP"][0], text=line)
 
 
 def _warnings(source: str) -> list[tuple[int, int, str]]:
@@ -29,9 +53,10 @@ def _warnings(source: str) -> list[tuple[int, int, str]]:
     ("VST.f16 [S0], V0, P0, post=128", 23, "post= updates the base register S0"),
 ])
 def test_a_destination_s0_is_warned_about(line, col, what):
-    found = _warnings(f"NOP\n{line}\n")
+    placed = _placed(line)
+    found = _warnings(f"NOP\n{placed.text}")
     assert len(found) == 1, found
-    assert found[0][:2] == (2, col)
+    assert found[0][:2] == (1 + placed.line, col)
     assert what in found[0][2] and "ignores writes" in found[0][2]
 
 
@@ -40,7 +65,7 @@ def test_a_destination_s0_is_warned_about(line, col, what):
     "VADDS.f16 V0, V1, S0, P0", "PUPDATE.b16 P0, S3", "DMA.GM2UB [S0], gm[S0], len=1",
 ])
 def test_reading_s0_is_not_warned_about(line):
-    assert _warnings(f"{line}\nend:\n") == []
+    assert _warnings(f"{_placed(line).text}end:\n") == []
 
 
 def test_the_cli_prints_the_warning_with_its_caret_and_exits_0(tmp_path):
@@ -68,7 +93,7 @@ def _unknown(mnemonic: str) -> str:
 
 @pytest.mark.parametrize(("mnemonic", "what"), [
     ("VREC", "reciprocal"), ("VCMP", "compare"), ("VCAST", "type conversion"), ("VDUP", "fill"),
-    ("VSEL", "select"), ("VCADD", "reduction"), ("LD", "scalar load"), ("LOOP", "hardware loop"),
+    ("VSEL", "select"), ("VCADD", "reduction"), ("LD", "scalar load"), ("SYNCALL", "barrier between cores"),
 ])
 def test_an_operation_vcore_lacks_is_said_plainly(mnemonic, what):
     message = _unknown(mnemonic)

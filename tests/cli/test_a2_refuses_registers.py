@@ -1,6 +1,9 @@
-"""The a2 profile has no register (vector-function) instructions: a program with one is refused before
-it starts (exit status 2), naming the first such line and the 950 profile. Run there, such programs
-gave wrong answers without a fault (the micro-API add sample: 6 race warnings and all zeros)."""
+"""The a2 profile has no vector functions, so no register instructions (CONTRACT 7): a program with one
+is refused before it starts (exit status 2), naming the first such line and the 950 profile. Run
+there, such programs gave wrong answers without a fault (the micro-API add sample: 6 race warnings
+and all zeros). As the assembler accepts register instructions only inside a function, the line
+named in a valid program is its first VF.BEGIN; a hand-made .vbin with a bare register instruction
+is refused at that instruction."""
 
 from __future__ import annotations
 
@@ -51,38 +54,71 @@ def test_every_register_form_is_listed():
     assert {(r.mnemonic, r.form) for r in isa.TABLE if r.register} == forms
 
 
+VF_REFUSAL = ("VF.BEGIN starts a vector function, and the a2 profile has no vector functions: vector functions "
+              "need the 950 profile (--profile 950)")
+REGISTER_REFUSAL = "register instructions need the 950 profile (--profile 950)"
+
+
 @pytest.mark.parametrize("line", REGISTER_LINES.values(), ids=[f"{m}-{f}" for m, f in REGISTER_LINES])
 def test_a2_refuses_each_register_instruction_naming_its_line(tmp_path, line):
+    # Register instructions live in vector functions (CONTRACT 7): the 950 runs the function, the a2
+    # refuses the program at its VF.BEGIN (line 4), the first line it cannot run.
     path = tmp_path / "p.asm"
-    path.write_text(f"    MOV S1, 0x100\n    MOV S2, 64\n    NOP\n    {line}\n    HALT\n")
+    path.write_text(f"    MOV S1, 0x100\n    MOV S2, 64\n    NOP\n    VF.BEGIN\n    {line}\n    VF.END\n    HALT\n")
     assert vcore("run", path, "--report", "none").returncode == 0  # the 950 runs it
     r = vcore("run", path, "--profile", "a2")
     assert r.returncode == 2, r.stderr
     assert r.stdout == ""  # refused before it starts: no report
     first = r.stderr.splitlines()[0]
-    assert first.startswith(f"{path}:4:5: error: "), first
-    assert "register instructions need the 950 profile" in first
-    assert r.stderr.splitlines()[1] == f"    {line}"
+    assert first == f"{path}:4:5: error: {VF_REFUSAL}", first
+    assert r.stderr.splitlines()[1] == "    VF.BEGIN"
     assert "Traceback" not in r.stderr
 
 
-def test_the_first_register_line_is_named_and_debug_refuses_too(tmp_path):
+def _bare_register_vbin(tmp_path, line: str):
+    """A .vbin (made by hand: the assembler refuses this) whose register instruction stands outside any
+    vector function, after MOV S1, 0x100 and NOP: the instruction's word, taken from the function the
+    assembler accepts."""
+    from isa.program import Program, to_bytes
+
+    inside = assemble(f"MOV S1, 0x100\nNOP\nVF.BEGIN\n{line}\nVF.END\nHALT\n").words
+    assert len(inside) == 6  # every word one instruction
+    path = tmp_path / "bare.vbin"
+    path.write_bytes(to_bytes(Program(words=inside[:2] + inside[3:4] + inside[5:])))
+    return path
+
+
+@pytest.mark.parametrize("line", REGISTER_LINES.values(), ids=[f"{m}-{f}" for m, f in REGISTER_LINES])
+def test_a2_refuses_a_bare_register_instruction_of_a_vbin_naming_its_pc(tmp_path, line):
+    path = _bare_register_vbin(tmp_path, line)
+    mnemonic = line.split(".")[0].split()[0]
+    r = vcore("run", path, "--profile", "a2")
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == ""
+    first = r.stderr.splitlines()[0]
+    assert first.startswith(f"{path}: error: {mnemonic} ") and first.endswith(REGISTER_REFUSAL), first
+    assert r.stderr.splitlines()[1].startswith("  at pc 0x0010: "), r.stderr   # MOV 0x0, NOP 0x8
+    r = vcore("run", path)   # the 950 refuses it too: outside a function
+    assert r.returncode == 2 and "only inside a vector function" in r.stderr and "at pc 0x0010" in r.stderr, r.stderr
+
+
+def test_the_first_function_line_is_named_and_debug_refuses_too(tmp_path):
     path = tmp_path / "p.asm"
     path.write_text(".ubfill 0x0, f32, 64, 1.0\n    VADD.f32 [0x100], [0x0], [0x0]\n    MOV S1, 0\n"
-                    "    VLD.f32 V0, [S1]\n    VST.f32 [S1], V0, P0\n")
+                    "    VF.BEGIN\n    VLD.f32 V0, [S1]\n    VST.f32 [S1], V0, P0\n    VF.END\n")
     for command in ("run", "debug"):
         r = vcore(command, path, "--profile", "a2", stdin="quit\n")
         assert r.returncode == 2, (command, r.stderr)
-        assert r.stderr.startswith(f"{path}:4:5: error: VLD "), r.stderr
+        assert r.stderr.startswith(f"{path}:4:5: error: {VF_REFUSAL}\n"), r.stderr
 
 
 def test_a_vbin_is_refused_naming_the_pc(tmp_path):
     src, out = tmp_path / "p.asm", tmp_path / "p.vbin"
-    src.write_text("    MOV S1, 0\n    PSET.b16 P0, ALL\n")
+    src.write_text("    MOV S1, 0\n    VF.BEGIN\n    PSET.b16 P0, ALL\n    VF.END\n")
     assert vcore("asm", src, "-o", out).returncode == 0
     r = vcore("run", out, "--profile", "a2")
     assert r.returncode == 2
-    assert r.stderr.startswith(f"{out}: error: PSET ") and "at pc 0x0008: PSET.b16 P0, ALL" in r.stderr
+    assert r.stderr.startswith(f"{out}: error: {VF_REFUSAL}\n") and "at pc 0x0008: VF.BEGIN" in r.stderr, r.stderr
 
 
 def test_the_micro_api_add_sample_is_refused_on_a2_and_runs_on_950():
@@ -102,8 +138,8 @@ def test_tensor_programs_still_run_on_a2(tmp_path):
 
 
 def test_the_python_api_raises_program_error():
-    program = assemble("MOV S1, 0\nVLD.f16 V0, [S1]\n", "api.asm")
-    with pytest.raises(ProgramError, match=r"api.asm:2:1: error: VLD .*950 profile"):
+    program = assemble("MOV S1, 0\nVF.BEGIN\nVLD.f16 V0, [S1]\nVF.END\n", "api.asm")
+    with pytest.raises(ProgramError, match=r"api.asm:2:1: error: VF.BEGIN starts a vector function.*950 profile"):
         Machine(program, "a2")
     Machine(program, "950").run()
 
@@ -116,6 +152,7 @@ def test_a_custom_profile_says_whether_it_has_vector_functions(tmp_path):
     custom = tmp_path / "novf.toml"
     custom.write_text(text)
     path = tmp_path / "p.asm"
-    path.write_text("PSET.b16 P0, ALL\n")
+    path.write_text("VF.BEGIN\nPSET.b16 P0, ALL\nVF.END\n")
     r = vcore("run", path, "--profile", custom)
     assert r.returncode == 2 and "the 950 profile has no vector functions" in r.stderr, r.stderr
+    assert vcore("run", path, "--report", "none").returncode == 0   # the built-in 950 has them

@@ -324,10 +324,10 @@ ASSEMBLER = [
     asm_error("duplicate-label", "a:\n    NOP\na:  HALT\n", 3, 1, "a"),
     asm_error("bad-directive", ".ubfil 0, f16, 1, 1.0\n", 1, 1, "ubfil"),
     asm_error("unterminated-paren", "MOV S1, (1 + 2\n", 1, 15, ")"),
-    asm_error("unterminated-bracket", "VLD.f16 V0, [S1\n", 1, 16, "]"),
+    asm_error("unterminated-bracket", "VF.BEGIN\nVLD.f16 V0, [S1\nVF.END\n", 2, 16, "]"),
     asm_error("tab-indented-caret", "\tMOV S1, 1 / 0\n", 1, 14),
     asm_error("crlf-line-endings", "NOP\r\nFROB\r\nHALT\r\n", 2, 1, "FROB"),
-    asm_error("offset-not-multiple-of-32", "VLD.f16 V0, [S1 + 16]\n", 1, 13, "32"),
+    asm_error("offset-not-multiple-of-32", "VF.BEGIN\nVLD.f16 V0, [S1 + 16]\nVF.END\n", 2, 13, "32"),
     asm_cmd_error("asm-command-reports-and-writes-nothing", "NOP\n    VADD.f16 [0], [0], [0], dstblk=0\n", 2, 36,
                   "dstblk"),
     # Inputs that are valid but large must not crash the assembler (no traceback, a clean exit).
@@ -465,43 +465,60 @@ def _check_all_edges(r, d: Path) -> None:
     assert not missed, "\n".join(missed)
 
 
+def _alone(text: str) -> tuple[str, int]:
+    """A statement as a program of its own, and its line: a register statement inside a vector
+    function (CONTRACT 7), so that its range is the program's only error."""
+    if re.search(r"\b[VP]\d+\b|^PSET", text):
+        return f"VF.BEGIN\n{text}\nVF.END\n", 2
+    return text + "\n", 1
+
+
 RANGES = [
-    *(asm_error(edge_id, text + "\n", 1, col, *words) for edge_id, text, col, words in EDGES if edge_id in ALONE),
+    *(asm_error(edge_id, *_alone(text), col, *words) for edge_id, text, col, words in EDGES if edge_id in ALONE),
     Case("range-all-edges-in-one-file", _all_edges, _check_all_edges),
 ]
 
 # ---------------------------------------------------------------------------------------------------
 # 3. Runtime faults: misaligned and out-of-range accesses, from immediates and from registers
 # ---------------------------------------------------------------------------------------------------
-# pcs are byte offsets: MOV, ADD, VLD, VST, PSET, PLD, PST, VGATHER, NOP are one word (8 bytes);
-# tensor binary/unary and DMA two (16); tensor scalar forms three (24); a mask/count field adds two.
+# pcs are byte offsets: MOV, ADD, VLD, VST, PSET, PLD, PST, VGATHER, NOP, VF.BEGIN, VF.END, LOOP,
+# ENDLOOP are one word (8 bytes); tensor binary/unary and DMA two (16); tensor scalar forms three
+# (24); a mask/count field adds two. Register instructions run inside vector functions (CONTRACT 7):
+# a fault there names the inner instruction's pc and line.
 
-GATHER_F16 = ".ub 0x100, u16, 0, 1, {idx}\nMOV S1, {base}\nMOV S2, 0x100\nPSET.b16 P0, VL3\nVLD.u16 V0, [S2]\n"
+GATHER_F16 = (".ub 0x100, u16, 0, 1, {idx}\nMOV S1, {base}\nMOV S2, 0x100\nVF.BEGIN\nPSET.b16 P0, VL3\n"
+              "VLD.u16 V0, [S2]\n")
 
 FAULTS = [
     # misaligned, from immediates
     fault("misaligned-tensor-dst-imm", "VADD.f16 [0x10], [0], [0]\n", 1, 0x0, "align"),
     fault("misaligned-tensor-src0-imm", "NOP\nVADD.f16 [0x20], [0x10], [0]\n", 2, 0x8, "align"),
-    fault("misaligned-vld-imm", "VLD.f16 V0, [0x10]\n", 1, 0x0, "align"),
+    fault("misaligned-vld-imm", "VF.BEGIN\nVLD.f16 V0, [0x10]\nVF.END\n", 2, 0x8, "align"),
     fault("misaligned-dma-ub-side", "DMA.GM2UB [0x10], gm[0], len=1\n", 1, 0x0, "align"),
     # misaligned, from registers
-    fault("misaligned-vld-register", "MOV S1, 0x7\nVLD.f16 V0, [S1]\n", 2, 0x8, "align"),
+    fault("misaligned-vld-register", "MOV S1, 0x7\nVF.BEGIN\nVLD.f16 V0, [S1]\nVF.END\n", 3, 0x10, "align"),
     fault("misaligned-scalar-op-src-register", "MOV S3, 0x30\nVMULS.f32 [0], [S3 + 32], 2.0, repeat=3\n", 2, 0x8,
           "align"),
-    fault("misaligned-gather-base-register", "MOV S1, 0x11\nPSET.b16 P0, ALL\nVGATHER.f16 V1, [S1], V0, P0\n",
-          3, 0x10, "align"),
+    fault("misaligned-gather-base-register",
+          "MOV S1, 0x11\nVF.BEGIN\nPSET.b16 P0, ALL\nVGATHER.f16 V1, [S1], V0, P0\nVF.END\n", 4, 0x18, "align"),
     fault("misaligned-after-post-increment",
-          "MOV S1, 0\nPSET.b16 P0, ALL\nVLD.f16 V0, [S1], post=8\nVST.f16 [0x1000], V0, P0\n"
-          "VLD.f16 V1, [S1]\n", 5, 0x20, "align"),
+          "MOV S1, 0\nVF.BEGIN\nPSET.b16 P0, ALL\nVLD.f16 V0, [S1], post=8\nVST.f16 [0x1000], V0, P0\n"
+          "VLD.f16 V1, [S1]\nVF.END\n", 6, 0x28, "align"),
     # out of range, from immediates: register ops and tensor operands past the end of UB
-    fault("vld-past-end-of-ub-imm", "VLD.f16 V0, [0x3ff80]\n", 1, 0x0, "UB"),
-    fault("vst-past-end-of-ub-datablock-mode", "PSET.b16 P0, ALL\nMOV S1, 0x3fe00\nVST.f16 [S1], V0, P0, blk=255\n",
-          3, 0x10, "UB"),
+    fault("vld-past-end-of-ub-imm", "VF.BEGIN\nVLD.f16 V0, [0x3ff80]\nVF.END\n", 2, 0x8, "UB"),
+    # (the MOV inside the function: its scalar lane sets the function's S1)
+    fault("vst-past-end-of-ub-datablock-mode",
+          "VF.BEGIN\nPSET.b16 P0, ALL\nMOV S1, 0x3fe00\nVST.f16 [S1], V0, P0, blk=255\nVF.END\n", 4, 0x18, "UB"),
     fault("tensor-dst-past-end-repeat", "VADD.f16 [0x3ff00], [0], [0], repeat=2\n", 1, 0x0, "UB"),
     # out of range, from registers
     fault("unary-src-past-end-block-stride", "VSQRT.f32 [0], [0x3ff00], srcblk=8\n", 1, 0x0, "UB"),
-    fault("vld-register-at-end-of-ub", "MOV S1, 0x40000\nVLD.f16 V0, [S1]\n", 2, 0x8, "UB"),
-    fault("vst-register-negative", "MOV S1, -64\nPSET.b16 P0, ALL\nVST.f16 [S1], V0, P0\n", 3, 0x10, "UB"),
+    fault("vld-register-at-end-of-ub", "MOV S1, 0x40000\nVF.BEGIN\nVLD.f16 V0, [S1]\nVF.END\n", 3, 0x10, "UB"),
+    fault("vst-register-negative", "MOV S1, -64\nVF.BEGIN\nPSET.b16 P0, ALL\nVST.f16 [S1], V0, P0\nVF.END\n",
+          4, 0x18, "UB"),
+    # in a hardware loop: the third pass reads 0x40000.., and the message says which pass
+    fault("vld-past-end-in-a-hardware-loop",
+          "MOV S1, 0x3fe00\nVF.BEGIN\nLOOP 3\nVLD.f16 V0, [S1], post=128\nENDLOOP\nVF.END\n", 4, 0x18, "UB",
+          "(iteration 3 of 3 of the LOOP at line 3 (LOOP 3))"),
     # DMA past the end of GM and UB
     fault("dma-gm-source-past-end", "DMA.GM2UB [0], gm[0xffffe0], len=2\n", 1, 0x0, "GM"),
     fault("dma-gm-register-past-end", "MOV S2, 0x1000000\nDMA.UB2GM gm[S2], [0], len=1\n", 2, 0x8, "GM"),
@@ -510,13 +527,13 @@ FAULTS = [
     fault("dma-largest-transfer", "DMA.GM2UB [0], gm[0], blocks=4095, len=65535\n", 1, 0x0,
           args=("--gm-size", str(1 << 32))),
     # gather / scatter indices: the index vector is built in UB, loaded, then used
-    fault("gather-f16-index-past-end", GATHER_F16.format(idx=128, base=0x3ff00) + "VGATHER.f16 V1, [S1], V0, P0\n",
-          6, 0x20, "UB", "128"),
-    fault("gather-s8-index-past-end", GATHER_F16.format(idx=256, base=0x3ff00) + "VGATHER.s8 V1, [S1], V0, P0\n",
-          6, 0x20, "UB", "256"),
+    fault("gather-f16-index-past-end",
+          GATHER_F16.format(idx=128, base=0x3ff00) + "VGATHER.f16 V1, [S1], V0, P0\nVF.END\n", 7, 0x28, "UB", "128"),
+    fault("gather-s8-index-past-end",
+          GATHER_F16.format(idx=256, base=0x3ff00) + "VGATHER.s8 V1, [S1], V0, P0\nVF.END\n", 7, 0x28, "UB", "256"),
     fault("scatter-u32-index-max",
-          ".ub 0x100, u32, 0, 0xffffffff\nMOV S1, 0\nMOV S2, 0x100\nPSET.b32 P0, VL2\nVLD.u32 V0, [S2]\n"
-          "VSCATTER.u32 [S1], V1, V0, P0\n", 6, 0x20, "UB", "4294967295"),
+          ".ub 0x100, u32, 0, 0xffffffff\nMOV S1, 0\nMOV S2, 0x100\nVF.BEGIN\nPSET.b32 P0, VL2\nVLD.u32 V0, [S2]\n"
+          "VSCATTER.u32 [S1], V1, V0, P0\nVF.END\n", 7, 0x28, "UB", "4294967295"),
     # control reaching the middle of an instruction
     Case("jump-into-an-instruction",
          lambda d: ["run", _write_prog(d, "a: VADD.f16 [0], [0], [0]\n    JMP a + 8\n"), "--report", "none"],
@@ -582,7 +599,8 @@ def _from_source(source: str) -> bytes:
 
 
 def _vbin_fault(d: Path) -> list:
-    return ["run", _file("f.vbin", _from_source("MOV S1, 0x7\nVLD.f16 V0, [S1]\n"))(d), "--report", "none"]
+    return ["run", _file("f.vbin", _from_source("MOV S1, 0x7\nVF.BEGIN\nVLD.f16 V0, [S1]\nVF.END\n"))(d), "--report",
+            "none"]
 
 
 FILES = [
@@ -603,7 +621,7 @@ FILES = [
     _vbin_case("vbin-record-past-ub", lambda: vbin(records=_record(kind=1, code=5, addr=0x40000, payload=b"\1"
                                                                    + b"\0" * 7), nrecords=1), "UB", status=1),
     Case("vbin-fault-names-pc-and-disassembly", _vbin_fault,
-         lambda r, d: (_status(r, 1), _names_fault(r, str(d / "f.vbin"), None, 0x8, "VLD.f16 V0, [S1]"))),
+         lambda r, d: (_status(r, 1), _names_fault(r, str(d / "f.vbin"), None, 0x10, "VLD.f16 V0, [S1]"))),
     usage("program-missing", lambda d: ["run", d / "missing.asm"], "{d}/missing.asm"),
     usage("program-is-a-directory", lambda d: ["run", d], "{d}"),
     usage("program-not-utf8", run_file("bin.asm", b"\xff\xfe\x00\x01NOP\x80\n"), "bin.asm"),

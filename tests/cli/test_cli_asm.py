@@ -35,7 +35,9 @@ PROGRAM = """\
 .equ OUT, 0x1000
 start:
     MOV S1, OUT                     ; S1 = output base
-    VLD.f16 V0, [S1], post=128
+    VF.BEGIN                        ; a vector function: register instructions run only in one
+        VLD.f16 V0, [S1], post=128
+    VF.END
     VADD.f16 [OUT], [0x0], [0x800], repeat=2, mask=(0x1, 0x2)
     VMULS.f32 [0x40], [0x80], -2.5, count=1000
     DMA.GM2UB [S1 + 96], gm[S2 - 5], len=4, blocks=2
@@ -110,13 +112,18 @@ def test_listing_shows_address_words_and_source_line(work: Path):
     mov = next(line for line in lines if "MOV S1, OUT" in line)
     assert re.match(r"^0x0+\s", mov)
     assert words[0] in mov and re.search(r"\b4\b", mov)
-    # The VADD with a bit mask occupies 4 words at pc 0x10, all shown on its line
+    # VF.BEGIN (line 5), the VLD (line 6) and VF.END (line 7) are one word each, at pc 0x8, 0x10, 0x18
+    for text, pc, line_no in (("VF.BEGIN", 0x8, 5), ("VLD.f16 V0, [S1], post=128", 0x10, 6), ("VF.END", 0x18, 7)):
+        listed = next(line for line in lines if text in line)
+        assert re.match(rf"^0x0*{pc:x}\s", listed) and words[pc // 8] in listed, listed
+        assert re.search(rf"\b{line_no}\b", listed), listed
+    # The VADD with a bit mask occupies 4 words at pc 0x20, all shown on its line
     vadd = next(line for line in lines if "VADD.f16" in line)
-    assert re.match(r"^0x0*10\s", vadd)
-    assert all(w in vadd for w in words[2:6])
-    assert re.search(r"\b6\b", vadd)
+    assert re.match(r"^0x0*20\s", vadd)
+    assert all(w in vadd for w in words[4:8])
+    assert re.search(r"\b8\b", vadd)
     # one line per instruction, addresses increasing
-    assert len(lines) == 10
+    assert len(lines) == 12
     pcs = [int(line.split()[0], 16) for line in lines]
     assert pcs == sorted(pcs) and pcs[-1] == (len(program.words) - 1) * 8
 

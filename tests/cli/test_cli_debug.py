@@ -106,10 +106,11 @@ def test_print_registers_and_errors(prog):
 
 def test_mask_register_print(tmp_path):
     path = tmp_path / "p.asm"
-    path.write_text("    PSET.b16 P1, VL3\n    HALT\n")
-    out = debug(path, "step\nprint P1\n")
-    # 3 lanes of 2 bytes: entries 0..5 set
-    assert out[2] == "P1 = entries 0..5 (6 of 256 entries set)"
+    path.write_text("    VF.BEGIN\n    PSET.b16 P1, VL3\n    VF.END\n    HALT\n")
+    out = debug(path, "step\nstep\nprint P1\n")
+    # inside the function, after its PSET: 3 lanes of 2 bytes, entries 0..5 set
+    assert out[2] == "next: line 3 (VF.END) (in a vector function)"
+    assert out[3] == "P1 = entries 0..5 (6 of 256 entries set)"
 
 
 def test_bad_program_is_an_assembly_error(tmp_path):

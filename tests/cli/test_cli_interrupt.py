@@ -59,13 +59,13 @@ def test_ctrl_c_stops_with_the_partial_report(tmp_path):
 def test_outputs_are_written_after_a_fault(tmp_path):
     prog = tmp_path / "fault.asm"
     prog.write_text(".ubfill 0x0, f32, 64, 2.0\n    VADDS.f32 [0x100], [0x0], 1.0\n    MOV S1, 7\n"
-                    "    VLD.f32 V0, [S1]\n    HALT\n")
+                    "    VF.BEGIN\n    VLD.f32 V0, [S1]\n    VF.END\n    HALT\n")
     report, trace, dump = tmp_path / "r.json", tmp_path / "t.json", tmp_path / "d.npy"
     r = subprocess.run([VCORE, "run", str(prog), "--report-file", str(report), "--trace", str(trace),
                         "--dump", f"ub:0x100:f32:4={dump}", "--report", "none"], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 1, r.stderr
-    assert "fault.asm:4" in r.stderr and "VLD.f32 V0, [S1]" in r.stderr
+    assert "fault.asm:5" in r.stderr and "VLD.f32 V0, [S1]" in r.stderr   # the instruction inside the function
     data = json.loads(report.read_text())
     assert data["fault"]["kind"] == "fault" and data["scalars"]["S1"] == 7
     # the VADDS before the fault completed: 2.0 + 1.0

@@ -49,7 +49,7 @@ def test_dump_past_the_end_is_refused_before_the_run(tmp_path):
 
 
 def test_a_negative_address_is_shown_negative(tmp_path):
-    r, _ = vcore(tmp_path, "    MOV S1, 0\n    VLD.f16 V0, [S1 - 32]\n")
+    r, _ = vcore(tmp_path, "    MOV S1, 0\n    VF.BEGIN\n    VLD.f16 V0, [S1 - 32]\n    VF.END\n")
     assert r.returncode == 1
     assert "UB bytes -0x20..0xe0 outside UB" in r.stderr
 

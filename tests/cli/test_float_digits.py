@@ -106,7 +106,9 @@ PROGRAM = """\
 .ub 0x140, bf16, 0.1, 0.3
 .ub 0x180, s16, -5, 7
     MOV S1, 0
+    VF.BEGIN
     VLD.f32 V0, [S1]
+    VF.END
     HALT
 """
 
@@ -133,10 +135,11 @@ def test_json_dumps_keep_the_exact_values(prog):
 
 
 def test_debugger_print_uses_the_same_digits(prog):
-    r = vcore("debug", prog, stdin="step 2\nprint V0.f32\nprint ub:0x140:bf16:2\nprint ub:0x100:f16:2\nquit\n",
+    # MOV, VF.BEGIN and the VLD: paused inside the function, whose V0 the debugger prints
+    r = vcore("debug", prog, stdin="step 3\nprint V0.f32\nprint ub:0x140:bf16:2\nprint ub:0x100:f16:2\nquit\n",
               ok=True)
     out = r.stdout.splitlines()
-    assert out[1] == "next: line 7 (HALT)"
+    assert out[1].startswith("next: line 8 (VF.END)"), out[1]
     assert out[2] == "V0.f32 = 0.1 0.2 nan nan inf -inf -0.0 1.5" + " 0.0" * 56
     assert out[3] == "ub:0x140:bf16:2 = 0.1 0.3"
     assert out[4] == "ub:0x100:f16:2 = 0.1 7.5"

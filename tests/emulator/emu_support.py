@@ -149,3 +149,140 @@ def float_literal(x: float) -> str:
 
 def fault_text(r) -> str:
     return "" if r.fault is None else str(r.fault)
+
+
+# -- register code in a vector function ---------------------------------------------------------
+# Register instructions run only inside a vector function (CONTRACT 7), which starts with every V
+# and P register zero, sees a copy of S, and whose registers are gone at VF.END. So a test that sets
+# registers before register code, or looks at them after it, does so through UB, inside the same
+# function: a prologue loads the wanted V (VLD.u8) and P (PLD, mask bit i = bit i % 8 of byte
+# i // 8) images, an epilogue stores them. A P register is read back without assuming PST's
+# packing: ``VST.u8`` of an all-ones register under it writes byte i exactly when bit i is set
+# (u8 lanes are one bit wide, CONTRACT 3.1). An S register is read back as ``VADDS.u32`` of a zero
+# register and S (its low 32 bits, CONTRACT 2.1), then again after ``SHR S, S, 32``.
+
+REG_BASE = 0x38000          # the default scratch region: REG_BASE .. REG_BASE + harness.size
+_V_IN, _P_IN, _ONES, _ZERO, _V_OUT, _P_OUT, _S_OUT = 0x0, 0x2000, 0x2100, 0x2200, 0x2300, 0x4300, 0x4B00
+# An S register takes 512 bytes (its low and high halves, each stored from lane 0 of a register:
+# a VST's footprint is its whole VL, masked lanes included, so the two stores must not overlap).
+
+
+def vf(body: str) -> str:
+    """``body`` as one vector function."""
+    return "VF.BEGIN\n" + body.strip("\n") + "\nVF.END\n"
+
+
+class Registers:
+    """What the epilogue stored: ``v[k]`` 256 bytes, ``p[k]`` 256 bools, ``s[k]`` a signed int."""
+
+    def __init__(self, v: dict, p: dict, s: dict) -> None:
+        self.v, self.p, self.s = v, p, s
+
+
+class FunctionHarness:
+    """``body`` (register code) inside one function, with V/P set first and P/V/S stored last.
+
+    The epilogue stores the P registers first (with a V register of its own holding all ones), then
+    uses a P register (one not asked for, else one already stored) for the V and S stores, so every
+    P register may be asked for; it needs one V register that is not asked for (two with S).
+    ``fence`` puts a MEMBAR between the prologue, the body and the epilogue, for a body whose
+    UB accesses reach the scratch region."""
+
+    def __init__(self, body: str, v=None, p=None, dump_v=(), dump_p=(), dump_s=(), base: int = REG_BASE,
+                 before: str = "", after: str = "", fence: bool = False) -> None:
+        self.v_in = {k: np.asarray(a, dtype=np.uint8) for k, a in (v or {}).items()}
+        self.p_in = {k: np.asarray(a, dtype=bool) for k, a in (p or {}).items()}
+        self.dump_v, self.dump_p, self.dump_s, self.base = tuple(dump_v), tuple(dump_p), tuple(dump_s), base
+        self.size = _S_OUT + 512 * len(self.dump_s)
+        free_v = [k for k in range(31, -1, -1) if k not in self.dump_v]
+        free_p = [k for k in range(7, -1, -1) if k not in self.dump_p] or [7]
+        assert len(free_v) >= (2 if self.dump_s else 1), "the epilogue needs V registers of its own"
+        b = base
+        pro = [f"VLD.u8 V{k}, [0x{b + _V_IN + 256 * k:x}]" for k in self.v_in]
+        pro += [f"PLD P{k}, [0x{b + _P_IN + 32 * k:x}]" for k in self.p_in]
+        epi = []
+        pa, va = free_p[0], free_v[0]
+        if self.dump_p:
+            epi.append(f"VLD.u8 V{va}, [0x{b + _ONES:x}]")
+            epi += [f"VST.u8 [0x{self.p_addr(k):x}], V{va}, P{k}" for k in self.dump_p]
+        if self.dump_v:
+            epi.append(f"PSET.b8 P{pa}, ALL")
+            epi += [f"VST.u8 [0x{self.v_addr(k):x}], V{k}, P{pa}" for k in self.dump_v]
+        if self.dump_s:
+            vb = free_v[1]
+            epi += [f"PSET.b32 P{pa}, VL1", f"VLD.u8 V{va}, [0x{b + _ZERO:x}]"]
+            for k in self.dump_s:
+                a = self.s_addr(k)
+                epi += [f"VADDS.u32 V{vb}, V{va}, S{k}, P{pa}", f"VST.u32 [0x{a:x}], V{vb}, P{pa}",
+                        f"SHR S{k}, S{k}, 32",
+                        f"VADDS.u32 V{vb}, V{va}, S{k}, P{pa}", f"VST.u32 [0x{a + 256:x}], V{vb}, P{pa}"]
+        fences = ["MEMBAR"] if fence else []
+        parts = [*pro, *(fences if pro else []), body.strip("\n"), *(fences if epi else []), *epi]
+        self.text = before.rstrip("\n") + "\n" + vf("\n".join(parts)) + after
+
+    def v_addr(self, k: int) -> int:
+        return self.base + _V_OUT + 256 * k
+
+    def p_addr(self, k: int) -> int:
+        return self.base + _P_OUT + 256 * k
+
+    def s_addr(self, k: int) -> int:
+        return self.base + _S_OUT + 512 * self.dump_s.index(k)
+
+    def writes(self) -> list:
+        """The UB images to write before the run, as ``(addr, uint8 array)``: the scratch region
+        zeroed, the registers' values in, a block of ones."""
+        b = self.base
+        out = [(b, np.zeros(self.size, dtype=np.uint8))]
+        out += [(b + _V_IN + 256 * k, a) for k, a in self.v_in.items()]
+        out += [(b + _P_IN + 32 * k, np.packbits(bits, bitorder="little")) for k, bits in self.p_in.items()]
+        out.append((b + _ONES, np.full(256, 0xFF, dtype=np.uint8)))
+        return out
+
+    def load(self, m) -> None:
+        for addr, data in self.writes():
+            m.write("ub", addr, data)
+
+    def registers(self, m) -> Registers:
+        ub = m.ub
+        v = {k: np.array(ub[self.v_addr(k):self.v_addr(k) + 256]) for k in self.dump_v}
+        p = {}
+        for k in self.dump_p:
+            raw = np.array(ub[self.p_addr(k):self.p_addr(k) + 256])
+            assert np.isin(raw, (0, 0xFF)).all(), f"P{k} read back as bytes other than 0 and 0xff"
+            p[k] = raw == 0xFF
+        s = {}
+        for k in self.dump_s:
+            a = self.s_addr(k)
+            lo = int(np.array(ub[a:a + 4]).view("<u4")[0])
+            hi = int(np.array(ub[a + 256:a + 260]).view("<u4")[0])
+            x = lo | hi << 32
+            s[k] = x - (1 << 64) if x >> 63 else x
+        return Registers(v, p, s)
+
+
+def run_function(body: str, *, ub=None, gm=None, writes=(), s=None, v=None, p=None, dump_v=(), dump_p=(),
+                 dump_s=(), base: int = REG_BASE, before: str = "", after: str = "", profile: str = "950",
+                 max_instructions=None, fence: bool = False, races: bool = False):
+    """Run ``before``, then ``body`` as one function (registers set and read back as
+    ``FunctionHarness`` does), then ``after``; ``ub``/``gm`` are images at address 0, ``writes``
+    ``(addr, array)`` pairs for UB. The run must report no race unless ``races``. Returns the
+    machine, the result and the registers."""
+    from assembler import assemble
+    from emulator import Machine
+
+    h = FunctionHarness(body, v, p, dump_v, dump_p, dump_s, base, before, after, fence)
+    m = Machine(assemble(h.text), profile=profile)
+    if ub is not None:
+        m.write("ub", 0, np.asarray(ub, dtype=np.uint8))
+    if gm is not None:
+        m.write("gm", 0, np.asarray(gm, dtype=np.uint8))
+    for addr, data in writes:
+        m.write("ub", addr, data)
+    h.load(m)
+    for k, value in (s or {}).items():
+        bits = value & ((1 << 64) - 1)
+        m.s[k] = bits - (1 << 64) if bits >> 63 else bits
+    r = m.run() if max_instructions is None else m.run(max_instructions=max_instructions)
+    assert races or not r.races, f"unexpected races: {r.races}\n{h.text}"
+    return m, r, h.registers(m)

@@ -8,6 +8,11 @@ A change that alters a program's cycles on purpose (a recalibrated profile) reco
     VCORE_WRITE_SNAPSHOT=1 .venv/bin/python -m pytest tests/emulator/test_behaviour_snapshot.py
 
 and says why in its commit.
+
+What a program does (its data, registers, fault, races, how often each instruction ran) and what it
+costs (cycles, busy cycles, stalls) are compared apart, so that a change of the cost model alone
+shows as a timing difference. A timing value recorded as null has not been recorded yet (the
+register programs, when they moved into vector functions): its test fails until it is.
 """
 
 from __future__ import annotations
@@ -58,6 +63,22 @@ def _record() -> dict:
     return {f"{path.name}:{profile}": behaviour(path, profile) for path in PROGRAMS for profile in ("950", "a2")}
 
 
+_PER_PC_DATA, _PER_PC_TIMING = (0, 1, 3), (2, 4, 5)   # pc, count, iterations / cycles, bank conflicts, stalls
+
+
+def split(b: dict | None) -> tuple:
+    """A behaviour as (what the program does, what it costs)."""
+    if b is None:
+        return None, None
+    data = {k: v for k, v in b.items() if k not in ("total_cycles", "pipes", "stalls", "per_pc")}
+    data["instructions"] = {p: n for p, (_busy, n) in b["pipes"].items()}
+    data["per_pc"] = [[e[i] for i in _PER_PC_DATA] for e in b["per_pc"]]
+    timing = {"total_cycles": b["total_cycles"], "stalls": b["stalls"],
+              "busy": {p: busy for p, (busy, _n) in b["pipes"].items()},
+              "per_pc": [[e[i] for i in _PER_PC_TIMING] for e in b["per_pc"]]}
+    return data, timing
+
+
 if os.environ.get("VCORE_WRITE_SNAPSHOT"):
     SNAPSHOT.write_text(json.dumps(_record(), indent=1, sort_keys=True) + "\n")
 
@@ -71,4 +92,13 @@ def test_the_snapshot_covers_every_program():
 @pytest.mark.parametrize("key", sorted(RECORDED))
 def test_program_behaves_as_recorded(key):
     name, profile = key.rsplit(":", 1)
-    assert behaviour(ROOT / "programs" / name, profile) == RECORDED[key]
+    assert split(behaviour(ROOT / "programs" / name, profile))[0] == split(RECORDED[key])[0]
+
+
+@pytest.mark.parametrize("key", sorted(RECORDED))
+def test_program_times_as_recorded(key):
+    name, profile = key.rsplit(":", 1)
+    recorded = split(RECORDED[key])[1]
+    if recorded is not None and recorded["total_cycles"] is None:
+        pytest.fail(f"{key}: its cycles are not recorded yet (a register program, moved into a vector function)")
+    assert split(behaviour(ROOT / "programs" / name, profile))[1] == recorded

@@ -2,8 +2,15 @@
 the source line, and the state that earlier instructions changed must still be there.
 
 Program counters are worked out by hand from the instruction sizes in docs/isa.md: one 64-bit word
-for register, mask, scalar, branch, DMA-free and sync instructions; two for tensor binary/unary
-instructions, three for tensor scalar forms, plus two when a mask or count is given; DMA two.
+for register, mask, scalar, branch, DMA-free and sync instructions and for VF.BEGIN, VF.END, LOOP,
+ENDLOOP and MEMBAR; two for tensor binary/unary instructions, three for tensor scalar forms, plus
+two when a mask or count is given; DMA two.
+
+Register instructions run inside vector functions (CONTRACT 7). A fault inside one names the inner
+instruction (its pc and line) and, inside hardware loops, the iteration of each; it stops the run
+there: nothing after the faulting instruction runs (in the function or after its VF.END), and the
+function's scalar writes are gone with it. (Whether the function's stores before the fault land is
+left open here.)
 """
 
 from __future__ import annotations
@@ -50,24 +57,59 @@ def test_misaligned_immediate_source_operand(operand):
 
 def test_misaligned_register_operand():
     src = """MOV S1, 0x100
+VF.BEGIN
+PSET.b8 P0, ALL
 VLD.f16 V0, [S1], post=8
 VLD.f16 V1, [S1]
+VST.u8 [0x200], V0, P0
+VF.END
+MOV S2, 1
 """
-    # post=8 halves moves S1 by 16 bytes: 0x110 is not 32-byte aligned
+    # MOV 0x0, VF.BEGIN 0x8, PSET 0x10, VLD 0x18, VLD 0x20: post=8 halves moves the function's S1
+    # by 16 bytes, and 0x110 is not 32-byte aligned
     ub = np.zeros(0x400, dtype=np.uint8)
     ub[0x100:0x200] = np.arange(256, dtype=np.uint8)
     m, r = E.run_program(src, "950", ub=ub)
-    assert_fault(r, 0x10, "VLD.f16 V1, [S1]", "align")
-    assert m.s[1] == 0x110
-    np.testing.assert_array_equal(m.v[0], np.arange(256, dtype=np.uint8))
-    assert not m.v[1].any()
+    assert_fault(r, 0x20, "VLD.f16 V1, [S1]", "align")
+    assert m.s[1] == 0x100                  # post= changed the function's copy of S1 only
+    assert m.s[2] == 0                      # the run stopped in the function
+    assert not m.ub[0x200:0x300].any()      # the store after the fault never ran
+    np.testing.assert_array_equal(m.ub[0x100:0x200], np.arange(256, dtype=np.uint8))
+
+
+def test_a_fault_in_a_hardware_loop_names_the_iteration():
+    src = """MOV S1, 0x3fd00
+VF.BEGIN
+PSET.b32 P0, ALL
+LOOP 2
+LOOP 4
+VLD.f32 V0, [S1], post=64
+ENDLOOP
+ENDLOOP
+VST.f32 [0x0], V0, P0
+VF.END
+MOV S2, 1
+"""
+    # MOV 0x0, VF.BEGIN 0x8, PSET 0x10, LOOP 0x18 (line 4), LOOP 0x20 (line 5), VLD 0x28.
+    # The VLD reads 0x3fd00, 0x3fe00, 0x3ff00, then 0x40000..0x400ff: past the end of the 950's
+    # 256 KiB UB in iteration 4 of the inner loop, iteration 1 of the outer one.
+    ub = np.zeros(0x40000, dtype=np.uint8)
+    ub[0x3FD00:] = 7
+    m, r = E.run_program(src, "950", ub=ub)
+    msg = assert_fault(r, 0x28, "VLD.f32 V0, [S1], post=64", "UB")
+    assert re.search(r"iteration 1 of 2 of the LOOP at line 4 \(LOOP 2\)", msg), msg
+    assert re.search(r"iteration 4 of 4 of the LOOP at line 5 \(LOOP 4\)", msg), msg
+    assert msg.index("iteration 1 of 2") < msg.index("iteration 4 of 4"), msg   # outer loop first
+    assert m.s[1] == 0x3FD00 and m.s[2] == 0
+    assert not m.ub[0x0:0x100].any()        # the store after the loops never ran
 
 
 def test_misaligned_register_operand_of_tensor_and_gather():
-    m, r = E.run_program("MOV S3, 0x48\nVGATHER.f16 V0, [S3], V1, P0\n", "950")
-    assert_fault(r, 0x8, "VGATHER.f16 V0, [S3], V1, P0", "align")
-    m, r = E.run_program("MOV S3, 0x48\nPST [S3 + 32], P0\n", "950")
-    assert_fault(r, 0x8, "PST [S3 + 32], P0", "align")
+    # MOV 0x0, VF.BEGIN 0x8, the instruction 0x10
+    m, r = E.run_program("MOV S3, 0x48\n" + E.vf("VGATHER.f16 V0, [S3], V1, P0"), "950")
+    assert_fault(r, 0x10, "VGATHER.f16 V0, [S3], V1, P0", "align")
+    m, r = E.run_program("MOV S3, 0x48\n" + E.vf("PST [S3 + 32], P0"), "950")
+    assert_fault(r, 0x10, "PST [S3 + 32], P0", "align")
 
 
 # -- out of range -----------------------------------------------------------------------------
@@ -117,31 +159,45 @@ def test_a2_last_datablock_is_fine():
 ])
 def test_vld_vst_past_the_end_of_ub(line):
     # S1 = 0x3ffe0: 256 bytes from there end past 0x40000; S4 = 0x3fe00 with blk=5 reaches
-    # 0x3fe00 + 7*5*32 + 32 = 0x40280. P0 is all ones, so a store would write every byte.
-    src = f"MOV S1, 0x3ffe0\nMOV S4, 0x3fe00\nPSET.b8 P0, ALL\n{line}\n"
-    m, r = E.run_program(src, "950")
-    assert_fault(r, 0x18, line, "UB")
-    assert m.s[1] == 0x3FFE0 and m.p[0].all()
+    # 0x3fe00 + 7*5*32 + 32 = 0x40280. P0 is all ones and V3 all ones, so a store would write
+    # every byte it reaches; the store after the faulting line never runs.
+    # MOV 0x0, MOV 0x8, VF.BEGIN 0x10, PSET 0x18, VLD 0x20, the line 0x28
+    src = ("MOV S1, 0x3ffe0\nMOV S4, 0x3fe00\n" +
+           E.vf(f"PSET.b8 P0, ALL\nVLD.u8 V3, [0x100]\n{line}\nVST.u8 [0x0], V3, P0") + "MOV S2, 1\n")
+    ub = np.zeros(0x40000, dtype=np.uint8)
+    ub[0x100:0x200] = 0xFF
+    m, r = E.run_program(src, "950", ub=ub)
+    assert_fault(r, 0x28, line, "UB")
+    assert m.s[1] == 0x3FFE0 and m.s[2] == 0
+    assert not m.ub[0x0:0x100].any() and not m.ub[0x3FE00:].any()
 
 
 def test_vld_at_the_last_vl_of_ub_is_fine():
     ub = np.zeros(0x40000, dtype=np.uint8)
     ub[-32:] = np.arange(32)
-    m, r = E.run_program("MOV S1, 0x3ff00\nVLD.f16 V0, [S1], post=128\nMOV S2, 0x3ffe0\n"
-                         "VLD.u8 V1, [S2], blk=0\n", "950", ub=ub)
+    # post-update may point past the end (no access there): S1 = 0x40000 inside the function
+    m, r, regs = E.run_function("VLD.f16 V0, [S1], post=128\nMOV S2, 0x3ffe0\nVLD.u8 V1, [S2], blk=0",
+                                before="MOV S1, 0x3ff00", ub=ub, dump_v=[1], dump_s=[1, 2], base=0x30000)
     assert r.fault is None, r.fault
-    assert m.s[1] == 0x40000          # post-update may point past the end; no access there
-    np.testing.assert_array_equal(m.v[1], np.tile(np.arange(32, dtype=np.uint8), 8))  # blk=0: one block 8 times
+    assert regs.s[1] == 0x40000 and regs.s[2] == 0x3FFE0
+    assert m.s[1] == 0x3FF00 and m.s[2] == 0          # the function's scalar writes are gone at VF.END
+    np.testing.assert_array_equal(regs.v[1], np.tile(np.arange(32, dtype=np.uint8), 8))  # blk=0: one block 8 times
 
 
 # -- gather / scatter indices -----------------------------------------------------------------
 
 GATHER = """MOV S1, 0x3f000
 MOV S2, 0x100
+VF.BEGIN
 PSET.b16 P0, {pattern}
+PSET.b8 P1, ALL
 VLD.u16 V5, [S2]
+VST.u8 [0x400], V5, P1
 VGATHER.s8 V0, [S1], V5, P0
+VST.u8 [0x500], V0, P1
+VF.END
 """
+# MOV 0x0, MOV 0x8, VF.BEGIN 0x10, PSET 0x18, PSET 0x20, VLD 0x28, VST 0x30, VGATHER 0x38
 
 
 def _gather_index_image():
@@ -156,32 +212,40 @@ def _gather_index_image():
 
 def test_gather_index_out_of_range_faults():
     m, r = E.run_program(GATHER.format(pattern="VL2"), "950", ub=_gather_index_image())
-    assert_fault(r, 0x20, "VGATHER.s8 V0, [S1], V5, P0", "UB")
-    assert m.v[5].view(np.uint16)[1] == 0xFFFF               # the VLD before it ran
+    assert_fault(r, 0x38, "VGATHER.s8 V0, [S1], V5, P0", "UB")
+    assert not m.ub[0x400:0x600].any()                       # the function's stores did not land
 
 
 def test_gather_out_of_range_index_in_masked_off_lane_does_not_fault():
     m, r = E.run_program(GATHER.format(pattern="VL1"), "950", ub=_gather_index_image())
     assert r.fault is None, r.fault
-    got = m.v[0].view(np.uint16)
+    assert m.ub[0x400:0x500].view(np.uint16)[1] == 0xFFFF     # the index register as loaded
+    got = m.ub[0x500:0x600].view(np.uint16)
     assert got[0] == 216 and not got[1:].any()
 
 
 def test_scatter_index_out_of_range_faults_masked_off_does_not():
     src = """MOV S1, 0x3f000
 MOV S2, 0x100
+VF.BEGIN
 PSET.b32 P0, {pattern}
 VLD.u32 V5, [S2]
+VLD.f32 V6, [0x200]
 VSCATTER.f32 [S1], V6, V5, P0
+VF.END
 """
+    # MOV 0x0, MOV 0x8, VF.BEGIN 0x10, PSET 0x18, VLD 0x20, VLD 0x28, VSCATTER 0x30
     ub = np.zeros(0x40000, dtype=np.uint8)
     idx = np.zeros(64, dtype=np.uint32)
     idx[0], idx[1] = 2, 0x10000000
     ub[0x100:0x200] = idx.view(np.uint8)
+    ub[0x200:0x204] = np.array([2.5], dtype=np.float32).view(np.uint8)     # V6 lane 0
     m, r = E.run_program(src.format(pattern="VL2"), "950", ub=ub)
-    assert_fault(r, 0x20, "VSCATTER.f32 [S1], V6, V5, P0", "UB")
+    assert_fault(r, 0x30, "VSCATTER.f32 [S1], V6, V5, P0", "UB")
+    assert not m.ub[0x3F000:0x3F010].any()                   # lane 0's element did not land
     m, r = E.run_program(src.format(pattern="VL1"), "950", ub=ub)
     assert r.fault is None, r.fault
+    assert m.read("ub", 0x3F008, "f32", 1)[0] == 2.5          # lane 0 to index 2
 
 
 # -- DMA --------------------------------------------------------------------------------------

@@ -48,9 +48,9 @@ FMT = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23)}
 
 # -- helpers ---------------------------------------------------------------------------------------
 
-def run(text, ub=None, s=None, v=None, p=None, profile="950"):
-    """Assemble and run ``text`` from a given state (UB image at 0, S/V/P register values);
-    the run must not fault."""
+def run(text, ub=None, s=None, profile="950"):
+    """Assemble and run ``text`` from a given state (UB image at 0, S register values); the run
+    must not fault. Register code goes in a vector function (``E.vf``, or ``run_reg``)."""
     from assembler import assemble
     from emulator import Machine
 
@@ -60,13 +60,19 @@ def run(text, ub=None, s=None, v=None, p=None, profile="950"):
         m.ub[:ub.size] = ub
     for k, val in (s or {}).items():
         m.s[k] = wrap64(val)
-    for k, arr in (v or {}).items():
-        m.v[k] = np.asarray(arr, dtype=np.uint8)
-    for k, arr in (p or {}).items():
-        m.p[k] = np.asarray(arr, dtype=bool)
     r = m.run()
     assert r.fault is None, f"faulted: {r.fault}\n{text}"
     return m
+
+
+def run_reg(body, ub=None, s=None, v=None, p=None, dump_v=(), dump_p=(), dump_s=()):
+    """``body`` (register code) as one vector function (CONTRACT 7), from a given state: UB image
+    at 0, S values, and V / P values that the function loads first (it starts with them zero);
+    the registers in ``dump_*`` are stored at its end (``emu_support.FunctionHarness``). The run
+    must not fault. Returns the machine and the registers read back."""
+    m, r, regs = E.run_function(body, ub=ub, s=s, v=v, p=p, dump_v=dump_v, dump_p=dump_p, dump_s=dump_s)
+    assert r.fault is None, f"faulted: {r.fault}\n{body}"
+    return m, regs
 
 
 def wrap64(x: int) -> int:
@@ -197,7 +203,7 @@ def run_binary(op, t, form, a_bits, b_bits) -> list[int]:
         for c in range(iters):
             lines += [f"VLD.{t} V0, [0x{A + 256 * c:x}]", f"VLD.{t} V1, [0x{B + 256 * c:x}]",
                       f"{mn(op)}.{t} V2, V0, V1, P0", f"VST.{t} [0x{D + 256 * c:x}], V2, P0"]
-        text = "\n".join(lines)
+        text = E.vf("\n".join(lines))
     m = run(text, ub=ub)
     return unpack(m.ub[D:D + len(a_bits) * size], t)
 
@@ -216,7 +222,7 @@ def run_unary(op, t, form, a_bits) -> list[int]:
         for c in range(iters):
             lines += [f"VLD.{t} V0, [0x{A + 256 * c:x}]", f"{mn(op)}.{t} V2, V0, P0",
                       f"VST.{t} [0x{D + 256 * c:x}], V2, P0"]
-        text = "\n".join(lines)
+        text = E.vf("\n".join(lines))
     m = run(text, ub=ub)
     return unpack(m.ub[D:D + len(a_bits) * size], t)
 
@@ -237,7 +243,8 @@ def run_scalar(op, t, form, a_bits, operands, s=None) -> list[list[int]]:
         else:
             vd = 1 + k % 30
             lines += [f"{mn(op)}.{t} V{vd}, V0, {operand}, P0", f"VST.{t} [0x{dst:x}], V{vd}, P0"]
-    m = run("\n".join(lines), ub=ub, s=s)
+    text = "\n".join(lines)
+    m = run(text if form == "tensor" else E.vf(text), ub=ub, s=s)
     return [unpack(m.ub[D + 256 * k:D + 256 * k + len(a_bits) * size], t) for k in range(len(operands))]
 
 
@@ -716,8 +723,11 @@ def test_8bit_floats_have_no_arithmetic(mnemonic, t):
 
     operands = {"VADDS": "V1, V0, 1.0, P0", "VMULS": "V1, V0, 0.5, P0", "VMAXS": "[0x100], [0x0], 1.0",
                 "VMINS": "[0x100], [0x0], 1.0", "VADD": "V1, V0, V0, P0", "VEXP": "[0x100], [0x0]"}[mnemonic]
-    with pytest.raises(AsmError):
-        assemble(f"{mnemonic}.{t} {operands}")
+    line = f"{mnemonic}.{t} {operands}"
+    # a register form is checked inside a function, where it would otherwise be valid (CONTRACT 7)
+    with pytest.raises(AsmError) as err:
+        assemble(E.vf(line) if "P0" in operands else line)
+    assert t in str(err.value), str(err.value)
 
 
 # Sn scalars: the low bits of the register reinterpreted as T, whatever is above them
@@ -762,8 +772,8 @@ def test_8bit_vld_vst_round_trip_all_patterns(t):
     src = np.arange(256, dtype=np.uint8)
     ub = np.full(0x2000, SENTINEL, dtype=np.uint8)
     ub[0:256] = src
-    m = run(f"PSET.b8 P0, ALL\nVLD.{t} V0, [0x0]\nVST.{t} [0x1000], V0, P0", ub=ub)
-    np.testing.assert_array_equal(m.v[0], src)
+    m, regs = run_reg(f"PSET.b8 P0, ALL\nVLD.{t} V0, [0x0]\nVST.{t} [0x1000], V0, P0", ub=ub, dump_v=[0])
+    np.testing.assert_array_equal(regs.v[0], src)
     np.testing.assert_array_equal(m.ub[0x1000:0x1100], src)
 
 
@@ -790,17 +800,20 @@ def test_8bit_float_gathers_keep_bits(t):
         VGATHER.{t} V2, [0x0], V5, P1
         VGATHER.{t} V3, V0, V6
     """
-    m = run(text, ub=ub)
-    want1 = R.vgather_ub(ub, 0, t, m.v[4], R.pset(16, "ALL"))
-    want2 = R.vgather_ub(ub, 0, t, m.v[5], R.pset(16, "ALL"))
+    _m, regs = run_reg(text, ub=ub, dump_v=[1, 2, 3, 4, 5])
+    v = regs.v
+    want1 = R.vgather_ub(ub, 0, t, v[4], R.pset(16, "ALL"))
+    want2 = R.vgather_ub(ub, 0, t, v[5], R.pset(16, "ALL"))
     want3 = R.vgather_reg(t, src, ridx)
     # by hand: zero extension of every pattern, and the reversal
-    np.testing.assert_array_equal(m.v[1].view("<u2"), idx_lo)
-    np.testing.assert_array_equal(m.v[2].view("<u2"), idx_hi)
-    np.testing.assert_array_equal(m.v[3], src[::-1])
-    np.testing.assert_array_equal(m.v[1], want1)
-    np.testing.assert_array_equal(m.v[2], want2)
-    np.testing.assert_array_equal(m.v[3], want3)
+    np.testing.assert_array_equal(v[4], ub[0x400:0x500])
+    np.testing.assert_array_equal(v[5], ub[0x500:0x600])
+    np.testing.assert_array_equal(v[1].view("<u2"), idx_lo)
+    np.testing.assert_array_equal(v[2].view("<u2"), idx_hi)
+    np.testing.assert_array_equal(v[3], src[::-1])
+    np.testing.assert_array_equal(v[1], want1)
+    np.testing.assert_array_equal(v[2], want2)
+    np.testing.assert_array_equal(v[3], want3)
 
 
 @pytest.mark.parametrize("t", FLOATS)
@@ -824,10 +837,10 @@ def test_float_specials_move_bit_exact(t):
         VGATHER.{t} V2, V0, V4
         VST.{t} [0x1100], V1, P0
     """
-    m = run(text, ub=ub)
+    m, regs = run_reg(text, ub=ub, dump_v=[1, 2])
     assert unpack(m.ub[0x1000:0x1100], t) == vals
-    assert unpack(m.v[1], t) == vals[::-1]
-    assert unpack(m.v[2], t) == vals[::-1]
+    assert unpack(regs.v[1], t) == vals[::-1]
+    assert unpack(regs.v[2], t) == vals[::-1]
     assert unpack(m.ub[0x1100:0x1200], t) == vals[::-1]
 
 
@@ -1022,10 +1035,11 @@ def test_vsub_carry_edges(same_reg):
     garbage = np.full(256, 0xCC, dtype=np.uint8)
     carry_reg = 0 if same_reg else 1
     text = f"VSUB.u32 V2, V0, V1, P0, carry=P{carry_reg}"
-    m = run(text, v={0: va, 1: vb, 2: garbage}, p={0: pm, 1: np.ones(256, dtype=bool)})
+    _m, regs = run_reg(text, v={0: va, 1: vb, 2: garbage}, p={0: pm, 1: np.ones(256, dtype=bool)},
+                       dump_v=[2], dump_p=[carry_reg])
     want_d, want_c = R.vsub_carry(va, vb, pm)
-    got_d = unpack(m.v[2], "u32")
-    got_c = m.p[carry_reg]
+    got_d = unpack(regs.v[2], "u32")
+    got_c = regs.p[carry_reg]
     bad = []
     for k in range(64):
         label = CARRY_PAIRS[k % n][2]
@@ -1037,7 +1051,7 @@ def test_vsub_carry_edges(same_reg):
         if bits != [hc] * 4:
             bad.append(f"lane {k} {label}{'' if active[k] else ' (inactive)'}: carry bits want {[hc] * 4}, got {bits}")
     assert not bad, "\n".join(bad)
-    np.testing.assert_array_equal(m.p[carry_reg], want_c)
+    np.testing.assert_array_equal(regs.p[carry_reg], want_c)
 
 
 def test_plain_vsub_u32_wraps_without_touching_masks():
@@ -1045,9 +1059,10 @@ def test_plain_vsub_u32_wraps_without_touching_masks():
     b = pack([0, 1, 0xFFFFFFFF, 7] * 16, "u32")
     p1 = np.zeros(256, dtype=bool)
     p1[::3] = True
-    m = run("PSET.b32 P0, ALL\nVSUB.u32 V2, V0, V1, P0", v={0: a, 1: b}, p={1: p1})
-    assert unpack(m.v[2], "u32") == [0, 0xFFFFFFFF, 0, 0] * 16
-    np.testing.assert_array_equal(m.p[1], p1)
+    _m, regs = run_reg("PSET.b32 P0, ALL\nVSUB.u32 V2, V0, V1, P0", v={0: a, 1: b}, p={1: p1},
+                       dump_v=[2], dump_p=[1])
+    assert unpack(regs.v[2], "u32") == [0, 0xFFFFFFFF, 0, 0] * 16
+    np.testing.assert_array_equal(regs.p[1], p1)
 
 
 # ==================================================================================================
@@ -1185,21 +1200,21 @@ def _register_mask_program(t, setter):
     """
 
 
-def _check_register_masked(m, t, pmask, ub):
+def _check_register_masked(m, regs, t, pmask, ub):
     size = R.SIZE[t]
     va, vb = R.vld(ub, 0x0), R.vld(ub, 0x100)
     want_v2 = R.vop("add", t, va, vb, pmask)
     want_v3 = R.vop_scalar("muls", t, va, 2, pmask)
     want_ub = ub.copy()
     R.vst(want_ub, 0x1000, want_v2, pmask, t)
-    np.testing.assert_array_equal(m.v[2], want_v2, err_msg="VADD under the mask (inactive lanes zero)")
-    np.testing.assert_array_equal(m.v[3], want_v3, err_msg="VMULS under the mask (inactive lanes zero)")
+    np.testing.assert_array_equal(regs.v[2], want_v2, err_msg="VADD under the mask (inactive lanes zero)")
+    np.testing.assert_array_equal(regs.v[3], want_v3, err_msg="VMULS under the mask (inactive lanes zero)")
     np.testing.assert_array_equal(m.ub[:ub.size], want_ub, err_msg="VST under the mask (inactive lanes kept)")
     # by hand: lane i active <=> bit i*size of P0
     for i in range(256 // size):
         lane = slice(i * size, (i + 1) * size)
         if not pmask[i * size]:
-            assert not m.v[2][lane].any(), f"inactive lane {i} of V2 not zero"
+            assert not regs.v[2][lane].any(), f"inactive lane {i} of V2 not zero"
             assert (m.ub[0x1000 + i * size:0x1000 + (i + 1) * size] == SENTINEL).all(), f"VST wrote lane {i}"
 
 
@@ -1218,16 +1233,16 @@ def test_pset_patterns_mask_compute_and_store(w, pattern):
     t = TYPE_OF_WIDTH[w]
     ub = _mask_image(t)
     garbage = np.full(256, 0x77, dtype=np.uint8)
-    m = run(_register_mask_program(t, f"PSET.b{w} P0, {pattern}"), ub=ub,
-            v={2: garbage, 3: garbage}, p={0: np.ones(256, dtype=bool)})
+    m, regs = run_reg(_register_mask_program(t, f"PSET.b{w} P0, {pattern}"), ub=ub,
+                      v={2: garbage, 3: garbage}, p={0: np.ones(256, dtype=bool)}, dump_v=[2, 3], dump_p=[0])
     want = R.pset(w, pattern)
-    np.testing.assert_array_equal(m.p[0], want, err_msg=f"PSET.b{w} {pattern}")
+    np.testing.assert_array_equal(regs.p[0], want, err_msg=f"PSET.b{w} {pattern}")
     # by hand: the lane count of the pattern
     lanes = 256 // (w // 8)
     n = {"ALL": lanes, "ALLF": 0, "H": lanes // 2, "Q": lanes // 4, "M3": lanes // 3 * 3, "M4": lanes // 4 * 4}.get(
         pattern, min(int(pattern[2:]) if pattern.startswith("VL") else 0, lanes))
     assert int(want.sum()) == n * (w // 8)
-    _check_register_masked(m, t, want, ub)
+    _check_register_masked(m, regs, t, want, ub)
 
 
 PUPDATE_CASES = [(16, c) for c in (0, 1, 63, 64, 65, 127, 128, 129, 256, 257, -5, 1 << 62)] + \
@@ -1240,18 +1255,20 @@ def test_pupdate_counts(w, count):
     ub = _mask_image(t)
     garbage = np.full(256, 0x77, dtype=np.uint8)
     text = _register_mask_program(t, f"PUPDATE.b{w} P0, S1\nPUPDATE.b{w} P1, S1\nPUPDATE.b{w} P2, S1")
-    m = run(text, ub=ub, s={1: count}, v={2: garbage, 3: garbage},
-            p={k: np.ones(256, dtype=bool) for k in range(3)})
+    # PUPDATE's count register is the function's copy of S1 (CONTRACT 7): read back at its end
+    m, regs = run_reg(text, ub=ub, s={1: count}, v={2: garbage, 3: garbage},
+                      p={k: np.ones(256, dtype=bool) for k in range(3)}, dump_v=[2, 3], dump_p=[0, 1, 2], dump_s=[1])
     c = count
     lanes = 256 // (w // 8)
     for k in range(3):
         want, rest = R.pupdate(w, c)
         # by hand: first min(c, lanes) lanes (none for c <= 0), then max(0, c - lanes)
         assert int(want.sum()) == max(0, min(c, lanes)) * (w // 8) and rest == max(0, c - lanes)
-        np.testing.assert_array_equal(m.p[k], want, err_msg=f"PUPDATE #{k + 1} from S1 = {c}")
+        np.testing.assert_array_equal(regs.p[k], want, err_msg=f"PUPDATE #{k + 1} from S1 = {c}")
         c = rest
-    assert m.s[1] == c
-    _check_register_masked(m, t, R.pupdate(w, count)[0], ub)
+    assert regs.s[1] == c                       # inside the function, after the three updates
+    assert m.s[1] == count                      # the scalar unit's S1: the function's writes are gone
+    _check_register_masked(m, regs, t, R.pupdate(w, count)[0], ub)
 
 
 # only the lowest bit of a lane's group is read (SEMANTICS: "only the lowest bit of a lane's group")
@@ -1274,8 +1291,8 @@ def test_register_mask_lowest_bit_of_lane(t, bits, what):
     pm = np.zeros(256, dtype=bool)
     pm[bits] = True
     garbage = np.full(256, 0x77, dtype=np.uint8)
-    m = run(_register_mask_program(t, "NOP"), ub=ub, v={2: garbage, 3: garbage}, p={0: pm})
-    _check_register_masked(m, t, pm, ub)
+    m, regs = run_reg(_register_mask_program(t, ""), ub=ub, v={2: garbage, 3: garbage}, p={0: pm}, dump_v=[2, 3])
+    _check_register_masked(m, regs, t, pm, ub)
 
 
 @pytest.mark.parametrize("t,lane", [("f16", 0), ("f16", 63), ("f16", 64), ("f16", 127), ("f32", 63), ("s8", 255)],
@@ -1295,13 +1312,14 @@ def test_register_single_lane_edges_of_every_op(t, lane):
     for k, o in enumerate(["VADDS", "VMULS", "VMAXS", "VMINS"]):
         lines.append(f"{o}.{t} V{20 + k}, V0, 3, P0")
     garbage = np.full(256, 0x77, dtype=np.uint8)
-    m = run("\n".join(lines), ub=ub, v=dict.fromkeys(range(2, 30), garbage), p={0: pm})
+    dumps = [2 + k for k in range(len(ops))] + [10 + k for k in range(len(unary))] + [20 + k for k in range(4)]
+    _m, regs = run_reg("\n".join(lines), ub=ub, v=dict.fromkeys(range(2, 30), garbage), p={0: pm}, dump_v=dumps)
     va, vb = R.vld(ub, 0), R.vld(ub, 0x100)
     for k, o in enumerate(ops):
-        np.testing.assert_array_equal(m.v[2 + k], R.vop(o[1:].lower(), t, va, vb, pm), err_msg=o)
+        np.testing.assert_array_equal(regs.v[2 + k], R.vop(o[1:].lower(), t, va, vb, pm), err_msg=o)
     for k, o in enumerate(unary):
         want = R.vop_unary(o[1:].lower(), t, va, pm)
-        got = m.v[10 + k]
+        got = regs.v[10 + k]
         if o in ("VEXP", "VLN"):
             bad = E.mem_mismatches(got, want, t, ulp=2)
             assert not bad, (o, bad)
@@ -1311,4 +1329,26 @@ def test_register_single_lane_edges_of_every_op(t, lane):
         else:
             np.testing.assert_array_equal(got, want, err_msg=o)
     for k, o in enumerate(["VADDS", "VMULS", "VMAXS", "VMINS"]):
-        np.testing.assert_array_equal(m.v[20 + k], R.vop_scalar(o[1:].lower(), t, va, 3, pm), err_msg=o)
+        np.testing.assert_array_equal(regs.v[20 + k], R.vop_scalar(o[1:].lower(), t, va, 3, pm), err_msg=o)
+
+
+def test_the_function_harness_round_trips_registers():
+    """The harness that sets and reads registers around a function (emu_support.FunctionHarness):
+    values in come back out, values the function changed come back changed, and the scalar unit's
+    S is as before the function (CONTRACT 7)."""
+    rng = np.random.default_rng(3)
+    v = {k: rng.integers(0, 256, 256, dtype=np.uint8) for k in (0, 5, 29)}
+    p = {k: rng.random(256) < 0.5 for k in (0, 3, 7)}
+    body = "VADD.u8 V5, V0, V29, P3\nPSET.b16 P7, VL3\nMOV S4, -2\nADD S6, S6, 1"
+    s = {4: 7, 6: (1 << 40) - 1, 9: -(1 << 62) - 5}
+    m, r, regs = E.run_function(body, v=v, p=p, s=s, dump_v=[0, 5, 29, 12], dump_p=[0, 3, 7], dump_s=[4, 6, 9])
+    assert r.fault is None, r.fault
+    np.testing.assert_array_equal(regs.v[0], v[0])
+    np.testing.assert_array_equal(regs.v[29], v[29])
+    np.testing.assert_array_equal(regs.v[5], R.vop("add", "u8", v[0], v[29], p[3]))
+    assert not regs.v[12].any()                             # never written: zero, as every function starts
+    np.testing.assert_array_equal(regs.p[0], p[0])
+    np.testing.assert_array_equal(regs.p[3], p[3])
+    np.testing.assert_array_equal(regs.p[7], np.repeat(np.arange(128) < 3, 2))   # b16 VL3: bits 0..5
+    assert regs.s == {4: -2, 6: 1 << 40, 9: -(1 << 62) - 5}
+    assert (m.s[4], m.s[6], m.s[9]) == (7, (1 << 40) - 1, -(1 << 62) - 5)

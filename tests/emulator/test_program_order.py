@@ -151,12 +151,17 @@ loop:
 def test_the_contiguous_vld_vst_footprint_is_the_blocks_of_its_256_bytes(addr):
     # The VLD/VST run closures write the contiguous footprint out themselves, to save a call: it
     # must be the blocks holding bytes addr..addr+255, addr/32 up to (addr + 255)/32 + 1.
-    machine = Machine(assemble(f"VLD.f16 V0, [{addr}]\nVST.f16 [{addr}], V0, P0\nHALT\n"))
+    # Inside a function (VF.BEGIN at pc 0, VLD 0x8, VST 0x10); the function's own job on V has the
+    # union of its instructions' footprints.
+    machine = Machine(assemble(f"VF.BEGIN\nVLD.f16 V0, [{addr}]\nVST.f16 [{addr}], V0, P0\nVF.END\nHALT\n"))
     machine.timed_data = True
     machine.run(trace=True)
-    jobs = [s[4] for s in machine.engine.slices if s[0] == "V"]
-    assert [j.footprint_reads.get("ub") for j in jobs] == [(None, addr // 32, (addr + 255) // 32 + 1), None]
-    assert jobs[1].footprint_writes["ub"] == (None, addr // 32, (addr + 255) // 32 + 1)
+    jobs = {s[4].pc: s[4] for s in machine.engine.slices if s[0] == "V"}
+    assert sorted(jobs) == [0x0, 0x8, 0x10]
+    blocks = (None, addr // 32, (addr + 255) // 32 + 1)
+    assert [jobs[pc].footprint_reads.get("ub") for pc in (0x8, 0x10)] == [blocks, None]
+    assert jobs[0x10].footprint_writes["ub"] == blocks
+    assert jobs[0x0].footprint_reads["ub"] == blocks and jobs[0x0].footprint_writes["ub"] == blocks
 
 
 def test_strict_mode_faults_at_the_timed_runs_first_race():

@@ -50,6 +50,10 @@ def test_every_table_row_binds():
     src = """VADD.f16 [0x0], [0x0], [0x0]
 VEXP.f32 [0x0], [0x0]
 VADDS.s16 [0x0], [0x0], 1
+VF.BEGIN
+LOOP 2
+MEMBAR
+ENDLOOP
 VLD.u8 V0, [S1]
 VST.u8 [S1], V0, P0
 VSUB.u32 V0, V1, V2, P0, carry=P1
@@ -62,6 +66,7 @@ PSET.b16 P0, ALL
 PUPDATE.b32 P0, S1
 PLD P0, [S1]
 PST [S1], P0
+VF.END
 MOV S1, 1
 ADD S1, S1, 1
 l: BEQ S1, 0, l
@@ -108,7 +113,7 @@ def test_an_unpriced_row_or_class_is_named():
                      "VODD (tensor-binary): profile 950 lacks tensor.sustained_odd",
                      "VODD (tensor-binary): profile a2 lacks tensor.sustained_odd",
                      "VLOST (tensor-binary): scheduling class 'vector.odd' has no schedule "
-                     "(a class is FAMILY.NAME, FAMILY one of scalar, sync, tensor, dma, reg)"]
+                     "(a class is FAMILY.NAME, FAMILY one of scalar, sync, tensor, dma, reg, vf)"]
 
 
 def test_a_new_class_is_a_profile_key_and_no_code():

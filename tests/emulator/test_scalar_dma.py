@@ -137,12 +137,13 @@ ok: MOV S5, 1
 
 
 def test_s0_is_zero_as_an_address_base():
-    ub = np.arange(256, dtype=np.uint8)
-    m = machine("MOV S0, 0x100\nVLD.u8 V0, [S0]\n")
-    m.write("ub", 0, ub)
-    r = m.run()
+    # in a vector function (CONTRACT 7), whose copy of S0 ignores writes too
+    ub = np.zeros(0x300, dtype=np.uint8)
+    ub[:256] = np.arange(256, dtype=np.uint8)
+    ub[0x100:0x300] = 0xEE
+    m, r, regs = E.run_function("MOV S0, 0x200\nVLD.u8 V0, [S0]", before="MOV S0, 0x100", ub=ub, dump_v=[0])
     assert r.fault is None
-    np.testing.assert_array_equal(m.v[0], ub)
+    np.testing.assert_array_equal(regs.v[0], ub[:256])
 
 
 # -- branches -----------------------------------------------------------------------------------

@@ -1,8 +1,6 @@
 """Golden tests from the seed documents (shared/seeds/), expected values worked out by hand or with
-plain numpy from what the documents say, never from the emulator. Each runs on both profiles.
-
-On ``a2`` consecutive V instructions may overlap (CONTRACT 3.7), so the multi-instruction programs
-put ``BARRIER V`` between dependent vector instructions there, as a programmer must.
+plain numpy from what the documents say, never from the emulator. The tensor examples run on both
+profiles, the register ones (in a vector function) on the 950.
 """
 
 from __future__ import annotations
@@ -14,7 +12,8 @@ import numpy as np
 import pytest
 
 PROFILES = ["950", "a2"]
-REGISTER_PROFILES = ["950"]  # a2 has no register instructions: it refuses them (test_a2_refuses_registers.py)
+# Register instructions run on the 950 only, inside vector functions: a2 has neither and refuses
+# them (tests/cli/test_a2_refuses_registers.py).
 F16 = np.float16
 F32 = np.float32
 
@@ -34,17 +33,6 @@ def run(text: str, profile: str, writes=()):
     r = m.run()
     assert r.fault is None, f"{text}\n{r.fault}"
     return m
-
-
-def with_barriers(lines: list[str], profile: str) -> str:
-    """Join lines; on a2 add ``BARRIER V`` after every vector instruction."""
-    out = []
-    for line in lines:
-        out.append(line)
-        head = line.split(";")[0].strip().split(":")[-1].strip().upper()
-        if profile == "a2" and head.startswith(("V", "PSET", "PUPDATE", "PLD", "PST")):
-            out.append("BARRIER V")
-    return "\n".join(out)
 
 
 def f16_bits(a) -> np.ndarray:
@@ -211,34 +199,42 @@ def test_bit_mask_high_word_only(profile):
 
 
 # -- seed 001: asc_sub ------------------------------------------------------------------------
+# Register instructions run inside a vector function (CONTRACT 7); the seed's scalar loop around
+# them becomes a hardware loop, and its S registers (post=, PUPDATE) are the function's own copy.
 
-ASC_SUB_LOOP = [
-    ".equ COUNT, 1000",
-    "MOV S1, 0x0000          ; src0_addr",
-    "MOV S2, 0x1000          ; src1_addr",
-    "MOV S3, 0x2000          ; dst_addr",
-    "MOV S4, COUNT           ; count",
-    "MOV S5, 0               ; i",
-    "loop:",
-    "PUPDATE.b16 P0, S4      ; mask = asc_update_mask_b16(count)",
-    "VLD.f16 V0, [S1], post=128",
-    "VLD.f16 V1, [S2], post=128",
-    "VSUB.f16 V2, V0, V1, P0",
-    "VST.f16 [S3], V2, P0, post=128",
-    "ADD S5, S5, 1",
-    "BLT S5, (COUNT + 127) / 128, loop",
-]
+ASC_SUB_BEFORE = """
+.equ COUNT, 1000
+MOV S1, 0x0000          ; src0_addr
+MOV S2, 0x1000          ; src1_addr
+MOV S3, 0x2000          ; dst_addr
+MOV S4, COUNT           ; count
+"""
+ASC_SUB_LOOP = """
+LOOP (COUNT + 127) / 128
+PUPDATE.b16 P0, S4      ; mask = asc_update_mask_b16(count)
+VLD.f16 V0, [S1], post=128
+VLD.f16 V1, [S2], post=128
+VSUB.f16 V2, V0, V1, P0
+VST.f16 [S3], V2, P0, post=128
+ENDLOOP
+"""
 
 
-@pytest.mark.parametrize("profile", REGISTER_PROFILES)
-def test_asc_sub_loop_1000_halves(profile):
+def run_vf(body: str, writes=(), before: str = "", **dumps):
+    """``body`` as one function on the 950 (``emu_support.run_function``); the run must not fault."""
+    m, r, regs = E.run_function(body, writes=writes, before=before, **dumps)
+    assert r.fault is None, f"{body}\n{r.fault}"
+    return m, regs
+
+
+def test_asc_sub_loop_1000_halves():
     rng = np.random.default_rng(1)
     a = (rng.standard_normal(1024) * 100).astype(F16)
     b = (rng.standard_normal(1024) * 100).astype(F16)
     a[:4] = [F16(1.0), F16(-0.0), F16(np.inf), F16(65504)]
     b[:4] = [F16(1.0), F16(0.0), F16(np.inf), F16(-65504)]
-    m = run(with_barriers(ASC_SUB_LOOP, profile), profile,
-            [(0x0, a), (0x1000, b), (0x2000, np.full(1100, SENTINEL, dtype=F16))])
+    m, regs = run_vf(ASC_SUB_LOOP, [(0x0, a), (0x1000, b), (0x2000, np.full(1100, SENTINEL, dtype=F16))],
+                     before=ASC_SUB_BEFORE, dump_s=[1, 2, 3, 4])
     got = m.read("ub", 0x2000, "f16", 1100)
     with np.errstate(all="ignore"):
         want = (a[:1000].astype(np.float64) - b[:1000].astype(np.float64)).astype(F16)  # exact, rounded once
@@ -247,108 +243,99 @@ def test_asc_sub_loop_1000_halves(profile):
     assert np.isnan(got[2])                              # inf - inf
     assert np.isinf(got[3]) and got[3] > 0               # 65504 + 65504 overflows
     assert (got[1000:] == SENTINEL).all()                # lanes past COUNT were not stored
-    assert m.s[4] == 0 and m.s[5] == 8
-    assert m.s[1] == 8 * 256 and m.s[2] == 0x1000 + 8 * 256 and m.s[3] == 0x2000 + 8 * 256
+    # inside the function, after 8 iterations: PUPDATE counted S4 down, post= moved the pointers
+    s = regs.s
+    assert s[4] == 0
+    assert s[1] == 8 * 256 and s[2] == 0x1000 + 8 * 256 and s[3] == 0x2000 + 8 * 256
+    # the scalar unit's registers: as before VF.BEGIN
+    assert m.s[1:5] == [0x0, 0x1000, 0x2000, 1000]
 
 
-@pytest.mark.parametrize("profile", REGISTER_PROFILES)
-def test_sub_carry_u32(profile):
+def test_sub_carry_u32():
     # {carry, dst} = {0, src0} + {0, ~src1} + 1: carry = 1 where src0 >= src1 (no borrow)
     a = np.array([5, 3, 0xFFFFFFFF, 0, 7, 0x80000000, 1, 2] + [9] * 56, dtype=np.uint32)
     b = np.array([3, 5, 1, 0, 7, 0x7FFFFFFF, 2, 1] + [1] * 56, dtype=np.uint32)
-    text = with_barriers([
-        "MOV S1, 0x0", "MOV S2, 0x100", "MOV S3, 0x200",
+    body = "\n".join([
         "PSET.b32 P0, VL8",
         "PSET.b32 P2, ALL          ; stale carry bits must be overwritten",
         "VLD.u32 V0, [S1]", "VLD.u32 V1, [S2]",
         "VSUB.u32 V2, V0, V1, P0, carry=P2",
         "VSUB.u32 V3, V0, V1, P0",
         "VST.u32 [S3], V2, P0",
-    ], profile)
-    m = run(text, profile, [(0x0, a), (0x100, b)])
+    ])
+    m, regs = run_vf(body, [(0x0, a), (0x100, b)], before="MOV S1, 0x0\nMOV S2, 0x100\nMOV S3, 0x200",
+                     dump_v=[2, 3], dump_p=[2])
     d = np.array([2, 0xFFFFFFFE, 0xFFFFFFFE, 0, 0, 1, 0xFFFFFFFF, 1], dtype=np.uint32)
     carry = [1, 0, 1, 1, 1, 1, 0, 1]
-    v2 = m.v[2].view(np.uint32)
+    v2 = regs.v[2].view(np.uint32)
     np.testing.assert_array_equal(v2[:8], d)
     assert (v2[8:] == 0).all()                       # masked-off lanes are zero
-    np.testing.assert_array_equal(m.v[3].view(np.uint32), v2)
+    np.testing.assert_array_equal(regs.v[3].view(np.uint32), v2)
     want_p = np.zeros(256, dtype=bool)
     for lane, c in enumerate(carry):
         want_p[4 * lane:4 * lane + 4] = bool(c)      # all 4 bits of a 32-bit lane
-    np.testing.assert_array_equal(m.p[2], want_p)
+    np.testing.assert_array_equal(regs.p[2], want_p)
     np.testing.assert_array_equal(m.read("ub", 0x200, "u32", 8), d)
 
 
 # -- seed 002: asc_gather ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("profile", REGISTER_PROFILES)
-def test_ub_gather_s8_zero_extends(profile):
+def test_ub_gather_s8_zero_extends():
     # "src int8 -40 (0b11011000) -> 0b0000000011011000 = 216; 40 stays 40"
-    base = E.UB_SIZE[profile] - 0x1000
+    base = E.UB_SIZE["950"] - 0x1000
     src = np.array([40, -40, 127, -128, -1, 0, 1, 2], dtype=np.int8)
     idx = np.zeros(128, dtype=np.uint16)
     idx[:6] = [1, 0, 3, 2, 4, 7]
     idx[6:] = 0xFFFF          # masked off: out of UB (base + 0xFFFF > end), must not be read
-    text = with_barriers([
-        f"MOV S1, 0x{base:x}", "MOV S2, 0x100",
-        "PSET.b16 P1, VL4",
-        "VLD.u16 V5, [S2]",
-        "VGATHER.s8 V0, [S1], V5, P1",
-    ], profile)
-    m = run(text, profile, [(base, src), (0x100, idx)])
-    got = m.v[0].view(np.uint16)
+    body = "\n".join(["PSET.b16 P1, VL4", "VLD.u16 V5, [S2]", "VGATHER.s8 V0, [S1], V5, P1"])
+    _m, regs = run_vf(body, [(base, src), (0x100, idx)], before=f"MOV S1, 0x{base:x}\nMOV S2, 0x100",
+                      dump_v=[0])
+    got = regs.v[0].view(np.uint16)
     np.testing.assert_array_equal(got[:4], [216, 40, 128, 127])
     assert (got[4:] == 0).all()
 
 
-@pytest.mark.parametrize("profile", REGISTER_PROFILES)
 @pytest.mark.parametrize("t,raw,want", [
     ("u8", [200, 7], [7, 200]),
     ("s8", [-40, 40], [40, 216]),
     ("e4m3", [0x38, 0xB8], [0xB8, 0x38]),    # 1.0 and -1.0 in e4m3fn: bits, zero-extended
     ("s16", [-2, 5], [5, 0xFFFE]),
 ])
-def test_ub_gather_types(profile, t, raw, want):
+def test_ub_gather_types(t, raw, want):
     dtype = {"u8": np.uint8, "s8": np.int8, "e4m3": np.uint8, "s16": np.int16}[t]
     idx = np.zeros(128, dtype=np.uint16)
     idx[:2] = [1, 0]
-    text = with_barriers(["MOV S1, 0x200", "MOV S2, 0x100", "PSET.b16 P0, VL2", "VLD.u16 V5, [S2]",
-                          f"VGATHER.{t} V0, [S1], V5, P0"], profile)
-    m = run(text, profile, [(0x200, np.array(raw, dtype=dtype)), (0x100, idx)])
-    got = m.v[0].view(np.uint16)
+    body = "\n".join(["PSET.b16 P0, VL2", "VLD.u16 V5, [S2]", f"VGATHER.{t} V0, [S1], V5, P0"])
+    _m, regs = run_vf(body, [(0x200, np.array(raw, dtype=dtype)), (0x100, idx)],
+                      before="MOV S1, 0x200\nMOV S2, 0x100", dump_v=[0])
+    got = regs.v[0].view(np.uint16)
     np.testing.assert_array_equal(got[:2], want)
     assert (got[2:] == 0).all()
 
 
-@pytest.mark.parametrize("profile", REGISTER_PROFILES)
-def test_ub_gather_f32(profile):
+def test_ub_gather_f32():
     data = np.arange(1000, dtype=F32) * F32(0.25)
     idx = (np.arange(64, dtype=np.uint32) * 15) % 1000
-    text = with_barriers(["MOV S1, 0x1000", "MOV S2, 0x100", "PSET.b32 P0, ALL", "VLD.u32 V5, [S2]",
-                          "VGATHER.f32 V0, [S1], V5, P0"], profile)
-    m = run(text, profile, [(0x1000, data), (0x100, idx)])
-    np.testing.assert_array_equal(m.v[0].view(F32), data[idx])
+    body = "\n".join(["PSET.b32 P0, ALL", "VLD.u32 V5, [S2]", "VGATHER.f32 V0, [S1], V5, P0"])
+    _m, regs = run_vf(body, [(0x1000, data), (0x100, idx)], before="MOV S1, 0x1000\nMOV S2, 0x100", dump_v=[0])
+    np.testing.assert_array_equal(regs.v[0].view(F32), data[idx])
 
 
-@pytest.mark.parametrize("profile", REGISTER_PROFILES)
-def test_register_gather_wraps_index(profile):
+def test_register_gather_wraps_index():
     # "index i past the register's element count becomes i % vl_length"
     src = np.arange(128, dtype=F16) * F16(1.5)
     idx = np.array([130, 0, 255, 127, 128, 383, 1, 65535] * 16, dtype=np.uint16)
-    text = with_barriers(["MOV S1, 0x0", "MOV S2, 0x100", "VLD.f16 V1, [S1]", "VLD.u16 V2, [S2]",
-                          "VGATHER.f16 V0, V1, V2"], profile)
-    m = run(text, profile, [(0x0, src), (0x100, idx)])
-    np.testing.assert_array_equal(m.v[0].view(F16), src[idx.astype(np.int64) % 128])
+    body = "\n".join(["VLD.f16 V1, [S1]", "VLD.u16 V2, [S2]", "VGATHER.f16 V0, V1, V2"])
+    _m, regs = run_vf(body, [(0x0, src), (0x100, idx)], before="MOV S1, 0x0\nMOV S2, 0x100", dump_v=[0])
+    np.testing.assert_array_equal(regs.v[0].view(F16), src[idx.astype(np.int64) % 128])
 
 
-@pytest.mark.parametrize("profile", REGISTER_PROFILES)
-def test_register_gather_u32(profile):
+def test_register_gather_u32():
     src = np.arange(64, dtype=np.uint32) + 1000
     idx = np.array([64, 65, 0, 63, 0xFFFFFFFF, 7, 128, 3] * 8, dtype=np.uint32)
-    text = with_barriers(["MOV S1, 0x0", "MOV S2, 0x100", "VLD.u32 V1, [S1]", "VLD.u32 V2, [S2]",
-                          "VGATHER.u32 V0, V1, V2"], profile)
-    m = run(text, profile, [(0x0, src), (0x100, idx)])
-    np.testing.assert_array_equal(m.v[0].view(np.uint32), src[idx.astype(np.int64) % 64])
+    body = "\n".join(["VLD.u32 V1, [S1]", "VLD.u32 V2, [S2]", "VGATHER.u32 V0, V1, V2"])
+    _m, regs = run_vf(body, [(0x0, src), (0x100, idx)], before="MOV S1, 0x0\nMOV S2, 0x100", dump_v=[0])
+    np.testing.assert_array_equal(regs.v[0].view(np.uint32), src[idx.astype(np.int64) % 64])
 
 
 @pytest.mark.parametrize("profile", PROFILES)

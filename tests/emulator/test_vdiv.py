@@ -56,9 +56,9 @@ def test_register_vdiv_matches_the_reference_and_zeroes_inactive_lanes(t):
     ub[0x0:0x100] = x.view(np.uint8)
     ub[0x100:0x200] = y.view(np.uint8)
     width = R.SIZE[t] * 8
-    m, r = E.run_program(f"MOV S1, 0x0\nMOV S2, 0x100\nMOV S3, 0x200\nPSET.b{width} P0, M3\n"
+    m, r = E.run_program(f"MOV S1, 0x0\nMOV S2, 0x100\nMOV S3, 0x200\nVF.BEGIN\nPSET.b{width} P0, M3\n"
                          f"VLD.{t} V0, [S1]\nVLD.{t} V1, [S2]\nVDIV.{t} V2, V0, V1, P0\n"
-                         f"PSET.b{width} P1, ALL\nVST.{t} [S3], V2, P1\n", "950", ub=ub)
+                         f"PSET.b{width} P1, ALL\nVST.{t} [S3], V2, P1\nVF.END\n", "950", ub=ub)
     assert r.fault is None, r.fault
     pmask = R.pset(width, "M3")
     want = R.vop("div", t, ub[0x0:0x100], ub[0x100:0x200], pmask)

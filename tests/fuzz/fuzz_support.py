@@ -19,6 +19,7 @@ remove the signature and the ``xfail`` then.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import traceback
@@ -102,6 +103,46 @@ class KnownBug:
         return self.line is None or self.line in (frame.line or "")
 
 
+class Symptom(Exception):
+    """Raised by a property, never by the product, for a misbehaviour that is no exception of the
+    product's (it accepted an input it must refuse, a paused run reported differently...): a
+    ``KnownBug`` matching its text sets such inputs aside like an exception the product raised. A
+    symptom no known bug matches fails the property."""
+
+
+def accepted(broken: list[tuple[int, str]], who: str) -> Symptom:
+    """What to raise when ``who`` accepted a program that ``strategies.function_problems`` found
+    ``broken``: the text names the kinds of problem, so that a known bug can match one of them."""
+    kinds = {kind for _, kind in broken}
+    first = min(pc for pc, _ in broken)
+    if "structure" in kinds:
+        return Symptom(f"{who} accepted a program that breaks the shape of its vector functions (pc 0x{first:x})")
+    parts = (["a branch into a vector function"] if "branch-into" in kinds else []) + \
+        (["LOOP with a negative count"] if "loop-count" in kinds else [])
+    return Symptom(f"{who} accepted a program with " + " and ".join(parts) + f" (pc 0x{first:x})")
+
+
+RUNAWAY_COUNT = 1 << 20  # iterations of an empty hardware loop that take about a second
+
+
+def runs_away(decoded) -> bool:
+    """Whether a decoded program holds a hardware loop with an empty body (LOOP, then ENDLOOP) whose
+    count is a register or more than ``RUNAWAY_COUNT``: known bug empty-loop-runs-away runs it that
+    many times whatever --max-instructions says (2**32 - 1 times: an hour)."""
+    for (_, a), (_, b) in itertools.pairwise(decoded):
+        if a.row.mnemonic == "LOOP" and b.row.mnemonic == "ENDLOOP":
+            count = a.operands[0]
+            if count.reg is not None or count.imm > RUNAWAY_COUNT:
+                return True
+    return False
+
+
+def set_aside_runaway(decoded) -> bool:
+    """True (and counted) when the program ``runs_away`` while that bug is listed: do not run it.
+    Once the bug is fixed (and its entry removed) such programs run like any other."""
+    return runs_away(decoded) and known_bug(Symptom("an empty hardware loop runs past --max-instructions")) is not None
+
+
 def product_frame(exc: BaseException):
     """The innermost traceback frame in product code (not in tests/ or the standard library)."""
     frames = traceback.extract_tb(exc.__traceback__)
@@ -113,8 +154,8 @@ def product_frame(exc: BaseException):
 # Each entry names its strict-xfail regression test in test_fuzz_regressions.py, e.g.
 #     # test_register_number_past_int_digit_limit
 #     KnownBug("asm-register-digit-limit", (ValueError,), ("assembler/parser.py", "register_of"), "Exceeds the limit"),
-# Every bug found so far is fixed (see the plain regression tests in test_fuzz_regressions.py), so none is listed.
-KNOWN_BUGS: list[KnownBug] = []
+KNOWN_BUGS: list[KnownBug] = [
+]
 
 
 def known_bug(exc: BaseException) -> str | None:

@@ -10,8 +10,12 @@ chains). For every input:
   ValueError, OverflowError, AssertionError...) is a bug;
 - each diagnostic names the file, a line of the source (only ``\\n`` ends a line) and a column
   inside that line (at most one past its end), a non-empty message, and formats;
-- a program that assembles is well formed: its .vbin reads back, its words decode, and its source
-  map names instruction starts.
+- a program that assembles is well formed: its .vbin reads back, its words decode, its source
+  map names instruction starts, and it keeps the vector-function rules (section 7).
+
+Valid instructions stand in the smallest program that holds them (``strategies.in_context``: a
+register instruction between VF.BEGIN and VF.END, a LOOP before an ENDLOOP ...), so that the near
+misses and respellings built from them are about their own tokens.
 """
 
 from __future__ import annotations
@@ -153,8 +157,10 @@ def _check_program(program) -> None:
     blob = to_bytes(program)
     again = from_bytes(blob)
     assert again.words == program.words and again.data == program.data
-    starts = {pc for pc, _ in decode_program(program.words)}
+    decoded = decode_program(program.words)
+    starts = {pc for pc, _ in decoded}
     assert set(program.source or {}) == starts
+    assert not S.function_problems(decoded), "the assembler accepted a program that breaks section 7"
 
 
 def check_assembly(text: str) -> None:
@@ -191,12 +197,18 @@ def _mutated_valid(draw) -> str:
     """Valid instruction lines (and data directives) with a few tokens deleted, doubled, swapped or
     replaced by soup: near misses that reach operand, field and range checking."""
     insts = draw(st.lists(S.insts(), min_size=1, max_size=4))
-    lines = [inst_text(inst) for inst in insts]
+    lines: list[str] = []
+    own: list[int] = []  # the index in ``lines`` of each instruction itself (not of its context)
+    for inst in insts:
+        placed = S.in_context(inst)
+        own.append(len(lines) + placed.line - 1)
+        lines += placed.text.removesuffix("\n").split("\n")
     if draw(st.booleans()):
+        own.append(len(lines))
         lines.append(draw(st.sampled_from([".ub 0x100, f16, 1.0, 2.0", ".ubfill 0x200, u8, 4, 255",
                                            ".gm 0, s32, -1", ".gmfill 0x40, f32, 16, inf", ".equ N, 8",
                                            "loop: ADD S1, S1, 1", "BNE S1, N, loop"])))
-    k = draw(st.integers(0, len(lines) - 1))
+    k = draw(st.sampled_from(own)) if draw(st.integers(0, 4)) else draw(st.integers(0, len(lines) - 1))
     tokens = list(_TOKENS_OF_TEXT.findall(lines[k]))
     for _ in range(draw(st.integers(1, 3))):
         how = draw(st.sampled_from(["delete", "double", "swap", "replace", "insert"]))
@@ -257,7 +269,7 @@ def _stress(draw) -> str:
     if kind == "labels":
         return "".join(f"L{i}: " for i in range(n)) + "NOP\n" + f"JMP L{n - 1}\n"
     if kind == "brackets":
-        return "VLD.f16 V0, " + "[" * n + "S1" + "]" * n + "\n"
+        return S.in_context(isa.MNEMONICS["VLD"][0], text="VLD.f16 V0, " + "[" * n + "S1" + "]" * n).text
     return "VADDS.f16 [0], [0], " + "bits(" * n + "1" + ")" * n + "\n"
 
 
@@ -279,8 +291,13 @@ def _respelled(draw) -> tuple[str, str]:
     """Valid instruction lines, and the same lines respelled as the contract allows: any case of
     mnemonics, suffixes, registers, keywords, pipes and patterns; integers in hex, binary or decimal;
     blanks after commas and around + and -, tabs; labels; comments (; and //); blank lines; CRLF."""
-    insts = draw(st.lists(S.insts(), min_size=1, max_size=6))
-    plain = [inst_text(inst) for inst in insts]
+    # Each instruction in its context (the context's lines are respelled too); a branch that would
+    # land inside one of the functions this makes goes to the function's VF.BEGIN instead.
+    insts = []
+    for inst in draw(st.lists(S.insts(), min_size=1, max_size=6)):
+        before, after = S.context(inst.row)
+        insts += [*before, inst, *after]
+    plain = [inst_text(inst) for inst in S.outside_functions(insts)]
     out = []
     for k, line in enumerate(plain):
         pieces = []

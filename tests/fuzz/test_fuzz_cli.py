@@ -4,6 +4,9 @@ Contract section 4: exit status 0, 1 (the program faulted) or 2 (bad usage, asse
 error); errors on stderr as ``FILE:LINE:COL: error: MESSAGE`` (or ``FILE: error:`` for a file that
 cannot be read as a program); never a Python traceback; after a fault the report still describes
 the state at the fault; ``disasm`` prints text that ``asm`` turns back into the identical ``.vbin``.
+A ``.vbin`` whose words break the vector-function rules (section 7, as ``strategies.function_problems``
+reads them: e.g. a mutated program's register instruction left outside its function) is refused by
+``run`` with exit status 2 on either profile, and its disassembly (if ``disasm`` prints one) by ``asm``.
 """
 
 from __future__ import annotations
@@ -22,12 +25,15 @@ import test_fuzz_asm as A
 import test_fuzz_decode as D
 import test_fuzz_run as R
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from assembler import disassemble
-from isa.program import to_bytes
+from isa import DecodeError, decode_program
+from isa.program import Program, VbinError, from_bytes, to_bytes
 from vcore.cli import main
+
+S = F.load_strategies()
 
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
 
@@ -88,6 +94,7 @@ _PROGRAMS = st.one_of(
     R.random_programs().map(lambda p: ("vbin", to_bytes(p))),
     R.random_programs().map(lambda p: ("asm", disassemble(p).encode())),
     D._mutated_program().map(lambda b: ("vbin", b)),
+    D._function_words().map(lambda p: ("vbin", to_bytes(p))),
 )
 _DUMPS = st.lists(st.builds(lambda space, addr, t, n: f"{space}:{addr}:{t}:{n}",
                             st.sampled_from(["ub", "gm", "UB", "xx"]),
@@ -96,13 +103,27 @@ _DUMPS = st.lists(st.builds(lambda space, addr, t, n: f"{space}:{addr}:{t}:{n}",
                             st.sampled_from(["1", "8", "0", "-1", "100000"])), max_size=2)
 
 
+def _decoded(blob: bytes) -> list:
+    """A .vbin's instructions ([] for a file that is not a program)."""
+    try:
+        return decode_program(from_bytes(blob).words)
+    except (VbinError, DecodeError):
+        return []
+
+
 @F.fuzz(150)
 @given(_PROGRAMS, st.sampled_from(["950", "a2"]), st.booleans(), _DUMPS)
+@example(("vbin", to_bytes(Program(words=(0x120,)))), "950", False, [])  # VLD.f16 V0, [0x0] outside a function
+@example(("vbin", to_bytes(Program(words=(0x70, 0x4072, 0x71)))), "950", True, [])  # LOOP 64 without its ENDLOOP
 def test_fuzz_cli_run_and_disasm(case, profile, strict, dumps):
     F.tried("cli: vcore run / disasm")
     kind, blob = case
     path = _path(f".{kind}")
     path.write_bytes(blob)
+    decoded = _decoded(blob) if kind == "vbin" else []
+    broken = S.function_problems(decoded)  # where the words break the vector-function rules
+    if profile == "950" and not broken and F.set_aside_runaway(decoded):
+        return
     args = ["run", str(path), "--profile", profile, "--report", "json", "--max-instructions", "3000",
             "--max-cycles", "2000000"] + (["--strict"] if strict else [])
     for spec in dumps:
@@ -110,6 +131,11 @@ def test_fuzz_cli_run_and_disasm(case, profile, strict, dumps):
     result = _invoke(args)
     if result is None:
         return
+    if broken and result.exit_code != 2 and F.known_bug(F.accepted(broken, f"vcore run --profile {profile}")):
+        return
+    if broken:
+        assert result.exit_code == 2, f"vcore run: exit {result.exit_code} for words that break section 7 at {broken}"
+        F.went("of vcore refused (exit 2): the words break the vector-function rules")
     if result.exit_code == 2:
         _check_error(result, path)
     elif result.exit_code == 1 and not result.stdout.strip():
@@ -127,6 +153,10 @@ def test_fuzz_cli_run_and_disasm(case, profile, strict, dumps):
             text.write_text(listing.stdout)
             out = _path(".vbin")
             again = _invoke(["asm", str(text), "-o", str(out)])
+            if broken:  # the assembler refuses the same words
+                assert again is not None and again.exit_code == 2, again.stdout if again else None
+                _check_error(again, text)
+                return
             assert again is not None and again.exit_code == 0, again.stderr if again else None
             assert out.read_bytes() == blob
         elif listing is not None:

@@ -1,9 +1,15 @@
 """Fuzz the binary readers: instruction words into ``isa.decode``, bytes into the ``.vbin`` reader.
 
 Only ``DecodeError`` (words) and ``VbinError`` (files) may come out; anything else is a bug. What
-is accepted must be canonical: decoded words encode back to themselves, and a ``.vbin`` that loads
-and decodes disassembles to text that assembles back to the identical bytes (contract section 4),
-and runs (briefly) with nothing but a ``Fault``.
+is accepted must be canonical: decoded words encode back to themselves (and re-assemble, placed in
+the smallest program that holds them: ``strategies.in_context``), and a ``.vbin`` that loads and
+decodes disassembles to text that assembles back to the identical bytes (contract section 4), and
+runs (briefly) with nothing but a ``Fault``. Words that decode but break the vector-function rules
+(CONTRACT section 7, read by ``strategies.function_problems``: a register instruction outside a
+function, unmatched loops, a branch into a function...) are refused alike by the assembler (their
+disassembly is an ``AsmError``) and by the emulator (``ProgramError`` before the run, on both
+profiles), never a traceback; sequences of words rich in functions and their structure rows test
+that.
 
 tests/isa/test_roundtrip.py already throws plain random words and bytes at the readers; these go
 further: words near valid encodings (bit flips of real instructions, mask words with every mode),
@@ -24,9 +30,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import isa
-from assembler import assemble, disassemble, inst_text
+from assembler import AsmError, assemble, disassemble
 from emulator import Fault, Machine, ProgramError
-from isa import DecodeError, decode, decode_program, encode
+from isa import DecodeError, Inst, decode, decode_program, encode
 from isa.program import HEADER, MAGIC, RECORD, Program, VbinError, from_bytes, to_bytes
 
 S = F.load_strategies()
@@ -55,15 +61,21 @@ def _word() -> st.SearchStrategy[int]:
 
 
 def _check_decoded(words, index: int, inst) -> None:
-    """Accepted words are canonical: they encode back to themselves and their text re-assembles."""
+    """Accepted words are canonical: they encode back to themselves and their text re-assembles in
+    its context (a LOOP with a negative count is canonical words the assembler refuses)."""
     assert encode(inst) == [int(w) for w in words[index:index + inst.words]]
-    text = inst_text(inst)
+    placed = S.in_context(inst)
+    if S.function_problems(decode_program(placed.words)):
+        with pytest.raises(AsmError, match="a loop runs 0 or more times"):
+            assemble(placed.text, "decoded.asm")
+        return
     try:
-        again = assemble(text + "\n", "decoded.asm")
+        again = assemble(placed.text, "decoded.asm")
     except Exception as exc:
         _unexpected(exc)
         return
-    assert list(again.words) == encode(inst), text
+    assert again.words == placed.words, placed.text
+    assert list(placed.own_words(again.words)) == encode(inst), placed.text
 
 
 def _decode_everything(words, index: int) -> None:
@@ -190,7 +202,7 @@ def _check_loaded(blob: bytes) -> None:
         _unexpected(exc)
         return
     try:
-        decode_program(program.words)
+        decoded = decode_program(program.words)
     except DecodeError:
         return
     except Exception as exc:
@@ -198,21 +210,58 @@ def _check_loaded(blob: bytes) -> None:
         return
     try:
         text = disassemble(program)
+    except Exception as exc:
+        _unexpected(exc)
+        return
+    broken = S.function_problems(decoded)
+    if broken:
+        _check_refused(program, text, broken)
+        return
+    try:
         again = to_bytes(assemble(text, "fuzz.asm"))
     except Exception as exc:
         _unexpected(exc)
         return
     assert again == blob, text
-    _run_briefly(program)
+    _run_briefly(program, decoded)
 
 
-def _run_briefly(program: Program) -> None:
+def _check_refused(program: Program, text: str, broken: list) -> None:
+    """Words that break the vector-function rules: the assembler refuses their disassembly, and the
+    emulator refuses them before the run on either profile (the CLI's exit status 2)."""
+    F.went("refused: they break the vector-function rules")
     try:
-        machine = Machine(program, "a2" if len(program.words) % 2 else "950")
+        assemble(text, "fuzz.asm")
+    except AsmError:
+        pass
+    except Exception as exc:
+        _unexpected(exc)
+    else:
+        raise AssertionError(f"the assembler accepted a program that breaks section 7 at {broken}:\n{text}")
+    for profile in ("950", "a2"):
+        try:
+            Machine(program, profile)
+        except ProgramError as err:
+            assert str(err).startswith(f"{program.filename}: error: "), str(err)
+            continue
+        except Exception as exc:
+            _unexpected(exc)
+            continue
+        _unexpected(F.accepted(broken, f"the {profile} profile"))
+
+
+def _run_briefly(program: Program, decoded) -> None:
+    profile = "a2" if len(program.words) % 2 else "950"
+    if profile == "950" and F.set_aside_runaway(decoded):
+        return
+    try:
+        machine = Machine(program, profile)
     except Fault:
         return  # data past the end of a memory: a user error the CLI reports (exit 1)
-    except ProgramError:
-        return  # register instructions on a2: refused before the run (exit 2)
+    except ProgramError as err:
+        # only a2 refuses a valid program: it has no vector functions (exit 2)
+        assert profile == "a2" and any(inst.row.register or inst.row.structure for _, inst in decoded), str(err)
+        return
     except Exception as exc:
         _unexpected(exc)
         return
@@ -287,6 +336,66 @@ def _mutated_program(draw) -> bytes:
 def test_fuzz_vbin_mutated_real_programs(blob):
     F.tried("vbin: mutated programs/*.asm")
     _check_loaded(blob)
+
+
+# -- words rich in vector functions: valid programs, near misses and soup -------------------------------
+
+_STRUCTURE_ROWS = tuple(r for r in isa.TABLE if r.structure)
+_REGISTER_ROWS = tuple(r for r in isa.TABLE if r.register)
+_OTHER_ROWS = tuple(r for r in isa.TABLE if not r.structure and not r.register)
+
+
+@st.composite
+def _any_loop(draw):
+    """LOOP with any count the words can hold: a register, or a 33-bit immediate (negative too)."""
+    count = draw(st.one_of(st.builds(isa.RegOrImm, S.edgy_int(0, 31)),
+                           st.builds(isa.RegOrImm, st.none(), S.edgy_int(-(1 << 32), (1 << 32) - 1))))
+    return S.loop(count)
+
+
+@st.composite
+def _function_words(draw) -> Program:
+    """A program (no data) whose words are mostly about functions: a valid program (S.programs) as
+    is or with 1-3 instruction-level mutations (drop, duplicate, swap, insert a structure, register
+    or other row, retarget a branch anywhere), or a soup of such instructions."""
+    targets = st.integers(0, 24).map(lambda n: 8 * n)
+    one = st.one_of(st.sampled_from(_STRUCTURE_ROWS).flatmap(S.inst_of_row), _any_loop(),
+                    st.sampled_from(_REGISTER_ROWS).flatmap(S.inst_of_row),
+                    st.sampled_from(_OTHER_ROWS).flatmap(lambda r: S.inst_of_row(r, targets))).filter(S.valid)
+    if draw(st.integers(0, 3)) == 0:
+        insts = draw(st.lists(one, max_size=14))
+    else:
+        insts = [inst for _, inst in decode_program(draw(S.programs(max_insts=6, max_records=0)).words)]
+        for _ in range(draw(st.integers(0, 3))):
+            how = draw(st.sampled_from(["drop", "double", "swap", "insert", "retarget"]))
+            k = draw(st.integers(0, max(0, len(insts) - 1)))
+            if how == "insert" or not insts:
+                insts.insert(draw(st.integers(0, len(insts))), draw(one))
+            elif how == "drop":
+                del insts[k]
+            elif how == "double":
+                insts.insert(k, insts[k])
+            elif how == "swap":
+                j = draw(st.integers(0, len(insts) - 1))
+                insts[k], insts[j] = insts[j], insts[k]
+            else:
+                branches = [i for i, inst in enumerate(insts) if inst.row.operands
+                            and inst.row.operands[-1].kind is isa.Kind.TARGET]
+                if branches:
+                    b = draw(st.sampled_from(branches))
+                    insts[b] = Inst(insts[b].row, None, (*insts[b].operands[:-1], draw(targets)), ())
+    return Program(words=tuple(w for inst in insts for w in encode(inst)))
+
+
+@F.fuzz(300)
+@given(_function_words())
+@example(Program(words=(0x120,)))  # VLD.f16 V0, [0x0] alone: refused, a register instruction outside
+@example(Program(words=(0x70, 0x72, 0x71)))  # LOOP 0 without its ENDLOOP
+@example(Program(words=(0x70, 0x000001FFFFFFFF72, 0x73, 0x71)))  # LOOP -1
+@example(Program(words=(0x1054, 0x70, 0x74, 0x71)))  # JMP 0x10, into the function
+def test_fuzz_vbin_vector_functions(program):
+    F.tried("vbin: words rich in vector functions")
+    _check_loaded(to_bytes(program))
 
 
 def test_every_real_program_loads_and_reassembles():

@@ -3,10 +3,11 @@
 A whole run moves data in program order, and runs again timed when its overlap check finds two
 instructions whose data could depend on timing (``emulator.timing``). That is only right if the
 program-order run gives exactly what a timed run gives whenever it keeps its own result. So every
-random valid program (the generator of ``test_fuzz_run``: DMA both ways, flags, barriers, tensor and
-register instructions, loops, faults) runs both ways, on both profiles, strict or not, and must give
-the same report (cycles, stalls, races, fault), the same final memories and registers, the same
-fault message and, for one run in four, the same ``--trace`` events. The counts of runs kept in
+random valid program (the generator of ``test_fuzz_run``: DMA both ways, flags, barriers, tensor
+instructions, vector functions with hardware loops, scalar loops, faults) runs both ways, on both
+profiles, strict or not, and must give the same report (cycles, stalls, races, fault), the same
+final memories and registers, the same fault message and, for one run in four, the same
+``--trace`` events. The counts of runs kept in
 program order and run again timed are printed, so a run shows that both ways were exercised.
 """
 

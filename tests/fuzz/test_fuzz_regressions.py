@@ -13,9 +13,19 @@ import re
 import fuzz_support as F
 import pytest
 
+import isa
 from assembler import AsmError, assemble
-from emulator import Machine
+from emulator import Machine, ProgramError
 from emulator.report import build_report
+from isa.program import Program
+
+S = F.load_strategies()
+REGISTER_ROW = isa.MNEMONICS["VLD"][0]  # register instructions need VF.BEGIN ... VF.END around them
+
+
+def in_function(text: str) -> str:
+    """Register instructions (one or a few lines) in the smallest program that holds them."""
+    return S.in_context(REGISTER_ROW, text=text).text
 
 
 def bug(reason: str):
@@ -95,7 +105,9 @@ def test_long_flat_expression_evaluates():
 
 # -- emulator -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", ["VLD.f16 V0, [1]\n", "MOV S1, 1\nMOV S2, 2\nVLD.f16 V0, [S1]\n"])
+@pytest.mark.parametrize("text", [in_function("VLD.f16 V0, [1]"),
+                                  "MOV S1, 1\nMOV S2, 2\n" + in_function("VLD.f16 V0, [S1]"),
+                                  "MOV S1, 1\nMOV S2, 2\nVADD.f16 [S1], [0], [0]\n"])
 def test_s_busy_counts_the_faulting_issue(text):
     """Was: an instruction that faults at dispatch had its issue cycle counted in S's busy_cycles
     (report.py build_report: counts * s_cycles; machine.py run counted it before op() raised) but not
@@ -114,8 +126,9 @@ def test_vscatter_below_ub_faults(profile, base):
     """Was: no fault; emulator/vector.py bind_vscatter (perform) checked only the top of UB, so a slightly
     negative element index wrapped (numpy) to the end of UB (-32 wrote UB 0x3ffe0 on 950) and a very
     negative one raised IndexError (out of bounds for axis 0)."""
-    machine, result = run(f"MOV S1, {base}\nMOV S2, 0x100\nPSET.b16 P0, VL1\nVLD.u16 V0, [S2]\nBARRIER V\n"
-                          "VSCATTER.u16 [S1], V0, V1, P0\nHALT\n.ub 0x100, u16, 7\n", profile)
+    machine, result = run(f"MOV S1, {base}\nMOV S2, 0x100\n"
+                          + in_function("PSET.b16 P0, VL1\nVLD.u16 V0, [S2]\nVSCATTER.u16 [S1], V0, V1, P0")
+                          + "HALT\n.ub 0x100, u16, 7\n", profile)
     assert result.fault is not None and result.fault.kind == "fault", "a write outside UB must fault"
     assert "VSCATTER" in result.fault.message
     assert not machine.ub[-64:].any()
@@ -134,7 +147,7 @@ def _assert_names_the_bytes(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "MOV S1, -64\nVLD.f16 V0, [S1]\n",
+    "MOV S1, -64\n" + in_function("VLD.f16 V0, [S1]"),
     "MOV S1, -64\nVADD.f16 [S1], [0], [0]\n",
     "MOV S1, -64\nDMA.UB2GM gm[0], [S1], len=1\n",
     "MOV S7, -0x4000000\nDMA.GM2UB [0], gm[S7], len=1\n",
@@ -148,7 +161,77 @@ def test_fault_message_names_the_bytes_below_zero(text):
 def test_vgather_fault_names_a_negative_byte():
     """Was: VGATHER's out-of-UB fault printed a negative byte address as '0x-20' (emulator/vector.py
     bind_vgather_ub perform)."""
-    _assert_names_the_bytes("MOV S1, -32\nPSET.b16 P0, VL1\nVGATHER.u16 V1, [S1], V0, P0\n")
+    _assert_names_the_bytes("MOV S1, -32\n" + in_function("PSET.b16 P0, VL1\nVGATHER.u16 V1, [S1], V0, P0"))
+
+
+# -- vector functions (CONTRACT section 7) ------------------------------------------------------------
+
+JMP_0X10 = 0x54 | 0x10 << 8  # JMP 0x10: target field [8:32)
+VLD_F16 = 0x20 | 1 << 8  # VLD.f16 V0, [0x0]
+LOOP_MINUS_1 = 0x72 | ((1 << 33) - 1) << 8  # LOOP -1: a 33-bit two's complement in [8:41)
+
+
+def test_vbin_branch_into_a_function_is_refused():
+    program = Program(words=(JMP_0X10, 0x70, 0x74, 0x71))  # JMP 0x10 / VF.BEGIN / MEMBAR / VF.END
+    with pytest.raises(AsmError, match="a branch cannot go into a vector function"):
+        assemble("JMP 0x10\nVF.BEGIN\nMEMBAR\nVF.END\n", "regression.asm")
+    with pytest.raises(ProgramError):
+        Machine(program, "950")
+
+
+def test_vbin_branch_into_a_function_at_a_register_instruction_does_not_crash():
+    program = Program(words=(JMP_0X10, 0x70, VLD_F16, 0x71, 0x56))  # ... VF.BEGIN / VLD.f16 V0, [0x0] / VF.END / HALT
+    try:
+        machine = Machine(program, "950")
+    except ProgramError:
+        return  # refused, as its source would be: the right answer
+    result = machine.run(max_instructions=100)
+    assert result.fault is not None, "a jump into a function must not run its instructions"
+
+
+def test_vbin_negative_loop_count_is_refused():
+    program = Program(words=(0x70, LOOP_MINUS_1, 0x73, 0x71))  # VF.BEGIN / LOOP -1 / ENDLOOP / VF.END
+    with pytest.raises(ProgramError):
+        Machine(program, "950")
+
+
+def test_max_instructions_holds_with_vector_functions():
+    # Each pass of the scalar loop: VF.BEGIN, LOOP, 10 x (VLD, ENDLOOP), VF.END, SUB, BNE: 25 instructions.
+    source = ("MOV S20, 100\ntop: VF.BEGIN\nLOOP 10\nVLD.f32 V0, [S1]\nENDLOOP\nVF.END\nSUB S20, S20, 1\n"
+              "BNE S20, 0, top\nHALT\n")
+    for limit in (50, 1000):
+        result = Machine(assemble(source, "regression.asm"), "950").run(max_instructions=limit)
+        assert result.fault is not None and result.fault.kind == "limit"
+        assert result.instructions <= limit, f"{result.instructions} instructions ran with --max-instructions {limit}"
+
+
+def test_an_empty_hardware_loop_stops_at_max_instructions():
+    source = "VF.BEGIN\nLOOP 100000\nENDLOOP\nVF.END\nHALT\n"
+    result = Machine(assemble(source, "regression.asm"), "950").run(max_instructions=5000)
+    assert result.fault is not None and result.fault.kind == "limit"
+    assert result.instructions <= 5000
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_paused_run_reports_the_races_inside_a_function(strict):
+    # Iteration 2's VLD reads the 256 bytes at 0x140 that iteration 1's VST wrote, and no MEMBAR orders them.
+    source = ("MOV S1, 0x100\nVF.BEGIN\nPSET.b32 P0, ALL\nLOOP 2\nVLD.f32 V0, [S1], post=64\n"
+              "VADD.f32 V2, V0, V0, P0\nVST.f32 [S1], V2, P0\nENDLOOP\nVF.END\nHALT\n")
+    plain = Machine(assemble(source, "regression.asm"), "950")
+    plain.run(strict=strict)
+    assert [(r["kind"], r["first"]["line"], r["second"]["line"]) for r in plain.report().to_json()["races"]] == \
+        [("RAW", 7, 5)]
+    paused = Machine(assemble(source, "regression.asm"), "950")
+    result = paused.run(strict=strict, pause_after=1)
+    while result.paused:
+        result = paused.run(strict=strict, pause_after=paused.executed + 1)
+    if not strict:
+        assert paused.report().to_json() == plain.report().to_json()
+        return
+    # With --strict both stop at the race, the paused run once its steps have run the function and the
+    # plain run when V starts it: how far S has got by then differs, the fault and the race do not.
+    assert result.fault is not None and result.fault.kind == "race" and result.fault.pc == plain.result.fault.pc
+    assert paused.report().to_json()["races"] == plain.report().to_json()["races"]
 
 
 def test_unicode_digits_are_not_numbers():

@@ -1,10 +1,14 @@
 """Fuzz the emulator with random VALID programs built from the ISA table.
 
 Each program mixes scalar ALU, forward and backward branches (plain ones and counted loops), DMA in
-both directions, SETFLAG/WAITFLAG (matched pairs and strays), BARRIER, tensor and register
-instructions, with random ``.ub``/``.gm`` data. Operands are legal for their row (``isa.problems``
-accepts every instruction) and mostly sensible (aligned addresses held in address registers,
-small strides and repeats), with edge values mixed in so that the fault paths run too.
+both directions, SETFLAG/WAITFLAG (matched pairs and strays), BARRIER, tensor instructions and
+vector functions (CONTRACT section 7: ``VF.BEGIN ... VF.END`` holding the register instructions,
+hardware loops with small counts, immediate or ``Sn``, nested up to 4 deep, MEMBAR and the scalar
+lane's MOV and ALU; launched once or from inside a scalar loop), with random ``.ub``/``.gm`` data.
+Operands are legal for their row (``isa.problems`` accepts every instruction), the program keeps
+the function rules (``strategies.function_problems`` finds nothing: no branch goes into a function)
+and values are mostly sensible (aligned addresses held in address registers, small strides,
+repeats and loop counts), with edge values mixed in so that the fault paths run too.
 
 Each program runs on both profiles ("950" and "a2"), strict or not, with ``max_instructions=5000``
 and ``max_cycles=2_000_000``, and must end cleanly or with a ``Fault`` of kind fault, limit,
@@ -59,6 +63,7 @@ del _row
 ADDRESS_REGS = (1, 2, 3, 4, 5, 6)  # hold UB addresses (set by the prologue; post= moves them)
 GM_REGS = (7, 8)  # hold GM addresses
 COUNTER_REGS = (20, 21, 22)  # loop counters (nothing else writes them)
+LOOP_COUNT_REGS = (13, 14)  # hardware loop counts, set inside the function by MOV (tame programs)
 UB_DATA_TOP = 0x8000  # data and most operands live below this: inside both profiles' UB
 UB_TOP = 0x30000  # a2's UB size (950 has 0x40000)
 
@@ -309,14 +314,20 @@ def flag(mnemonic: str, src: str, dst: str, event: int) -> Inst:
     return Inst(row(mnemonic, "flag"), None, (src, dst, event), ())
 
 
-FAMILY_WEIGHTS = (
-    # (families, weight): the mix of a program's instructions
-    (("tensor",), 5), (("vld", "vst"), 4), (("vbinary", "vunary", "vscalar"), 4),
-    (("vgather_ub", "vgather_reg", "vscatter"), 2), (("pset", "pupdate", "pld", "pst"), 3),
-    (("mov", "alu"), 4), (("dma",), 4), (("barrier",), 2), (("nop",), 1),
+# (families, weight): the mix of a program's instructions outside functions, and inside them
+FAMILY_WEIGHTS = ((("tensor",), 5), (("mov", "alu"), 4), (("dma",), 4), (("barrier",), 2), (("nop",), 1))
+INSIDE_WEIGHTS = (
+    (("vld", "vst"), 4), (("vbinary", "vunary", "vscalar"), 4), (("vgather_ub", "vgather_reg", "vscatter"), 2),
+    (("pset", "pupdate", "pld", "pst"), 3), (("mov", "alu"), 2),
 )
+FAMILIES = [fams for fams, weight in FAMILY_WEIGHTS for _ in range(weight)]
+INSIDE_FAMILIES = [fams for fams, weight in INSIDE_WEIGHTS for _ in range(weight)]
 SEGMENTS = ("single", "single", "single", "single", "single", "loop", "branch", "jump", "flag-pair", "stray-flag",
-            "halt", "index-load")
+            "halt", "function", "function", "function")
+INSIDE_SEGMENTS = ("single", "single", "single", "single", "single", "single", "loop", "loop", "membar",
+                   "index-load")
+MAX_LOOP_DEPTH = 4
+VF_BEGIN, VF_END, ENDLOOP, MEMBAR = S.VF_BEGIN, S.VF_END, S.ENDLOOP, S.MEMBAR
 
 
 @st.composite
@@ -330,23 +341,73 @@ def random_programs(draw) -> Program:
     for reg in GM_REGS:
         if draw(st.booleans()):
             insts.append(mov(reg, aligned(draw, 0x10000)))
-    # Half the programs have no register instructions, so that the a2 profile (which refuses them) runs them.
-    registers = draw(st.booleans())
-    families = [fams for fams, weight in FAMILY_WEIGHTS for _ in range(weight)
-                if registers or not any(r.register for fam in fams for r in BY_FAMILY[fam])]
+    # Half the programs have no vector functions, so that the a2 profile (which refuses them) runs them.
+    functions = draw(st.booleans())
 
-    def single() -> None:
+    def single(families: list = FAMILIES) -> None:
         fams = draw(one_of(*families))
         rows = [r for fam in fams for r in BY_FAMILY[fam]]
         inst = instruction(draw, draw(one_of(*rows)))
         if inst is not None:
             insts.append(inst)
 
+    def loop_count() -> RegOrImm:
+        """A hardware loop's count: small, as an immediate or in a register set just before (tame);
+        in wild programs sometimes any register (maybe huge or negative: a limit or a fault) or any
+        immediate the assembler takes."""
+        if wild(draw):
+            if draw(st.booleans()):
+                return RegOrImm(sreg(draw))
+            return RegOrImm(None, draw(edgy(0, (1 << 32) - 1)))
+        if draw(ints(0, 2)) == 0:
+            reg = draw(one_of(*LOOP_COUNT_REGS))
+            insts.append(mov(reg, draw(ints(0, 4))))  # on the function's scalar lane
+            return RegOrImm(reg)
+        return RegOrImm(None, draw(one_of(0, 1, 1, 2, 2, 3, 4)))
+
+    def body(depth: int, size: int) -> None:
+        """A function's body (or a hardware loop's), ``depth`` loops deep."""
+        for _ in range(draw(ints(0, size))):
+            kind = draw(one_of(*INSIDE_SEGMENTS))
+            if kind == "single":
+                single(INSIDE_FAMILIES)
+            elif kind == "loop" and depth < MAX_LOOP_DEPTH:
+                count = loop_count()
+                insts.append(S.loop(count))
+                body(depth + 1, max(1, size - 2))
+                if insts[-1].row.mnemonic == "LOOP" and (count.reg is not None or count.imm > 4):
+                    # An empty loop of many iterations runs whatever --max-instructions says
+                    # (known bug empty-loop-runs-away): give it a body.
+                    insts.append(MEMBAR)
+                insts.append(ENDLOOP)
+            elif kind == "membar":
+                insts.append(MEMBAR)
+            elif kind == "index-load":
+                # Index registers for gathers and scatters: small u16/u32 indices from the data below.
+                t = draw(one_of("u16", "u32"))
+                base = draw(one_of(0x7000, 0x7100, 0x7200))
+                insts.append(Inst(row("VLD", "reg-load"), TYPES[t], (draw(ints(0, 3)), UbRef(None, base)),
+                                  (0, None)))
+
+    def function() -> None:
+        insts.append(VF_BEGIN)
+        body(0, 6)
+        insts.append(VF_END)
+
+    def piece() -> None:
+        """What a scalar loop or a flag pair holds: an instruction, or now and then a function."""
+        if functions and draw(ints(0, 3)) == 0:
+            function()
+        else:
+            single()
+
     open_loops = 0
     for _ in range(draw(ints(1, 24))):
         kind = draw(one_of(*SEGMENTS))
         if kind == "single":
             single()
+        elif kind == "function" and functions:
+            function()
         elif kind == "loop" and open_loops < len(COUNTER_REGS):
             # MOV Sc, n; top: body; SUB Sc, Sc, 1; BNE Sc, 0, top   (a backward branch)
             counter = COUNTER_REGS[open_loops]
@@ -354,7 +415,7 @@ def random_programs(draw) -> Program:
             insts.append(mov(counter, draw(ints(0, 6))))
             top = len(insts)
             for _ in range(draw(ints(1, 5))):
-                single()
+                piece()
             insts.append(alu("SUB", counter, counter, 1))
             insts.append(branch(draw(one_of("BNE", "BGE", "BLT")), counter, 0, top))
             open_loops -= 1
@@ -371,7 +432,7 @@ def random_programs(draw) -> Program:
             event = draw(ints(0, 7))
             insts.append(flag("SETFLAG", src, dst, event))
             for _ in range(draw(ints(0, 3))):
-                single()
+                piece()
             insts.append(flag("WAITFLAG", src, dst, event))
         elif kind == "stray-flag":
             single_flag = instruction(draw, row(draw(one_of("SETFLAG", "WAITFLAG")), "flag"))
@@ -379,17 +440,11 @@ def random_programs(draw) -> Program:
                 insts.append(single_flag)
         elif kind == "halt":
             insts.append(Inst(row("HALT", "none"), None, (), ()))
-        elif kind == "index-load" and registers:
-            # Index registers for gathers and scatters: small u16/u32 indices from the data below.
-            t = draw(one_of("u16", "u32"))
-            base = draw(one_of(0x7000, 0x7100, 0x7200))
-            insts.append(Inst(row("VLD", "reg-load"), TYPES[t], (draw(ints(0, 3)), UbRef(None, base)),
-                              (0, None)))
     if draw(st.booleans()):
         insts.append(Inst(row("HALT", "none"), None, (), ()))
 
     # Place the branch targets: a loop's own backward target is kept; Target(-1) becomes any
-    # instruction start (forward or backward) or the end of the text.
+    # instruction start (forward or backward) or the end of the text, or (1 in 16) any multiple of 8.
     resolved = []
     for i, inst in enumerate(insts):
         ops = []
@@ -409,10 +464,12 @@ def random_programs(draw) -> Program:
         pc += inst.size
     pcs[len(resolved)] = pc
     pcs.update({-1 - k: 8 * k for k in [*range(64), 0xFFFFF8 // 8]})  # the raw targets
-    final = [_placed(inst, pcs) for inst in resolved]
+    # A target inside a function (after its VF.BEGIN, up to its VF.END) becomes its VF.BEGIN.
+    final = S.outside_functions([_placed(inst, pcs) for inst in resolved])
     for inst in final:
         assert not problems(inst), (inst, problems(inst))
     words = tuple(w for inst in final for w in encode(inst))
+    assert not S.function_problems(isa.decode_program(words))
     return Program(words=words, data=tuple(draw(st.lists(data_record(), max_size=6))), filename="fuzz.asm")
 
 
@@ -473,6 +530,9 @@ def check_run(program: Program, profile: str, strict: bool, mode: str = "plain",
         assert fault.pc is not None, f"a fault without a pc: {fault}"
         assert fault.pc in starts, f"fault pc 0x{fault.pc:x} is not an instruction start: {fault}"
         assert _PC_IN_MESSAGE.search(fault.message), f"the message names no pc: {fault.message!r}"
+    if result.instructions > MAX_INSTRUCTIONS and machine.functions:
+        raise F.Symptom(f"{result.instructions} instructions ran, past --max-instructions in a program with vector "
+                        f"functions")
     assert result.instructions <= MAX_INSTRUCTIONS
     report = machine.report()  # as the CLI builds it (emulator.report.build_report)
     out = report.to_json()
@@ -499,13 +559,13 @@ def check_run(program: Program, profile: str, strict: bool, mode: str = "plain",
 
 
 def profiles_for(program: Program) -> tuple[str, ...]:
-    """The profiles that run ``program``: a2 refuses register instructions before the run, naming
-    the first one's pc and the 950 profile (exit 2 from the CLI)."""
+    """The profiles that run ``program``: a2 refuses vector functions (and register instructions)
+    before the run, naming the first one's pc and the 950 profile (exit 2 from the CLI)."""
     decoded = isa.decode_program(program.words)
-    first = next((pc for pc, inst in decoded if inst.row.register), None)
+    first = next((pc for pc, inst in decoded if inst.row.register or inst.row.structure), None)
     if first is None:
         return PROFILES
-    with pytest.raises(ProgramError, match="register instructions need the 950 profile") as refused:
+    with pytest.raises(ProgramError, match=r"need the 950 profile \(--profile 950\)") as refused:
         Machine(program, "a2")
     place = f"at pc 0x{first:04x}: " if program.source is None else f":{program.source[first].line}:"
     assert place in str(refused.value), str(refused.value)
@@ -520,12 +580,25 @@ def run_everywhere(program: Program, strict: bool, again: str | None = None, pau
             first = check_run(program, profile, strict)
             if again is not None:
                 second = check_run(program, profile, strict, again, pauses)
+                if again == "paused" and second != first and _misses_function_races(program, first, second):
+                    raise F.Symptom("a paused run misses races inside a vector function")
                 assert second == first, f"a {again} run of the program on {profile} reports differently"
         except AssertionError:
             raise
         except Exception as exc:
             if F.known_bug(exc) is None:
                 raise
+
+
+def _misses_function_races(program: Program, first: dict, second: dict) -> bool:
+    """Whether the first report has a race between two instructions of one function that the
+    second lacks."""
+    spans = S.function_spans([inst for _, inst in isa.decode_program(program.words)])
+
+    def inside(race) -> bool:
+        return any(lo < race["first"]["pc"] <= hi and lo < race["second"]["pc"] <= hi for lo, hi in spans)
+
+    return any(inside(race) and race not in second.get("races", []) for race in first.get("races", []))
 
 
 AGAIN = (None, None, None, None, None, "plain", "trace", "paused")

@@ -15,19 +15,42 @@ Operand encodings used (docs/encoding.md, "Operand encodings"):
   optional field   -> value | 1 << width (presence bit on top); absent -> 0
 Type codes: f16 1, bf16 2, f32 3, s8 4, u8 5, s16 6, u16 7, s32 8, u32 9, b8 12, b16 13, b32 14.
 Pipes: S 0, V 1, MTE2 2, MTE3 3, ALL 4.  Patterns: ... Q 14.
+
+Register instructions and the function structure (VF.BEGIN 0x70, VF.END 0x71, LOOP 0x72, ENDLOOP 0x73,
+MEMBAR 0x74) are valid only in a vector function (CONTRACT section 7): each case lists the words of
+its own instructions, and the tests assemble them in the smallest program that holds them
+(``strategies.in_context``) and compare those words where they stand in it.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import struct
+import sys
 import zlib
+from pathlib import Path
 
 import pytest
 
 import isa
-from assembler import assemble, disassemble
-from isa import decode, encode
+from assembler import AsmError, assemble, disassemble
+from isa import RegOrImm, decode, encode
 from isa.program import Program, from_bytes, to_bytes
+
+
+def _load_strategies():
+    # tests/ is not a package (see tests/isa/test_roundtrip.py): load tests/strategies.py by path.
+    if "strategies" in sys.modules:
+        return sys.modules["strategies"]
+    path = Path(__file__).resolve().parents[1] / "strategies.py"
+    spec = importlib.util.spec_from_file_location("strategies", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["strategies"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+S = _load_strategies()
 
 GOLDEN = [
     # docs/encoding.md's own worked example (VADD tensor-binary, row 0x10):
@@ -110,13 +133,37 @@ GOLDEN = [
     pytest.param("BARRIER ALL\nBARRIER MTE3", [0x464, 0x364], id="barrier"),
     # PSET (row 0x33): 0x33 | 14<<8 (b32) | 7<<12 (P7) | 14<<15 (Q);  PLD (0x35): 0x35 | 6<<8 (P6) | 0x3FFFF<<11
     pytest.param("PSET.b32 P7, Q\nPLD P6, [0x3FFFF]", [0x77E33, 0x1FFFFE35], id="mask-regs"),
+    # The vector-function rows have no type and (but LOOP) no operands: the opcode alone.
+    pytest.param("VF.BEGIN", [0x70], id="vf-begin"),
+    pytest.param("VF.END", [0x71], id="vf-end"),
+    pytest.param("ENDLOOP", [0x73], id="endloop"),
+    pytest.param("MEMBAR", [0x74], id="membar"),
+    # LOOP (row 0x72): 0x72 | count<<8, count an "Sn or immediate" of 1 + 33 bits: the flag is bit 33 of
+    # the field (bit 41 of the word), the immediate a 33-bit two's complement in bits [8:41).
+    #   LOOP 64:          0x72 | 64<<8                      = 0x4072
+    #   LOOP 0:           0x72 | 0<<8                       = 0x72
+    #   LOOP 4294967295:  0x72 | 0xFFFFFFFF<<8 (2**32 - 1, the largest: 2**32 needs 34 bits signed)
+    #   LOOP S3:          0x72 | (1<<33 | 3)<<8             = 0x72 | 1<<41 | 0x300
+    #   LOOP S31:         0x72 | (1<<33 | 31)<<8            = 0x72 | 1<<41 | 0x1F00
+    pytest.param("LOOP 64", [0x4072], id="loop-64"),
+    pytest.param("LOOP 0", [0x72], id="loop-0"),
+    pytest.param("LOOP 4294967295", [0x000000FFFFFFFF72], id="loop-max"),
+    pytest.param("LOOP S3", [0x0000020000000372], id="loop-s3"),
+    pytest.param("LOOP S31", [0x0000020000001F72], id="loop-s31"),
 ]
+
+
+def _placed(source: str, words: list[int]):
+    """The case in the smallest program that holds it (the first word's row decides the context)."""
+    return S.in_context(isa.BY_OPCODE[words[0] & 0xFF], text=source, words=words)
 
 
 @pytest.mark.parametrize(("source", "words"), GOLDEN)
 def test_assembler_produces_the_documented_words(source, words):
-    program = assemble(source, "golden.asm")
-    assert [f"0x{w:016x}" for w in program.words] == [f"0x{w:016x}" for w in words]
+    placed = _placed(source, words)
+    program = assemble(placed.text, "golden.asm")
+    assert [f"0x{w:016x}" for w in placed.own_words(program.words)] == [f"0x{w:016x}" for w in words]
+    assert program.words == placed.words
 
 
 @pytest.mark.parametrize(("source", "words"), GOLDEN)
@@ -126,8 +173,29 @@ def test_documented_words_decode_and_reencode(source, words):
         inst = decode(words, pc)
         assert encode(inst) == words[pc:pc + inst.words]
         pc += inst.words
-    program = Program(words=tuple(words))
-    assert assemble(disassemble(program), "again.asm").words == tuple(words)
+    placed = _placed(source, words)
+    program = Program(words=placed.words)
+    assert assemble(disassemble(program), "again.asm").words == placed.words
+
+
+def test_a_whole_function_by_hand():
+    """Every word of a function, context included: VF.BEGIN, LOOP S3 (0x72 | 1<<41 | 3<<8), LOOP 2
+    (0x72 | 2<<8), MEMBAR, VADD.f32 V2, V0, V1, P0 (row 0x22: 0x22 | 3<<8 | 2<<12 | 0<<17 | 1<<22 | 0<<27),
+    ADD S1, S1, 64 (row 0x41: 0x41 | 1<<8 | 1<<13 | 64<<18), two ENDLOOPs, VF.END."""
+    source = "VF.BEGIN\nLOOP S3\nLOOP 2\nMEMBAR\nVADD.f32 V2, V0, V1, P0\nADD S1, S1, 64\nENDLOOP\nENDLOOP\nVF.END\n"
+    words = (0x70, 0x0000020000000372, 0x272, 0x74, 0x402322, 0x1002141, 0x73, 0x73, 0x71)
+    assert [f"0x{w:016x}" for w in assemble(source, "golden.asm").words] == [f"0x{w:016x}" for w in words]
+    assert assemble(disassemble(Program(words=words)), "again.asm").words == words
+
+
+def test_a_negative_loop_count_decodes_but_does_not_assemble():
+    """0x72 | (2**33 - 1)<<8 is LOOP -1 to the decoder (a 33-bit two's complement), which the
+    assembler refuses (a loop runs 0 or more times): the words are canonical, the program is not."""
+    inst = decode([0x000001FFFFFFFF72])
+    assert inst.row.mnemonic == "LOOP" and inst.operands == (RegOrImm(None, -1),)
+    assert encode(inst) == [0x000001FFFFFFFF72]
+    with pytest.raises(AsmError, match="a loop runs 0 or more times, not -1"):
+        assemble(S.in_context(inst).text, "golden.asm")
 
 
 def test_decoded_fields_of_a_golden_word():

@@ -89,7 +89,20 @@ def test_disassembly_reassembles_to_identical_bytes(program):
 @FAST
 @given(S.insts())
 def test_every_single_instruction_reassembles(inst):
-    _assert_same_bytes(Program(words=tuple(encode(inst))))
+    """In the smallest program that holds it validly (a register row inside VF.BEGIN ... VF.END)."""
+    placed = S.in_context(inst)
+    program = Program(words=placed.words)
+    assert placed.own_words(program.words) == tuple(encode(inst))
+    _assert_same_bytes(program)
+
+
+@pytest.mark.parametrize("row", ROWS)
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_row_reassembles_in_its_context(row, data):
+    """Instructions of each row, so that none (VF.END, ENDLOOP, ...) is left to chance."""
+    inst = data.draw(S.inst_of_row(row).filter(S.valid))
+    _assert_same_bytes(Program(words=S.in_context(inst).words))
 
 
 @settings(max_examples=200, deadline=None)

@@ -182,6 +182,12 @@ CONTRACT_FORMS = {
     "SETFLAG": [(Kind.PIPE, Kind.PIPE, Kind.EVENT)],
     "WAITFLAG": [(Kind.PIPE, Kind.PIPE, Kind.EVENT)],
     "BARRIER": [(Kind.BARRIER_PIPE,)],
+    # 7 vector functions and hardware loops
+    "VF.BEGIN": [()],
+    "VF.END": [()],
+    "LOOP": [(Kind.SRC,)],
+    "ENDLOOP": [()],
+    "MEMBAR": [()],
 }
 for _m in ("VADD", "VSUB", "VMUL", "VMAX", "VMIN"):
     CONTRACT_FORMS[_m] = [*CONTRACT_FORMS[_m], (V, V, V, P)]
@@ -197,6 +203,31 @@ def test_every_contract_mnemonic_and_form_is_in_the_table(mnemonic):
     shapes = {tuple(o.kind for o in r.operands) for r in isa.MNEMONICS[mnemonic]}
     for want in CONTRACT_FORMS[mnemonic]:
         assert want in shapes, f"{mnemonic}: no row with operands {want}"
+
+
+def test_the_function_structure_rows():
+    """VF.BEGIN 0x70, VF.END 0x71, LOOP 0x72, ENDLOOP 0x73, MEMBAR 0x74: one word, no type, no fields;
+    ``structure`` marks exactly them, ``register`` exactly the register block 0x20..0x3F."""
+    structure = {r.mnemonic: r for r in TABLE if r.structure}
+    assert {m: r.opcode for m, r in structure.items()} == {"VF.BEGIN": 0x70, "VF.END": 0x71, "LOOP": 0x72,
+                                                           "ENDLOOP": 0x73, "MEMBAR": 0x74}
+    for row in structure.values():
+        assert (row.words, row.types, row.keywords, row.has_mask, row.register) == (1, (), (), False, False)
+    (count,) = structure["LOOP"].operands
+    assert (count.kind, count.bits) == (Kind.SRC, 34)  # a register flag and a 33-bit signed immediate
+    assert count.imm_range() == (-(1 << 32), (1 << 32) - 1)
+    assert {r.opcode for r in TABLE if r.register} == {r.opcode for r in TABLE if 0x20 <= r.opcode < 0x40}
+
+
+def test_what_a_function_may_hold_is_the_contracts_list():
+    """CONTRACT section 7: register instructions, LOOP/ENDLOOP, MEMBAR and the scalar MOV, ADD, SUB,
+    MUL, AND, OR, XOR, SHL, SHR (VF.END closes the function); nothing else, VF.BEGIN neither."""
+    from isa.functions import allowed_inside
+
+    scalars = {"MOV", "ADD", "SUB", "MUL", "AND", "OR", "XOR", "SHL", "SHR"}
+    for row in TABLE:
+        want = row.register or row.mnemonic in scalars | {"LOOP", "ENDLOOP", "MEMBAR", "VF.END"}
+        assert allowed_inside(row) == want, (row.mnemonic, row.form)
 
 
 def test_contract_field_ranges_and_defaults():

@@ -300,30 +300,36 @@ def test_950_conflicts_follow_the_actual_addresses_of_each_run(first, second):
 # -- register (vector function) instructions ------------------------------------------------------------
 
 def test_register_instructions_by_hand():
-    """950: scalar.alu 1, function_startup 300, issue_width 2, register_writes 2, ub_reads 2,
-    load_latency 9, store_latency 9, alu_latency 7, mask_latency 1, float32_add 64 a cycle."""
+    """950: scalar.alu 1, scalar.issue 1, register.vf_launch 8, issue_width 2, register_writes 2,
+    ub_reads 2, load_latency 9, store_latency 9, alu_latency 7, mask_latency 1, float32_add 64 a
+    cycle; the load and store units take one instruction a cycle (vf_load_units, vf_store_units), the
+    execute unit issue_width."""
     from timing_support import slices
 
     text = """\
     MOV S1, 0x100
+    VF.BEGIN
     VLD.f32 V0, [S0]
     VLD.f32 V1, [S1]
     PSET.b32 P0, ALL
     VADD.f32 V2, V0, V1, P0
     VST.f32 [S1], V2, P0
+    VF.END
     HALT
 """
     m, r, rep = run(text, "950", trace=True)
     assert r.fault is None and rep["races"] == []
-    # MOV 0..1. VLD V0, dispatched 1: the vector function starts 300 later: 301, ready 301 + 9 = 310.
-    # VLD V1, dispatched 2, co-issues with it at 301 (2 slots, 2 register writes, 2 UB reads): 301..310.
-    # PSET (dispatched 3): the 301 cycle is full (3 > issue_width): 302..303.
-    # VADD (dispatched 4) waits for V0, V1 (310): dependency 310 - 303 = 7; 64 lanes / 64 = 1 cycle,
-    # result 7 later: 310..317. VST (dispatched 5) waits for V2: dependency 317 - 311 = 6; 317..326.
-    assert slices(m, "VLD") == [("V", 301, 310), ("V", 301, 310)]
-    assert slices(m, "PSET") == [("V", 302, 303)]
-    assert slices(m, "VADD") == [("V", 310, 317)]
-    assert slices(m, "VST") == [("V", 317, 326)]
-    assert r.total_cycles == 326
-    assert rep["stalls"]["function_startup"] == 300
-    assert rep["stalls"]["dependency"] == 13
+    # MOV 0..1. VF.BEGIN is handed to V at 1; its instructions issue from 1 + 8 = 9.
+    # VLD V0 at 9, ready 18. VLD V1: the load unit is busy at 9: 10, ready 19.
+    # PSET (execute unit) issues beside VLD V0 at 9 (one vector register write, one UB read): 9..10.
+    # VADD waits for V0 and V1 (19): 64 lanes / 64 = 1 cycle, result 7 later: 19..26.
+    # VST waits for V2: 26..35. It writes the bytes VLD V1 read, after it through V2: no race.
+    assert slices(m, "VLD") == [("V", 9, 18), ("V", 10, 19)]
+    assert slices(m, "PSET") == [("V", 9, 10)]
+    assert slices(m, "VADD") == [("V", 19, 26)]
+    assert slices(m, "VST") == [("V", 26, 35)]
+    assert slices(m, "VF.BEGIN") == [("V", 1, 35)]
+    assert r.total_cycles == 35
+    assert row(rep, "VF.BEGIN")["cycles"] == 34  # its whole run, from reaching V
+    assert [row(rep, t)["cycles"] for t in ("VLD.f32 V0", "VLD.f32 V1", "PSET", "VADD", "VST")] == [9, 9, 1, 7, 9]
+    assert rep["stalls"]["dependency"] == 0  # waits inside a function overlap other work: not stalls of V

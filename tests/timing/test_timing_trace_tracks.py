@@ -169,17 +169,20 @@ def test_back_to_back_independent_v_instructions_do_not_overlap_on_a_track(profi
 
 DUAL_ISSUE = """\
 .ubfill 0x0, f32, 256, 1.5
+    VF.BEGIN
     VLD.f32 V0, [0x0]
+    PSET.b32 P0, ALL
     VLD.f32 V1, [0x100]
-    VLD.f32 V2, [0x200]
-    VLD.f32 V3, [0x300]
+    PSET.b32 P1, ALL
+    VF.END
     HALT
 """
 
 
 def test_dual_issued_register_instructions_get_a_second_v_track():
-    """950 issues two register instructions a cycle: the second of a pair goes on the track under V's,
-    and the loads' 9 cycles of latency, in flight together, on as many tracks under those."""
+    """A vector function is one slice on V with its instructions inside it. The 950 issues two a cycle:
+    the second of a pair goes on the track under V's, and the loads' 9 cycles of latency, in flight
+    together, on as many tracks under those."""
     m, r, rep = run(DUAL_ISSUE, "950", trace=True)
     assert r.fault is None
     trace = trace_events(m.result)
@@ -189,16 +192,18 @@ def test_dual_issued_register_instructions_get_a_second_v_track():
     for e in trace["traceEvents"]:
         if e["ph"] == "X" and names[e["tid"]] != "S":
             by_track[names[e["tid"]]].append((e["name"].split(",")[0], *in_cycles(e)))
-    # the vector function starts 300 cycles after the first dispatch; two loads a cycle (ub_reads = 2)
+    # VF.BEGIN reaches V at 0 and its first instruction issues register.vf_launch = 8 later. The load
+    # unit takes one VLD a cycle (vf_load_units 1): VLD V0 at 8, VLD V1 at 9. Both PSETs issue at 8,
+    # beside the load (issue_width 2 compute instructions a cycle; one vector register write, one UB
+    # read). The last result is VLD V1's, 9 after it issued: 18, the function's end.
     assert by_track == {
-        "V": [("VLD.f32 V0", 300, 301), ("VLD.f32 V2", 301, 302)],
-        "V (overlap 1)": [("VLD.f32 V1", 300, 301), ("VLD.f32 V3", 301, 302)],
-        "V in flight": [("VLD.f32 V0", 301, 309)],
-        "V in flight (overlap 1)": [("VLD.f32 V1", 301, 309)],
-        "V in flight (overlap 2)": [("VLD.f32 V2", 302, 310)],
-        "V in flight (overlap 3)": [("VLD.f32 V3", 302, 310)],
+        "V": [("VF.BEGIN", 0, 18), ("VLD.f32 V0", 8, 9), ("VLD.f32 V1", 9, 10)],
+        "V (overlap 1)": [("PSET.b32 P0", 8, 9)],
+        "V (overlap 2)": [("PSET.b32 P1", 8, 9)],
+        "V in flight": [("VLD.f32 V0", 9, 17)],
+        "V in flight (overlap 1)": [("VLD.f32 V1", 10, 18)],
     }
-    assert rep["total_cycles"] == 310
+    assert rep["total_cycles"] == 18
 
 
 FLAGS = """\
