@@ -91,7 +91,6 @@ class Machine(State):
         self._extra = 0  # instructions run inside functions, not yet in ``executed``
         self._scratch = None
         self.function_views: dict = {}
-        self._inner: list[int] = []
         for span in spans:
             function = self.functions[span.begin] = Function(span, self._bound_at, self.engine.costs)
             self._by_word[span.begin // 8] = function.launch
@@ -99,12 +98,14 @@ class Machine(State):
                 self._by_word[pc // 8] = self._inside_function
                 self._s_cost[pc // 8] = 0  # the function's own scalar lane runs them, not S
                 self.pipes[pc] = "V"
-                self._inner.append(pc)
 
     def _inside_function(self, m) -> int:
+        """An instruction inside a function, reached by the run loop: a step of a function being
+        stepped through; else control came from outside, which a loaded program never does."""
         if self.stepper is not None:
             return self.stepper.step(self)
-        return self._bound_at[self.pc].run(self)  # a structure row's run: control came from outside
+        raise Fault(f"control reached {self.describe(self.pc)} inside a vector function from outside it: a "
+                    f"function runs only from its VF.BEGIN")
 
     def function_scratch(self) -> tuple:
         """The scratch copy of UB a launched function runs on, and its typed views (made once)."""
@@ -256,7 +257,6 @@ class Machine(State):
     def submit(self, job) -> None:
         """Hand a job to the engine (each run sets ``self.submit`` to its engine's, to save a call)."""
         self.engine.submit(job)
-
 
     def fault_at(self, fault: Fault, pc: int) -> Fault:
         if fault.pc is not None:  # already placed (a fault inside a vector function names its instruction)
