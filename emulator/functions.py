@@ -29,6 +29,7 @@ of its instructions per step, in program order, on the machine's UB and the func
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -37,7 +38,7 @@ from emulator.costs import Cost
 from emulator.faults import Fault
 from emulator.jobs import REGISTER_SPACES, Job, as_writes, footprint, hold, land, merge_runs
 from emulator.semantics import implements
-from emulator.state import State, _RegisterRows, _RegisterViews
+from emulator.state import State
 from isa import Inst
 from isa.functions import FunctionSpan
 from isa.table import FUNCTION_SCALAR_FAMILIES
@@ -82,10 +83,11 @@ class FunctionContext(State):
     def __init__(self, m, items: list, stepping: bool = False) -> None:  # not State.__init__: no UB of its own
         self.machine = m
         self.s = list(m.s)
-        self.v = np.zeros((32, 256), dtype=np.uint8)
-        self.p = np.zeros((8, 256), dtype=np.bool_)
-        self.v_as = _RegisterViews(self.v)
-        self.v_rows = _RegisterRows(self.v)
+        # One register file serves every launch (their data moves one launch at a time), zeroed
+        # when a launch starts to move data: its typed views are then made once per machine.
+        self.v, self.p, self.v_as, self.v_rows = m.function_registers()
+        self.v.fill(0)
+        self.p.fill(False)
         self.lane_masks = m.lane_masks  # keyed by a mask's bytes: the same in every state
         # A stepped function works on the machine's UB itself; a launched one on the scratch copy.
         self.ub, self._views = (m.ub, m._views) if stepping else m.function_scratch()
@@ -427,6 +429,8 @@ class Function:
         scratch = ctx.ub
         lo, hi = _byte_span(reads, writes)
         scratch[lo:hi] = m.ub[lo:hi]
+        ctx.v.fill(0)  # every function starts with V and P zero (the file is shared by launches)
+        ctx.p.fill(False)
         jobs = plan.jobs
         try:
             runs, masked = self._perform_in_order(jobs, plan, scratch)
@@ -568,27 +572,26 @@ def _runs(jobs: list) -> tuple:
 
 
 def _as_footprint(firsts: list, ends: list) -> dict:
-    """The footprint of runs of UB blocks, merged (a stream of runs in address order is merged in
-    one pass; anything else is sorted)."""
+    """The footprint of runs of UB blocks, merged: a few runs in Python, many in numpy."""
     if not firsts:
         return {}
-    merged = [[firsts[0], ends[0]]]
-    for lo, hi in zip(firsts, ends, strict=True):
-        top = merged[-1]
-        if lo < top[0]:  # not in address order: sort them all
-            runs = merge_runs(np.stack((np.array(firsts, dtype=np.int64), np.array(ends, dtype=np.int64)), axis=1))
-            break
-        if lo <= top[1]:
-            if hi > top[1]:
-                top[1] = hi
+    if len(firsts) > 256:
+        runs = merge_runs(np.stack((np.array(firsts, dtype=np.int64), np.array(ends, dtype=np.int64)), axis=1))
+        first, end = int(runs[0, 0]), int(runs[-1, 1])
+        return {"ub": (None, first, end) if len(runs) == 1 else (runs, first, end)}
+    pairs = zip(firsts, ends, strict=True)
+    if any(b < a for a, b in itertools.pairwise(firsts)):  # not in address order (two streams, say)
+        pairs = sorted(pairs)
+    merged: list = []
+    for lo, hi in pairs:
+        if merged and lo <= merged[-1][1]:
+            if hi > merged[-1][1]:
+                merged[-1][1] = hi
         else:
             merged.append([lo, hi])
-    else:
-        runs = np.array(merged, dtype=np.int64) if len(merged) > 1 else None
-        if runs is None:
-            return {"ub": (None, merged[0][0], merged[0][1])}
-    first, end = int(runs[0, 0]), int(runs[-1, 1])
-    return {"ub": (None, first, end) if len(runs) == 1 else (runs, first, end)}
+    if len(merged) == 1:
+        return {"ub": (None, merged[0][0], merged[0][1])}
+    return {"ub": (np.array(merged, dtype=np.int64), merged[0][0], merged[-1][1])}
 
 
 def _byte_span(*footprints: dict) -> tuple[int, int]:

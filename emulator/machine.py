@@ -18,7 +18,7 @@ from emulator.profile import Profile, load_profile
 from emulator.report import Report, build_report
 from emulator.result import STALL_CAUSES, PcEntry, PipeEntry, RunResult, TraceLog
 from emulator.semantics import HALT_PC, REFINES, Bound, bind
-from emulator.state import State
+from emulator.state import State, _RegisterRows, _RegisterViews
 from emulator.timing import PIPES, QUEUED, Diverged, Engine, Race
 from isa import TYPES, Inst, decode_program
 from isa.functions import check
@@ -90,6 +90,7 @@ class Machine(State):
         self.stepper = None
         self._extra = 0  # instructions run inside functions, not yet in ``executed``
         self._scratch = None
+        self._function_registers = None
         self.function_views: dict = {}
         for span in spans:
             function = self.functions[span.begin] = Function(span, self._bound_at, self.engine.costs)
@@ -106,6 +107,13 @@ class Machine(State):
             return self.stepper.step(self)
         raise Fault(f"control reached {self.describe(self.pc)} inside a vector function from outside it: a "
                     f"function runs only from its VF.BEGIN")
+
+    def function_registers(self) -> tuple:
+        """The V and P registers launched functions run on, and their typed views (made once)."""
+        if self._function_registers is None:
+            v = np.zeros((32, 256), dtype=np.uint8)
+            self._function_registers = (v, np.zeros((8, 256), dtype=np.bool_), _RegisterViews(v), _RegisterRows(v))
+        return self._function_registers
 
     def function_scratch(self) -> tuple:
         """The scratch copy of UB a launched function runs on, and its typed views (made once)."""
