@@ -86,7 +86,7 @@ class RaceCheck:
             self._name_race(kind, first.pc, second.pc, where)
 
     def function_races(self, found: list) -> None:
-        """Races inside a vector function (``emulator.functions.inner_races``): accesses of one
+        """Races inside a vector function (``emulator.function_races.inner_races``): accesses of one
         launch that no MEMBAR or register dependency orders."""
         for kind, first, second, start, end in found:
             self._name_race(kind, first.pc, second.pc, ("ub", start, end), inside=True)
