@@ -3,34 +3,18 @@ CONTRACT.md section 2, checked through the words and data records the assembler 
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
+import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
 
 import isa
 from assembler import AsmError, assemble
 from isa import GmRef, RegOrImm, UbRef, decode, decode_program
 from isa.program import Program
 
-
-def _load_strategies():
-    # tests/ is not a package (see tests/isa/test_roundtrip.py): load tests/strategies.py by path.
-    if "strategies" in sys.modules:
-        return sys.modules["strategies"]
-    path = Path(__file__).resolve().parents[1] / "strategies.py"
-    spec = importlib.util.spec_from_file_location("strategies", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["strategies"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-S = _load_strategies()
 REGISTER_ROW = isa.MNEMONICS["VLD"][0]  # any register row: they all need VF.BEGIN ... VF.END around them
 
 

@@ -9,11 +9,8 @@ columns are counted by hand on the sources below (1-based).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
 
 import isa
 from assembler import AsmError, assemble
@@ -21,21 +18,6 @@ from emulator import Machine, ProgramError
 from isa import RegOrImm, decode_program
 from isa.program import Program
 from isa.text import inst_text
-
-
-def _load_strategies():
-    # tests/ is not a package (see tests/isa/test_roundtrip.py): load tests/strategies.py by path.
-    if "strategies" in sys.modules:
-        return sys.modules["strategies"]
-    path = Path(__file__).resolve().parents[1] / "strategies.py"
-    spec = importlib.util.spec_from_file_location("strategies", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["strategies"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-S = _load_strategies()
 
 SCALARS = "MOV, ADD, SUB, MUL, AND, OR, XOR, SHL, SHR"
 REGISTER_OUTSIDE = ("{} is a register instruction, which runs only inside a vector function: put it between "

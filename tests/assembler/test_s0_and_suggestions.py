@@ -4,12 +4,12 @@ plain statement that vcore has no such instruction yet."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
 
 import isa
 from assembler import AsmError, assemble
@@ -17,19 +17,6 @@ from assembler import AsmError, assemble
 VCORE = str(Path(sys.executable).with_name("vcore"))
 
 
-def _load_strategies():
-    # tests/ is not a package (see tests/isa/test_roundtrip.py): load tests/strategies.py by path.
-    if "strategies" in sys.modules:
-        return sys.modules["strategies"]
-    path = Path(__file__).resolve().parents[1] / "strategies.py"
-    spec = importlib.util.spec_from_file_location("strategies", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["strategies"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-S = _load_strategies()
 REGISTER_ROW = isa.MNEMONICS["VLD"][0]  # any register row: they all need VF.BEGIN ... VF.END around them
 REGISTER_LINES = ("VLD", "VST", "PUPDATE", "VADDS")  # the register instructions below (VADDS in its register form)
 

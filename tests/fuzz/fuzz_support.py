@@ -188,17 +188,10 @@ def emit_summary() -> None:
 
 
 def load_strategies():
-    """tests/strategies.py, loaded by path (tests/ is not a package; see tests/isa/test_roundtrip.py)."""
-    import importlib.util
+    """tests/strategies.py (tests/conftest.py puts tests/ on the path)."""
+    import strategies
 
-    if "strategies" in sys.modules:
-        return sys.modules["strategies"]
-    path = ROOT / "tests" / "strategies.py"
-    spec = importlib.util.spec_from_file_location("strategies", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["strategies"] = module
-    spec.loader.exec_module(module)
-    return module
+    return strategies
 
 
 _VALID_BLOBS: list | None = None

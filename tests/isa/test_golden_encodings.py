@@ -24,33 +24,16 @@ its own instructions, and the tests assemble them in the smallest program that h
 
 from __future__ import annotations
 
-import importlib.util
 import struct
-import sys
 import zlib
-from pathlib import Path
 
 import pytest
+import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
 
 import isa
 from assembler import AsmError, assemble, disassemble
 from isa import RegOrImm, decode, encode
 from isa.program import Program, from_bytes, to_bytes
-
-
-def _load_strategies():
-    # tests/ is not a package (see tests/isa/test_roundtrip.py): load tests/strategies.py by path.
-    if "strategies" in sys.modules:
-        return sys.modules["strategies"]
-    path = Path(__file__).resolve().parents[1] / "strategies.py"
-    spec = importlib.util.spec_from_file_location("strategies", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["strategies"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-S = _load_strategies()
 
 GOLDEN = [
     # docs/encoding.md's own worked example (VADD tensor-binary, row 0x10):

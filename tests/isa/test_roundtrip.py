@@ -4,13 +4,11 @@ and no input bytes or words make the decoders raise anything but their own error
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import struct
-import sys
 import zlib
-from pathlib import Path
 
 import pytest
+import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,22 +17,6 @@ from assembler import assemble, disassemble
 from isa import DecodeError, Inst, Mask, MaskMode, RegOrImm, UbRef, decode, decode_program, encode, problems
 from isa.program import DataRecord, Program, VbinError, from_bytes, to_bytes
 from isa.types import TYPES
-
-
-def _load_strategies():
-    # tests/ has no __init__.py and must not go on sys.path (its isa/ and assembler/ folders would
-    # shadow the real packages as namespace packages), so load tests/strategies.py by path.
-    if "strategies" in sys.modules:
-        return sys.modules["strategies"]
-    path = Path(__file__).resolve().parents[1] / "strategies.py"
-    spec = importlib.util.spec_from_file_location("strategies", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["strategies"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-S = _load_strategies()
 
 # isa.values.bits_value casts NaN bit patterns through numpy, which warns; the values are still right.
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
