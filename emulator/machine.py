@@ -16,15 +16,14 @@ from emulator.faults import Fault, ProgramError
 from emulator.functions import Function, FunctionContext
 from emulator.profile import Profile, load_profile
 from emulator.report import Report, build_report
-from emulator.result import STALL_CAUSES, PcEntry, PipeEntry, RunResult, TraceLog
+from emulator.result import RunResult, run_result
 from emulator.semantics import HALT_PC, REFINES, Bound, bind
 from emulator.state import State, _RegisterRows, _RegisterViews
-from emulator.timing import PIPES, QUEUED, Diverged, Engine, Race
-from isa import TYPES, Inst, decode_program
+from emulator.timing import QUEUED, Diverged, Engine, Race
+from isa import Inst, decode_program
 from isa.functions import check
 from isa.program import Program
 from isa.text import inst_text
-from isa.values import dtype_of
 
 DEFAULT_GM_SIZE = 16 << 20
 DEFAULT_MAX_INSTRUCTIONS = 50_000_000
@@ -181,25 +180,6 @@ class Machine(State):
                 mem[rec.addr:rec.addr + rec.nbytes] = np.tile(element, rec.count)
             else:
                 mem[rec.addr:rec.addr + rec.nbytes] = np.frombuffer(rec.payload, dtype=np.uint8)
-
-    def write(self, space: str, addr: int, data) -> None:
-        """Copy an array's bytes (little endian) or raw bytes into UB or GM at ``addr``."""
-        if isinstance(data, np.ndarray):
-            arr = data.astype(data.dtype.newbyteorder("<"), copy=False) if data.dtype.byteorder == ">" else data
-            raw = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
-        else:
-            raw = np.frombuffer(bytes(data), dtype=np.uint8)
-        mem = self.memory(space)
-        if addr < 0 or addr + raw.size > mem.size:
-            raise Fault(f"{raw.size} bytes at {space}:0x{addr:x} run past the end of {space.upper()} "
-                        f"(size 0x{mem.size:x})")
-        mem[addr:addr + raw.size] = raw
-
-    def read(self, space: str, addr: int, type_name: str, count: int) -> np.ndarray:
-        """``count`` elements of ``type_name`` at ``addr`` (a copy)."""
-        etype = TYPES[type_name]
-        raw = self.read_bytes(space, addr, count * etype.size)
-        return raw.copy().view(dtype_of(etype))
 
     # -- running -----------------------------------------------------------------------------------
     def where(self, pc: int) -> str:
@@ -395,47 +375,8 @@ class Machine(State):
         self._extra = 0
         self.halted = pc == HALT_PC
         self.pc, self.executed = pc, executed
-        self.result = self._result(executed, paused)
+        self.result = run_result(self, executed, paused)
         return self.result
-
-    def _result(self, executed: int, paused: bool) -> RunResult:
-        """The run so far as a value: how it ended, and what each instruction and pipe cost."""
-        engine, counts = self.engine, self.counts()
-        total = max(self.now, *engine.done.values())
-        source = self.program.source or {}
-        per_pc = []
-        s_busy = 0  # S is busy for every instruction it reads (its issue slot) and for the syncs it runs
-        for b in self.bound:
-            count = counts.get(b.pc, 0)
-            if not count:
-                continue
-            src = source.get(b.pc)
-            stats = engine.stats.get(b.pc)
-            issue = count * self._s_cost[b.pc // 8]
-            s_busy += issue
-            pipe = self.pipes[b.pc]  # an instruction's, or V for a scalar one inside a vector function
-            if stats is not None and pipe != "S":
-                entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), pipe, count, stats.cycles,
-                                stats.iterations, stats.bank_conflict, dict(stats.stalls))
-            else:
-                own = stats.cycles if stats is not None else 0
-                s_busy += own
-                entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), pipe, count, issue + own, 0, 0,
-                                dict(stats.stalls) if stats is not None else {})
-            per_pc.append(entry)
-        pipes = {}
-        for pipe in PIPES:
-            busy = s_busy if pipe == "S" else engine.busy[pipe]
-            instructions = sum(e.count for e in per_pc if e.pipe == pipe)
-            pipes[pipe] = PipeEntry(busy, instructions, busy / total if total else 0.0)
-        trace = None
-        if self._trace:
-            trace = TraceLog(tuple(engine.slices), tuple(engine.releases), tuple(engine.flows), engine.slices_dropped,
-                             dict(engine.trace_parents))
-        return RunResult(executed, self.fault, self.halted, counts, total, paused, self.profile.name,
-                         self.profile.clock_ghz, tuple(per_pc), pipes,
-                         {cause: engine.stall_totals.get(cause, 0) for cause in STALL_CAUSES}, tuple(self.races()),
-                         tuple(engine.flag_warnings), {f"S{i}": int(v) for i, v in enumerate(self.s)}, trace)
 
     def settle(self) -> None:
         """Land the results of every instruction already scheduled on its pipe (the debugger's view

@@ -10,6 +10,7 @@ from __future__ import annotations
 from attrs import define, field, frozen
 
 from emulator.faults import Fault
+from emulator.timing import PIPES
 
 STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full")
 
@@ -69,3 +70,43 @@ class RunResult:
     flag_warnings: tuple = ()
     scalars: dict = field(factory=dict)  # S0..S31 at the end
     trace: TraceLog | None = None  # only for a run with ``trace=True``
+
+
+def run_result(self, executed: int, paused: bool) -> RunResult:
+    """Machine ``self``'s run so far as a value: how it ended, and what each instruction and pipe cost."""
+    engine, counts = self.engine, self.counts()
+    total = max(self.now, *engine.done.values())
+    source = self.program.source or {}
+    per_pc = []
+    s_busy = 0  # S is busy for every instruction it reads (its issue slot) and for the syncs it runs
+    for b in self.bound:
+        count = counts.get(b.pc, 0)
+        if not count:
+            continue
+        src = source.get(b.pc)
+        stats = engine.stats.get(b.pc)
+        issue = count * self._s_cost[b.pc // 8]
+        s_busy += issue
+        pipe = self.pipes[b.pc]  # an instruction's, or V for a scalar one inside a vector function
+        if stats is not None and pipe != "S":
+            entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), pipe, count, stats.cycles,
+                            stats.iterations, stats.bank_conflict, dict(stats.stalls))
+        else:
+            own = stats.cycles if stats is not None else 0
+            s_busy += own
+            entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), pipe, count, issue + own, 0, 0,
+                            dict(stats.stalls) if stats is not None else {})
+        per_pc.append(entry)
+    pipes = {}
+    for pipe in PIPES:
+        busy = s_busy if pipe == "S" else engine.busy[pipe]
+        instructions = sum(e.count for e in per_pc if e.pipe == pipe)
+        pipes[pipe] = PipeEntry(busy, instructions, busy / total if total else 0.0)
+    trace = None
+    if self._trace:
+        trace = TraceLog(tuple(engine.slices), tuple(engine.releases), tuple(engine.flows), engine.slices_dropped,
+                         dict(engine.trace_parents))
+    return RunResult(executed, self.fault, self.halted, counts, total, paused, self.profile.name,
+                     self.profile.clock_ghz, tuple(per_pc), pipes,
+                     {cause: engine.stall_totals.get(cause, 0) for cause in STALL_CAUSES}, tuple(self.races()),
+                     tuple(engine.flag_warnings), {f"S{i}": int(v) for i, v in enumerate(self.s)}, trace)

@@ -123,5 +123,24 @@ class State:
         check_range(space.upper(), mem.size, addr, addr + count, "read")
         return mem[addr:addr + count]
 
+    def write(self, space: str, addr: int, data) -> None:
+        """Copy an array's bytes (little endian) or raw bytes into UB or GM at ``addr``."""
+        if isinstance(data, np.ndarray):
+            arr = data.astype(data.dtype.newbyteorder("<"), copy=False) if data.dtype.byteorder == ">" else data
+            raw = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
+        else:
+            raw = np.frombuffer(bytes(data), dtype=np.uint8)
+        mem = self.memory(space)
+        if addr < 0 or addr + raw.size > mem.size:
+            raise Fault(f"{raw.size} bytes at {space}:0x{addr:x} run past the end of {space.upper()} "
+                        f"(size 0x{mem.size:x})")
+        mem[addr:addr + raw.size] = raw
+
+    def read(self, space: str, addr: int, type_name: str, count: int) -> np.ndarray:
+        """``count`` elements of ``type_name`` at ``addr`` (a copy)."""
+        etype = TYPES[type_name]
+        raw = self.read_bytes(space, addr, count * etype.size)
+        return raw.copy().view(dtype_of(etype))
+
 
 __all__ = ["MAX_GM_SIZE", "Fault", "State", "wrap64"]
