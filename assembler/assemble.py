@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from fractions import Fraction
 
 import attrs
@@ -23,6 +24,8 @@ from isa.program import DataRecord, Program, SourceLine
 from isa.types import ElementType
 from isa.values import float_bits, int_bits
 
+REGISTER_NAME = re.compile(r"[VvPpSs][0-9]+$")
+WIDE_MOV = next(row for row in MNEMONICS["MOV"] if row.form == "scalar-mov-wide")
 DATA_DIRECTIVES = {"ub": ("ub", "list"), "gm": ("gm", "list"), "ubfill": ("ub", "fill"), "gmfill": ("gm", "fill")}
 DIRECTIVES = ("equ", *DATA_DIRECTIVES)
 MAX_SHIFT = 127
@@ -36,6 +39,7 @@ _KIND_WORDS = {
     Kind.PREG: "a mask register P0..P7",
     Kind.SREG: "a scalar register S0..S31",
     Kind.UB: "a UB operand [addr]",
+    Kind.UB_BYTE: "a UB operand [addr]",
     Kind.GM: "a GM operand gm[addr]",
     Kind.SCALAR: "a scalar value or register",
     Kind.SRC: "a scalar register or an expression",
@@ -88,7 +92,7 @@ def _node_loc(node) -> Location:
 
 
 def _shape_fits(kind: Kind, node) -> bool:
-    if kind is Kind.UB:
+    if kind in (Kind.UB, Kind.UB_BYTE):
         return isinstance(node, Mem) and node.space == "ub"
     if kind is Kind.GM:
         return isinstance(node, Mem) and node.space == "gm"
@@ -138,6 +142,10 @@ class _Assembler:
 
     # -- symbols and expressions -------------------------------------------------------------
     def define(self, name: str, location: Location, what: str) -> bool:
+        if REGISTER_NAME.match(name):  # an operand that says S16 is the register, whatever is defined
+            self.error(location, f"'{name}' is a register name: a {what} cannot be called that (an operand "
+                                 f"{name} always means the register)")
+            return False
         previous = self.labels.get(name) or self.equs.get(name)
         if previous is not None:
             self.error(location, f"duplicate {what} '{name}' (first defined at line {previous[1].line})")
@@ -279,19 +287,44 @@ class _Assembler:
         return (row.words + (2 if masked else 0)) * 8
 
     # -- pass 2 ------------------------------------------------------------------------------
-    def element_type(self, row: Instruction, stmt: Statement) -> ElementType | None:
+    def element_type(self, row: Instruction, stmt: Statement) -> tuple[ElementType | None, ElementType | None,
+                                                                         str | None]:
+        """The type, the source type (VCONV.D.S) and the condition (VCMP.C.T) the mnemonic names."""
+        if row.conditions:
+            if stmt.suffix is None or stmt.suffix2 is None:
+                raise LocatedError(stmt.suffix_loc or stmt.mnemonic_loc,
+                                   f"{row.mnemonic} is written {row.mnemonic}.C.T, C one of "
+                                   f"{', '.join(row.conditions)} (e.g. {row.mnemonic}.LT.f16)")
+            cond = stmt.suffix.upper()
+            if cond not in row.conditions:
+                raise LocatedError(stmt.suffix_loc, f"unknown condition '.{stmt.suffix}': {row.mnemonic} takes "
+                                                    + ", ".join(row.conditions))
+            return self._one_type(row, row.types, stmt.suffix2, stmt.suffix2_loc, stmt), None, cond
+        if row.source_types:
+            if stmt.suffix is None or stmt.suffix2 is None:
+                raise LocatedError(stmt.suffix_loc or stmt.mnemonic_loc,
+                                   f"{row.mnemonic} names two types, destination then source: "
+                                   f"{row.mnemonic}.D.S (VCONV.f16.f32 converts f32 to f16)")
+            dst = self._one_type(row, row.types, stmt.suffix, stmt.suffix_loc, stmt)
+            src = self._one_type(row, row.source_types, stmt.suffix2, stmt.suffix2_loc, stmt)
+            return dst, src, None
+        if stmt.suffix2 is not None:
+            raise LocatedError(stmt.suffix2_loc, f"{row.mnemonic} takes one type suffix")
         if not row.typed:
             if stmt.suffix is not None:
                 raise LocatedError(stmt.suffix_loc, f"{row.mnemonic} takes no type suffix")
-            return None
-        choices = ", ".join("." + t for t in row.types)
-        if stmt.suffix is None:
+            return None, None, None
+        return self._one_type(row, row.types, stmt.suffix, stmt.suffix_loc, stmt), None, None
+
+    def _one_type(self, row: Instruction, allowed, suffix: str | None, loc, stmt: Statement) -> ElementType:
+        choices = ", ".join("." + t for t in allowed)
+        if suffix is None:
             raise LocatedError(stmt.mnemonic_loc, f"{row.mnemonic} needs a type suffix ({choices})")
-        etype = TYPES.get(stmt.suffix)
+        etype = TYPES.get(suffix)
         if etype is None:
-            raise LocatedError(stmt.suffix_loc, f"unknown type '.{stmt.suffix}'{_suggest(stmt.suffix, TYPES)}")
-        if etype.name not in row.types:
-            raise LocatedError(stmt.suffix_loc, f"{row.mnemonic} does not take .{etype.name} (takes {choices})")
+            raise LocatedError(loc, f"unknown type '.{suffix}'{_suggest(suffix, TYPES)}")
+        if etype.name not in allowed:
+            raise LocatedError(loc, f"{row.mnemonic} does not take .{etype.name} (takes {choices})")
         return etype
 
     def operand_value(self, operand, node, etype: ElementType | None):
@@ -302,9 +335,9 @@ class _Assembler:
             raise LocatedError(node.loc, f"expected {_KIND_WORDS[kind]} for {operand.name}, found something else")
         if kind in (Kind.VREG, Kind.PREG, Kind.SREG):
             return node.index
-        if kind in (Kind.UB, Kind.GM):
+        if kind in (Kind.UB, Kind.UB_BYTE, Kind.GM):
             offset = self.eval_int(node.offset) if node.offset is not None else 0
-            ref = UbRef if kind is Kind.UB else GmRef
+            ref = GmRef if kind is Kind.GM else UbRef
             return ref(node.reg.index if node.reg is not None else None, offset)
         if kind is Kind.SCALAR:
             if isinstance(node, Reg):
@@ -313,7 +346,12 @@ class _Assembler:
         if kind in (Kind.SRC, Kind.IMM):
             if isinstance(node, Reg):
                 return RegOrImm(node.index)
-            return RegOrImm(None, self.eval_int(node))
+            value = self.eval_int(node)
+            if kind is Kind.IMM and not -(1 << 63) <= value < 1 << 64:
+                raise LocatedError(node.loc, f"constant {value} does not fit 64 bits: MOV takes -2^63 .. 2^64-1")
+            if kind is Kind.IMM and value >= 1 << 63:  # MOV: a 64-bit pattern written unsigned, kept as Sd holds it
+                value -= 1 << 64
+            return RegOrImm(None, value)
         if kind in (Kind.TARGET, Kind.EVENT):
             return self.eval_int(node)
         # PIPE, BARRIER_PIPE, PATTERN: a bare name.
@@ -341,6 +379,12 @@ class _Assembler:
                 if not (isinstance(f.value, Reg) and f.value.bank == "P"):
                     raise LocatedError(f.value_loc, f"{spec.name}= takes a mask register P0..P7")
                 values.append(f.value.index)
+            elif spec.choices:
+                name = f.value.name.lower() if isinstance(f.value, Name) else None
+                if name not in spec.choices:
+                    raise LocatedError(f.value_loc, f"{spec.name}= takes one of {', '.join(spec.choices)}"
+                                       + (_suggest(name, spec.choices) if name else ""))
+                values.append(spec.choices.index(name))
             else:
                 values.append(self.eval_int(f.value))
         mask = None
@@ -360,7 +404,7 @@ class _Assembler:
         return tuple(values), mask, given
 
     def instruction(self, row: Instruction, stmt: Statement) -> Inst:
-        etype = self.element_type(row, stmt)
+        etype, source, cond = self.element_type(row, stmt)
         if len(stmt.operands) > len(row.operands):
             extra = stmt.operands[len(row.operands)]
             raise LocatedError(_node_loc(extra), f"unexpected operand: {row.mnemonic} takes {len(row.operands)}")
@@ -370,7 +414,7 @@ class _Assembler:
                                          f"for {row.syntax}")
         operands = tuple(self.operand_value(o, n, etype) for o, n in zip(row.operands, stmt.operands, strict=True))
         keywords, mask, given = self.keyword_values(row, stmt)
-        inst = Inst(row, etype, operands, keywords, mask)
+        inst = Inst(row, etype, operands, keywords, mask, source, cond)
         self.warn_s0_written(row, stmt, inst, given)
         found = problems(inst)
         if found:
@@ -378,6 +422,9 @@ class _Assembler:
             where = {o.name: n.loc for o, n in zip(row.operands, stmt.operands, strict=True)}
             where.update({name: f.value_loc for name, f in given.items()})
             where["type"] = stmt.suffix_loc or stmt.mnemonic_loc
+            where["condition"] = stmt.suffix_loc or stmt.mnemonic_loc
+            if row.conditions:
+                where["type"] = stmt.suffix2_loc
             raise LocatedError(where.get(slot, stmt.end), message)
         return inst
 
@@ -413,6 +460,7 @@ class _Assembler:
 
     def run(self) -> Program:
         parsed = []
+        label_slots: list[tuple[str, int]] = []  # each label and the statement it stands before
         pc = 0
         for lineno, text in enumerate(self.lines, start=1):
             try:
@@ -426,6 +474,7 @@ class _Assembler:
             for label in line.labels:
                 if self.define(label.text, label.location, "label"):
                     self.labels[label.text] = (pc, label.location)
+                    label_slots.append((label.text, len(parsed)))
             stmt = line.statement
             if isinstance(stmt, Directive):
                 if stmt.name == "equ":
@@ -443,6 +492,8 @@ class _Assembler:
                     continue
                 parsed.append((stmt, row, pc))
                 pc += self.size_of(row, stmt)
+        while self._widen_movs(parsed, label_slots):
+            pass
         for name in self._equ_order():
             location = self.equs[name][1]
             try:
@@ -486,6 +537,37 @@ class _Assembler:
         labels = {name: pc for name, (pc, _) in self.labels.items()}
         warnings = tuple(sorted(self.warnings, key=lambda d: (d.location.line, d.location.col)))
         return Program(tuple(words), tuple(data), source, self.filename, labels, tuple(data_source), warnings)
+
+    def _widen_movs(self, parsed: list, label_slots: list) -> bool:
+        """Give the two-word MOV to each MOV whose constant does not fit the one-word form's 50 bits,
+        and lay the program out again (labels move, so constants that use them may change: the
+        caller repeats until nothing more widens). True when a MOV was widened."""
+        self.equ_values.clear()
+        widened = False
+        for k, (stmt, row, at) in enumerate(parsed):
+            if row is None or row.form != "scalar-mov" or len(stmt.operands) != 2 or isinstance(stmt.operands[1], Reg):
+                continue
+            try:
+                value = self.eval_int(stmt.operands[1])
+            except (LocatedError, RecursionError):
+                continue  # its error is reported in pass 2
+            if value >= 1 << 63:
+                value -= 1 << 64  # as Sd holds it
+            if not -(1 << 49) <= value < 1 << 49 and value >= -(1 << 63):
+                parsed[k] = (stmt, WIDE_MOV, at)
+                widened = True
+        self.equ_values.clear()
+        if widened:
+            pc, starts = 0, []
+            for k, (stmt, row, _) in enumerate(parsed):
+                starts.append(pc)
+                if row is not None:
+                    parsed[k] = (stmt, row, pc)
+                    pc += self.size_of(row, stmt)
+            starts.append(pc)
+            for name, slot in label_slots:
+                self.labels[name] = (starts[slot], self.labels[name][1])
+        return widened
 
     def check_in_function(self, inst: Inst, stmt: Statement, functions) -> None:
         """What only the operands' values show: a branch into a function, a negative loop count."""

@@ -212,18 +212,23 @@ def parse_line(tokens: list[Token], lineno: int) -> Line:
         raise LocatedError(tok.location, f"expected a mnemonic, found {_describe(tok)}")
     cur.next()
     mnemonic, mnemonic_loc = tok.text.upper(), tok.location
-    suffix = suffix_loc = None
-    if cur.tok.is_op("."):
+    parts = []
+    while cur.tok.is_op("."):
         cur.next()
         part = cur.tok
         if part.kind not in ("ident", "int"):
             raise LocatedError(part.location, "expected a type suffix after '.'")
         cur.next()
-        if mnemonic in ("DMA", "VF"):  # dotted mnemonics, not type suffixes
+        if mnemonic in ("DMA", "VF") and not parts and "." not in mnemonic:  # dotted mnemonics, not suffixes
             mnemonic = f"{mnemonic}.{part.text.upper()}"
             mnemonic_loc = span(tok.location, part.location)
+        elif len(parts) == 2:
+            raise LocatedError(part.location, "too many dotted parts: a mnemonic takes at most two "
+                                              "(VCONV.D.S, VCMP.C.T)")
         else:
-            suffix, suffix_loc = part.text.lower(), part.location
+            parts.append((part.text.lower(), part.location))
+    suffix, suffix_loc = parts[0] if parts else (None, None)
+    suffix2, suffix2_loc = parts[1] if len(parts) > 1 else (None, None)
     operands, fields = _parse_args(cur)
     return Line(tuple(labels), Statement(mnemonic, mnemonic_loc, suffix, suffix_loc, tuple(operands), tuple(fields),
-                                         cur.tok.location, lineno))
+                                         cur.tok.location, lineno, suffix2, suffix2_loc))

@@ -83,7 +83,9 @@ class Field:
 
 @frozen
 class Statement:
-    """An instruction: mnemonic (upper case), type suffix (lower case), operands, keyword fields."""
+    """An instruction: mnemonic (upper case), type suffix (lower case), operands, keyword fields.
+    ``suffix2`` is a second dotted part: the source type of ``VCONV.D.S``, the type of ``VCMP.C.T``
+    (whose ``suffix`` is then the condition)."""
 
     mnemonic: str
     mnemonic_loc: Location
@@ -93,6 +95,8 @@ class Statement:
     fields: tuple[Field, ...]
     end: Location
     line: int
+    suffix2: str | None = None
+    suffix2_loc: Location | None = None
 
 
 @frozen

@@ -62,6 +62,26 @@ def is_arithmetic(timing: str) -> bool:
     return family == "tensor" or (family == "reg" and timing not in _NOT_PER_OP)
 
 
+def rate_key(inst_or_row_type: str, source: str | None) -> str:
+    """The key of a per-type (or, for VCONV.D.S, per-pair "D.S") ``elements_per_cycle`` table."""
+    return inst_or_row_type if source is None else f"{inst_or_row_type}.{source}"
+
+
+def elements_per_cycle(entry, inst: Inst, width: int):
+    """An op's rate for an instruction: a list is indexed by element width, a table by type (or pair)."""
+    if isinstance(entry, dict):
+        return entry[rate_key(inst.type.name, inst.source.name if inst.source is not None else None)]
+    return entry[width]
+
+
+def _rate_keys(row) -> list[str]:
+    if row.source_types:
+        from isa.conversions import PAIRS  # noqa: PLC0415  (only for the check at import)
+
+        return sorted(f"{d}.{s}" for d, s in PAIRS)
+    return list(row.types)
+
+
 def check_classes(table, profiles) -> list[str]:
     """What keeps a row from being priced: a class with no schedule, or a profile without the keys
     (its class's, and for an op priced by elements per cycle, that op's entry). Empty when all is well."""
@@ -77,9 +97,14 @@ def check_classes(table, profiles) -> list[str]:
                 problems.append(f"{row.mnemonic} ({row.form}): profile {profile.name} lacks {section}.{key}")
             if is_arithmetic(row.timing):  # priced per op too, in its section's elements_per_cycle
                 section = "tensor" if row.timing.startswith("tensor.") else "register"
-                if row.op not in profile[section]["elements_per_cycle"]:
+                entry = profile[section]["elements_per_cycle"].get(row.op)
+                if entry is None:
                     problems.append(f"{row.mnemonic}: profile {profile.name} lacks "
                                     f"{section}.elements_per_cycle.{row.op}")
+                elif isinstance(entry, dict):
+                    problems += [f"{row.mnemonic}.{key}: profile {profile.name} lacks "
+                                 f"{section}.elements_per_cycle.{row.op}.{key}"
+                                 for key in _rate_keys(row) if key not in entry]
     return problems
 
 
@@ -113,12 +138,13 @@ class CostModel:
 
     # -- the other pipes -----------------------------------------------------------------------
     def tensor_iteration_cycles(self, inst: Inst) -> float:
-        width = 0 if inst.type.size == 2 else 1
-        per_cycle = self.tensor["elements_per_cycle"][inst.row.op][width]
+        lanes = inst.lanes
+        width = 0 if lanes == 128 else 1
+        per_cycle = elements_per_cycle(self.tensor["elements_per_cycle"][inst.row.op], inst, width)
         sustained = self.tensor[price_key(inst.row.timing)[1]]
         if isinstance(sustained, list):  # per element width
             sustained = sustained[width]
-        return inst.type.lanes / (per_cycle * sustained)
+        return lanes / (per_cycle * sustained)
 
     def tensor_conflicts(self, reads, writes, iterations: int) -> int:
         """Bank-conflict cycles of a tensor instruction's (sampled) block addresses."""
@@ -144,10 +170,12 @@ class CostModel:
         if timing == "reg.gather":
             lanes = 64 if size == 4 else 128
             return Cost(max(1, math.ceil(lanes / reg["elements_per_cycle"]["gather"][width])), latency)
-        per_cycle = reg["elements_per_cycle"][row.op][width]
+        lanes = inst.lanes
+        width = _WIDTH_INDEX[256 // lanes]
+        per_cycle = elements_per_cycle(reg["elements_per_cycle"][row.op], inst, width)
         if row.op == "add" and inst.type.name == "f32":
             per_cycle = reg["elements_per_cycle"]["float32_add"]
-        return Cost(max(1, math.ceil(inst.type.lanes / per_cycle)), latency)
+        return Cost(max(1, math.ceil(lanes / per_cycle)), latency)
 
     def dma_cost(self, inst: Inst, job) -> Cost:
         direction = inst.row.op

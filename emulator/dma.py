@@ -72,8 +72,12 @@ def bind_dma(inst: Inst, pc: int):
             source = as_strided(src_mem[src:], shape=(blocks, nbytes), strides=(src_pitch, 1), writeable=False)
             return ((as_strided(dst_mem[dst:], shape=(blocks, nbytes), strides=(dst_pitch, 1)), Ellipsis, source),)
 
-        m.submit(Job(pc, perform, [_transfer_blocks(src_space, src, blocks, nbytes, src_pitch)],
-                     [_transfer_blocks(dst_space, dst, blocks, nbytes, dst_pitch)], nbytes=blocks * nbytes))
+        job = Job(pc, perform, [_transfer_blocks(src_space, src, blocks, nbytes, src_pitch)],
+                  [_transfer_blocks(dst_space, dst, blocks, nbytes, dst_pitch)], nbytes=blocks * nbytes)
+        gm, pitch = (src, src_pitch) if to_ub else (dst, dst_pitch)
+        if gm % BLOCK_BYTES:  # GM need not be aligned: its blocks then hold bytes it does not touch
+            job.exact = {"gm": (gm, pitch, nbytes, blocks)}
+        m.submit(job)
         return next_pc
 
     return run

@@ -1,8 +1,10 @@
 """Operand geometry of tensor instructions: which elements each iteration touches.
 
-Iteration r, block b of an operand is at ``base + (r * rep + b * blk) * 32``. Index arrays are built
-once per (iterations, strides, element size) and cached, so an instruction costs a few numpy calls
-whatever its repeat count.
+Most operands are datablocks: iteration r, block b of an operand is at ``base + (r * rep + b * blk)
+* 32``, and an iteration covers 8 blocks (fewer for the narrower operand of a conversion). The bit
+operands of compare and select are bytes instead: iteration r has the ``count`` bytes at ``base + r
+* count``. A ``Layout`` says which; index arrays are built once per (layout, iterations) and cached,
+so an instruction costs a few numpy calls whatever its repeat count.
 """
 
 from __future__ import annotations
@@ -10,43 +12,83 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from attrs import frozen
 
-from isa.types import BLOCK_BYTES, BLOCKS_PER_VL, VL_BYTES
+from isa.types import BLOCK_BYTES, BLOCKS_PER_VL
+
+
+@frozen
+class Layout:
+    """Where an operand's elements of each iteration are.
+
+    ``esize``: bytes of an element; ``blocks``: datablocks an iteration covers (0 for a bit operand,
+    whose iteration is ``count`` contiguous bytes); ``blk``/``rep``: the block and repeat strides in
+    datablocks (unused for bits)."""
+
+    esize: int
+    blocks: int = BLOCKS_PER_VL
+    blk: int = 1
+    rep: int = BLOCKS_PER_VL
+    bit_bytes: int = 0  # a bit operand: bytes an iteration
+
+    @property
+    def count(self) -> int:
+        """Elements an iteration holds."""
+        return self.bit_bytes if self.blocks == 0 else self.blocks * BLOCK_BYTES // self.esize
+
+    @property
+    def contiguous(self) -> bool:
+        """Iteration r's elements are elements [r * count, (r + 1) * count) from the base."""
+        return self.blocks == 0 or (self.blk == 1 and self.rep == self.blocks)
+
+    @property
+    def advance(self) -> int:
+        """Bytes from one iteration's first byte to the next one's."""
+        return self.bit_bytes if self.blocks == 0 else self.rep * BLOCK_BYTES
+
+    @property
+    def span(self) -> int:
+        """Bytes from an iteration's first byte to the end of its last."""
+        return self.bit_bytes if self.blocks == 0 else ((self.blocks - 1) * self.blk + 1) * BLOCK_BYTES
+
+    def extent(self, iterations: int) -> int:
+        """Bytes from the base to the end of the last byte any iteration touches (iterations >= 1)."""
+        return (iterations - 1) * self.advance + self.span
 
 
 @lru_cache(maxsize=4096)
-def element_offsets(iterations: int, rep: int, blk: int, esize: int) -> np.ndarray:
-    """(iterations, lanes) element offsets from the operand base, read-only."""
-    per_block = BLOCK_BYTES // esize
-    lanes = VL_BYTES // esize
-    lane = np.arange(lanes, dtype=np.int64)
-    within = (lane // per_block) * blk * per_block + lane % per_block
-    rows = np.arange(iterations, dtype=np.int64)[:, None] * (rep * per_block)
-    out = rows + within[None, :]
+def element_offsets(layout: Layout, iterations: int) -> np.ndarray:
+    """(iterations, count) element offsets from the operand base, read-only."""
+    count = layout.count
+    if layout.blocks == 0:
+        out = np.arange(iterations * count, dtype=np.int64).reshape(iterations, count)
+    else:
+        per_block = BLOCK_BYTES // layout.esize
+        lane = np.arange(count, dtype=np.int64)
+        within = (lane // per_block) * layout.blk * per_block + lane % per_block
+        out = np.arange(iterations, dtype=np.int64)[:, None] * (layout.rep * per_block) + within[None, :]
     out.setflags(write=False)
     return out
 
 
 @lru_cache(maxsize=4096)
-def block_offsets(iterations: int, rep: int, blk: int) -> np.ndarray:
-    """(iterations, 8) byte offsets of each iteration's datablocks from the operand base."""
-    rows = np.arange(iterations, dtype=np.int64)[:, None] * rep
-    out = (rows + np.arange(BLOCKS_PER_VL, dtype=np.int64)[None, :] * blk) * BLOCK_BYTES
+def block_offsets(layout: Layout, iterations: int) -> np.ndarray:
+    """(iterations, blocks) byte offsets of each iteration's datablocks from the operand base (a
+    bit operand: the one block its bytes are in, as they never cross one)."""
+    if layout.blocks == 0:
+        out = (np.arange(iterations, dtype=np.int64) * layout.bit_bytes // BLOCK_BYTES * BLOCK_BYTES)[:, None]
+    else:
+        rows = np.arange(iterations, dtype=np.int64)[:, None] * layout.rep
+        out = (rows + np.arange(layout.blocks, dtype=np.int64)[None, :] * layout.blk) * BLOCK_BYTES
     out.setflags(write=False)
     return out
-
-
-def extent(iterations: int, rep: int, blk: int) -> int:
-    """Bytes from the base to the end of the last block any iteration touches (iterations >= 1)."""
-    return ((iterations - 1) * rep + (BLOCKS_PER_VL - 1) * blk + 1) * BLOCK_BYTES
 
 
 _SCAN_BLOCK = 1 << 16
 
 
 @lru_cache(maxsize=4096)
-def dependency_distance(iterations: int, delta_bytes: int, dst_rep: int, dst_blk: int, src_rep: int,
-                        src_blk: int) -> int:
+def dependency_distance(iterations: int, delta_bytes: int, dst: Layout, src: Layout) -> int:
     """The smallest d >= 1 such that some iteration r's destination may overlap the source of
     iteration r + d (``delta_bytes`` = dst base - src base); ``iterations`` when none can.
 
@@ -55,14 +97,14 @@ def dependency_distance(iterations: int, delta_bytes: int, dst_rep: int, dst_blk
     """
     if iterations <= 1:
         return max(iterations, 1)
-    dst_span = ((BLOCKS_PER_VL - 1) * dst_blk + 1) * BLOCK_BYTES
-    src_span = ((BLOCKS_PER_VL - 1) * src_blk + 1) * BLOCK_BYTES
+    dst_span, src_span = dst.span, src.span
+    dst_advance, src_advance = dst.advance, src.advance
     # Scanned in blocks of d, so the memory is bounded whatever the iteration count.
     for lo in range(1, iterations, _SCAN_BLOCK):
         d = np.arange(lo, min(lo + _SCAN_BLOCK, iterations), dtype=np.int64)
-        # (dst start of r) - (src start of r + d) = delta + r*(dst_rep - src_rep)*32 - d*src_rep*32, r in [0, R-1-d]
-        first = delta_bytes - d * src_rep * BLOCK_BYTES
-        last = first + (iterations - 1 - d) * (dst_rep - src_rep) * BLOCK_BYTES
+        # (dst start of r) - (src start of r + d) = delta + r*(dst_adv - src_adv) - d*src_adv, r in [0, R-1-d]
+        first = delta_bytes - d * src_advance
+        last = first + (iterations - 1 - d) * (dst_advance - src_advance)
         low, high = np.minimum(first, last), np.maximum(first, last)
         where = np.flatnonzero((low < src_span) & (high > -dst_span))
         if where.size:

@@ -171,6 +171,9 @@ class Job:
     footprint_reads: dict | None = None  # footprint(reads), by the binder when static, else the engine
     footprint_writes: dict | None = None
     cost = None  # a vector function's Cost, worked out at its launch (emulator.functions)
+    # Byte-exact accesses where blocks are not: space -> (base, pitch, length, count), ``count``
+    # runs of ``length`` bytes every ``pitch`` (LD / ST, a DMA's GM side). Races are named on bytes.
+    exact: dict | None = None
     placed: Callable[[Job], None] | None = None  # called once the engine has fixed the job's times
 
     def __init__(self, pc: int, perform: Callable | None, reads: list | tuple = (), writes: list | tuple = (), *,

@@ -11,7 +11,7 @@ import numpy as np
 from attrs import evolve, frozen
 
 # Importing the families registers their semantics.
-from emulator import dma, masks, register_lanes, register_memory, scalar, tensor  # noqa: F401
+from emulator import dma, masks, register_forms, register_lanes, register_memory, scalar, tensor  # noqa: F401
 from emulator.faults import Fault, ProgramError
 from emulator.functions import Function, FunctionContext
 from emulator.profile import Profile, load_profile
@@ -21,6 +21,7 @@ from emulator.semantics import HALT_PC, REFINES, Bound, bind
 from emulator.state import State, _RegisterRows, _RegisterViews
 from emulator.timing import QUEUED, Diverged, Engine, Race
 from isa import Inst, decode_program
+from isa.conversions import ONLY_950
 from isa.functions import check
 from isa.program import Program
 from isa.text import inst_text
@@ -139,7 +140,17 @@ class Machine(State):
     def _check_profile_runs(self, program: Program, decoded) -> None:
         """Refuse, before anything runs, a program with vector functions or register instructions on
         a profile without vector functions (the A2 has none: run there, they would give wrong
-        answers, not faults)."""
+        answers, not faults), or with a conversion that only the 950 has."""
+        self._check_functions_allowed(decoded)
+        if self.profile["machine"]["isa"] != "950":
+            for pc, inst in decoded:
+                if inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950:
+                    self._refuse(pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} (from {inst.source.name} to "
+                                           f"{inst.type.name}) exists on the 950 only, and the {self.profile.name} "
+                                           f"profile's instruction set is {self.profile['machine']['isa']}: such "
+                                           f"conversions need the 950 profile (--profile 950)")
+
+    def _check_functions_allowed(self, decoded) -> None:
         if self.profile["machine"]["vector_functions"]:
             return
         pc, inst = next(((pc, inst) for pc, inst in decoded if inst.row.register or inst.row.structure),

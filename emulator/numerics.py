@@ -21,7 +21,7 @@ def compute_dtype(etype: ElementType, op: str) -> np.dtype:
     if not etype.is_float:
         return dtype_of(etype)
     if etype.name == "f32":
-        return F64 if op in ("exp", "ln", "div") else F32  # div: 53 >= 2 * 24 + 2, rounded once
+        return F64 if op in ("exp", "ln", "div", "rec", "rsqrt") else F32  # div: 53 >= 2 * 24 + 2, rounded once
     return F32
 
 
@@ -82,10 +82,17 @@ def _quiet(r: np.ndarray) -> np.ndarray:
 UNARY_OPS = {
     "abs": np.abs,  # integers only: float abs works on the bits of T (``_sign_op``)
     "relu": lambda a: np.maximum(a, a.dtype.type(0)),  # likewise
+    "neg": np.negative,  # likewise: integers wrap
     "exp": np.exp,
     "ln": np.log,
     "sqrt": np.sqrt,
+    "rec": lambda a: np.divide(a.dtype.type(1), a),  # in the dtype of div: rounded once to T
 }
+# Ops that place values rather than compute from sources (VDUP, VARANGE): ``fill(index, scalar)``
+# gets each lane's index from the first iteration's first lane (r * lanes + i).
+FILL_OPS = {"dup", "arange"}
+# Ops with a scalar operand that are not ``SCALAR_BASE`` forms of a binary op.
+SCALAR_OPS = {"lrelu"}
 
 
 def element_of_bits(raw: int, etype: ElementType):
@@ -114,8 +121,20 @@ def kernel(op: str, etype: ElementType):
             return result.astype(out_dtype, copy=False)
 
         return scalar_op
-    if is_float and op in ("abs", "relu"):
+    if is_float and op in ("abs", "relu", "neg"):
         return _sign_op(op, etype, work)
+    if op in FILL_OPS:
+        return _fill(op, etype)
+    if op == "lrelu":
+        def lrelu(srcs, scalar=None):
+            a = srcs[0]
+            wide = a.astype(work)
+            scaled = (wide * np.array([scalar], dtype=out_dtype).astype(work)[0]).astype(out_dtype)
+            return np.where(wide >= 0, a, scaled)
+
+        return lrelu
+    if op == "rsqrt":
+        return lambda srcs, scalar=None: _rsqrt(srcs[0], etype)
     ufunc = UFUNCS.get(op)
     if ufunc is not None:  # the common case, one ufunc call
         if convert:
@@ -139,17 +158,83 @@ def kernel(op: str, etype: ElementType):
 
 def kernel_ops() -> set[str]:
     """Every op ``kernel`` can build."""
-    return set(BINARY_OPS) | set(UNARY_OPS) | set(SCALAR_BASE)
+    return set(BINARY_OPS) | set(UNARY_OPS) | set(SCALAR_BASE) | FILL_OPS | SCALAR_OPS | {"rsqrt"}
+
+
+def _fill(op: str, etype: ElementType):
+    """VDUP and VARANGE: ``fn([index], scalar)``, index the lanes' (r * lanes + i) as int64."""
+    out_dtype = dtype_of(etype)
+    if op == "dup":
+        return lambda srcs, scalar=None: np.full(srcs[0].shape, scalar, dtype=out_dtype)
+    if etype.is_float:  # the exact START + index, rounded once to T
+        from emulator.conversion import round_to_float  # noqa: PLC0415  (conversion imports this module's peers)
+
+        return lambda srcs, scalar=None: round_to_float(np.float64(scalar) + srcs[0], etype.name)
+    return lambda srcs, scalar=None: (np.int64(scalar) + srcs[0]).astype(out_dtype)  # wraps
+
+
+def _rsqrt(a: np.ndarray, etype: ElementType) -> np.ndarray:
+    """1 / sqrt(a) correctly rounded to T. In float64 the result is within about 2**-52 of the true
+    one: enough for f16 and bf16, whose hard cases stay 2**-35 away from a midpoint; an f32 result
+    that close to a midpoint of f32 is settled exactly (``_rsqrt_exact_f32``)."""
+    out_dtype = dtype_of(etype)
+    wide = a.astype(F64)
+    y = 1.0 / np.sqrt(wide)
+    result = y.astype(out_dtype) if etype.name != "bf16" else _bf16_of(y)
+    if etype.name != "f32":
+        return result
+    r = result.astype(F64)
+    neighbour = np.nextafter(result, np.where(y > r, np.float32(np.inf), np.float32(0))).astype(F64)
+    mid = (r + neighbour) / 2  # exact in float64
+    close = np.isfinite(y) & (y != 0) & (np.abs(y - mid) <= np.abs(y) * 2.0 ** -50)
+    if close.any():
+        where = np.flatnonzero(close)
+        above = _rsqrt_exceeds(wide.reshape(-1)[where], mid.reshape(-1)[where])  # the true value > mid
+        # The true value lies on the side of mid that `above` says: take r or its neighbour.
+        toward = np.where(above == (neighbour.reshape(-1)[where] > mid.reshape(-1)[where]),
+                          neighbour.reshape(-1)[where], r.reshape(-1)[where])
+        flat = result.reshape(-1).copy()
+        flat[where] = toward.astype(np.float32)
+        result = flat.reshape(result.shape)
+    return result
+
+
+def _bf16_of(y: np.ndarray) -> np.ndarray:
+    from emulator.conversion import round_to_float  # noqa: PLC0415
+
+    return round_to_float(y, "bf16")
+
+
+def _rsqrt_exceeds(x: np.ndarray, mid: np.ndarray) -> np.ndarray:
+    """Whether 1 / sqrt(x) > mid, exactly, for positive finite float64 x (f32 values) and mid (a
+    midpoint of f32: 25 significant bits): whether mid**2 * x < 1, in integers split to fit int64."""
+    mx, ex = np.frexp(x)
+    mm, em = np.frexp(mid)
+    xi = np.ldexp(mx, 24).astype(np.int64)  # x = xi * 2**(ex - 24), xi < 2**24
+    mi = np.ldexp(mm, 25).astype(np.int64)  # mid = mi * 2**(em - 25), mi < 2**25
+    square = mi * mi  # < 2**50
+    hi, lo = square >> 25, square & ((1 << 25) - 1)
+    # mid**2 * x = P * 2**k with P = square * xi = top * 2**25 + (low mod 2**25); P < 2**-k iff
+    # top < 2**(-k - 25) (the low 25 bits cannot carry P past a power of two it is below).
+    k = 2 * (em - 25) + (ex - 24)
+    low = lo * xi  # < 2**49
+    top = hi * xi + (low >> 25)
+    m = -k - 25
+    power = np.left_shift(np.int64(1), np.clip(m, 0, 62))
+    return np.where(m > 62, True, np.where(m < 0, False, top < power))
 
 
 def _sign_op(op: str, etype: ElementType, work: np.dtype):
-    """Float abs and relu on the bits of T, so a NaN keeps its payload (IEEE 754 5.5.1: abs clears
-    the sign bit only; relu passes a NaN through)."""
+    """Float abs, neg and relu on the bits of T, so a NaN keeps its payload (IEEE 754 5.5.1: abs
+    clears the sign bit only, negate flips it; relu passes a NaN through)."""
     out_dtype = dtype_of(etype)
     uint = np.dtype(f"<u{etype.size}")
     magnitude = uint.type((1 << (etype.bits - 1)) - 1)
     if op == "abs":
         return lambda srcs, scalar=None: (srcs[0].view(uint) & magnitude).view(out_dtype)
+    if op == "neg":
+        sign = uint.type(1 << (etype.bits - 1))
+        return lambda srcs, scalar=None: (srcs[0].view(uint) ^ sign).view(out_dtype)
 
     def relu(srcs, scalar=None):
         a = srcs[0]
@@ -251,3 +336,26 @@ def _nan_rule(op: str, name: str) -> str | None:
                 second_ok &= bool((got[both] == qb).all())
         _RULES[(op, name)] = None if not lone_ok else "first" if first_ok else "second" if second_ok else None
     return _RULES[(op, name)]
+
+
+_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "GT": np.greater, "LE": np.less_equal,
+            "GE": np.greater_equal}
+
+
+def compare_kernel(cond: str, etype: ElementType):
+    """``fn([a] or [a, b], scalar=None) -> bool array`` of ``a C b`` (or ``a C scalar``). A NaN
+    operand gives false, NE included (the hardware's rule); +0 equals -0. f16 and bf16 compare
+    as f32 (exactly)."""
+    test = _COMPARE[cond]
+    work = F32 if etype.is_float and etype.size == 2 else dtype_of(etype)
+    out = dtype_of(etype)
+
+    def fn(srcs, scalar=None):
+        a = srcs[0].astype(work, copy=False)
+        b = srcs[1].astype(work, copy=False) if len(srcs) > 1 else np.array([scalar], dtype=out).astype(work)[0]
+        result = test(a, b)
+        if cond == "NE" and etype.is_float:
+            result &= ~np.isnan(a) & ~np.isnan(b)
+        return result
+
+    return fn

@@ -18,6 +18,7 @@ from attrs import frozen
 BUILTIN = ("950", "a2")
 MAX_UB = 1 << 18  # the UB operand encoding addresses at most 256 KiB
 BANK_KINDS = ("a2", "950")
+INSTRUCTION_SETS = ("950", "a2")
 
 
 class ProfileError(Exception):
@@ -102,6 +103,8 @@ def parse_profile(text: str, origin: str) -> Profile:
         raise ProfileError(f"{origin}: machine.ub_size must be a multiple of 256 in 1024..{MAX_UB}")
     if not table["machine"]["clock_ghz"] <= 100:
         raise ProfileError(f"{origin}: machine.clock_ghz must be in (0, 100]")
+    if table["machine"]["isa"] not in INSTRUCTION_SETS:
+        raise ProfileError(f"{origin}: machine.isa must be one of {', '.join(INSTRUCTION_SETS)}")
     if table["banks"]["kind"] not in BANK_KINDS:
         raise ProfileError(f"{origin}: banks.kind must be one of {', '.join(BANK_KINDS)}")
     if table["banks"]["beats"] not in (1, 2, 4, 8):

@@ -49,6 +49,39 @@ def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
     return None
 
 
+def _hit(pattern: tuple, lo: int, hi: int) -> tuple[int, int] | None:
+    """The first bytes of [lo, hi) that a run of ``pattern`` (base, pitch, length, count) covers."""
+    base, pitch, length, count = pattern
+    k = max(0, (lo - base - length) // pitch + 1) if pitch else 0  # the first run that may end after lo
+    if k >= count:
+        return None
+    start = base + k * pitch
+    if start >= hi:
+        return None
+    return max(lo, start), min(hi, start + length)
+
+
+def precise(where: tuple, a: dict | None, b: dict | None) -> tuple | None:
+    """A block-level overlap ``where`` (space, start, end) between two accesses, narrowed to the bytes
+    they share when one (or both) is byte-exact (``Job.exact``): None when they share no byte. Two
+    patterns of several runs each are left at the blocks (a race found there is kept)."""
+    space, start, end = where
+    pa, pb = (a or {}).get(space), (b or {}).get(space)
+    if pa is None and pb is None:
+        return where
+    if pa is not None and pb is not None and pa[3] > 1 and pb[3] > 1:
+        return where
+    one, other = (pa, pb) if pa is not None and (pb is None or pa[3] == 1) else (pb, pa)
+    if one[3] == 1:  # a single run of bytes, against the other's pattern or its whole blocks
+        lo, hi = max(start, one[0]), min(end, one[0] + one[2])
+        if lo >= hi:
+            return None
+        found = (lo, hi) if other is None else _hit(other, lo, hi)
+    else:  # the other has whole blocks: the pattern's first bytes inside the shared blocks
+        found = _hit(one, start, end)
+    return None if found is None else (space, *found)
+
+
 class RaceCheck:
     """The engine's race check (a mixin of ``emulator.timing.Engine``)."""
 
@@ -59,10 +92,8 @@ class RaceCheck:
         time, and the 950 V scoreboard orders every V job after the V results it touches."""
         pipe = job.pipe
         ordered = self.ordered[pipe]
-        if ordered and not self.landed:
-            first, second = self.other_inflight[pipe]
-            if not first and not second:  # nothing another pipe has in flight: nothing to race with
-                return
+        if ordered and not self.landed and not any(self.other_inflight[pipe]):
+            return  # nothing another pipe has in flight: nothing to race with
         for other_pipe, jobs in self.inflight.items():
             if jobs and not (ordered and other_pipe == pipe):
                 for other in jobs.values():
@@ -82,6 +113,8 @@ class RaceCheck:
             self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
 
     def _race(self, kind: str, first: Job, second: Job, where) -> None:
+        if where is not None and (first.exact is not None or second.exact is not None):
+            where = precise(where, first.exact, second.exact)
         if where is not None:
             self._name_race(kind, first.pc, second.pc, where)
 

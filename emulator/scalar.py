@@ -1,16 +1,22 @@
 """Scalar unit, control flow and synchronisation semantics (the scalar shape; DMA is emulator.dma).
 
 Scalar registers hold signed 64-bit values; arithmetic wraps. Shifts take the count modulo 64 and
-SHR is logical. Branches compare signed. Flags and barriers carry no data: their effect is on time,
-which the cycle model accounts for.
+SHR is logical. Branches compare signed. LD and ST read and write UB or GM at the scalar
+unit's cycle, as a job of their own on S (``Engine.scalar_access``), so races with other pipes
+are seen. Flags and barriers carry no data: their effect is on time, which the cycle model
+accounts for.
 """
 
 from __future__ import annotations
 
-from emulator.jobs import Job
+import numpy as np
+
+from emulator.faults import Fault, check_range
+from emulator.jobs import Job, span
 from emulator.semantics import HALT_PC, implements
 from emulator.state import S_MASK, wrap64
 from isa import Inst
+from isa.values import dtype_of
 
 _ALU = {
     "add": lambda a, b: a + b,
@@ -139,3 +145,61 @@ def bind_barrier(inst: Inst, pc: int):
 @implements("halt")
 def bind_halt(inst: Inst, pc: int):
     return lambda m: HALT_PC
+
+
+def _scalar_address(m, ref, etype, what: str) -> int:
+    """The byte address of an LD / ST operand, checked: aligned to T's size, inside its memory."""
+    addr = ref.offset if ref.reg is None else m.s[ref.reg] + ref.offset
+    if addr % etype.size:
+        raise Fault(f"{what} address 0x{addr:x} is not aligned to {etype.size} bytes (the size of {etype.name})")
+    return addr
+
+
+@implements("ld")
+def bind_ld(inst: Inst, pc: int):
+    """Sd = the T at the address, sign-extended for a signed T: read when S reaches it."""
+    sd, ref = inst.operands
+    etype, space = inst.type, inst.row.op
+    dtype = dtype_of(etype)
+    size = etype.size
+    next_pc = pc + inst.size
+
+    def run(m):
+        addr = _scalar_address(m, ref, etype, "LD")
+        check_range(space.upper(), m.memory(space).size, addr, addr + size, "LD")
+        got = []
+
+        def perform():
+            got.append(int(m.memory(space)[addr:addr + size].view(dtype)[0]))
+            return ()
+
+        job = Job(pc, perform, [span(space, addr, addr + size)], ())
+        job.exact = {space: (addr, size, size, 1)}
+        m.engine.scalar_access(job)
+        if sd:
+            m.s[sd] = wrap64(got[0])
+        return next_pc
+
+    return run
+
+
+@implements("st")
+def bind_st(inst: Inst, pc: int):
+    """The T at the address = the low bits of Ss, written when S reaches it."""
+    ref, ss = inst.operands
+    etype, space = inst.type, inst.row.op
+    size = etype.size
+    mask = (1 << etype.bits) - 1
+    next_pc = pc + inst.size
+
+    def run(m):
+        addr = _scalar_address(m, ref, etype, "ST")
+        check_range(space.upper(), m.memory(space).size, addr, addr + size, "ST")
+        data = np.frombuffer((m.s[ss] & mask).to_bytes(size, "little"), dtype=np.uint8)
+        memory = m.memory(space)
+        job = Job(pc, lambda: ((memory, slice(addr, addr + size), data),), (), [span(space, addr, addr + size)])
+        job.exact = {space: (addr, size, size, 1)}
+        m.engine.scalar_access(job)
+        return next_pc
+
+    return run

@@ -56,12 +56,13 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self.busy_until = dict.fromkeys(PIPES, 0)
         self.count = dict.fromkeys(PIPES, 0)
         self.events: list = []
-        self.inflight: dict[str, dict[int, Job]] = {p: {} for p in QUEUED}  # started, not landed, per pipe
-        self.other_inflight = {p: tuple(self.inflight[q] for q in QUEUED if q != p) for p in QUEUED}
+        # Started, not landed, per pipe (S: its LD and ST, the only S work that touches memory).
+        self.inflight: dict[str, dict[int, Job]] = {p: {} for p in PIPES}
+        self.other_inflight = {p: tuple(self.inflight[q] for q in PIPES if q != p) for p in PIPES}
         # Jobs that have landed but could still race with an earlier job that has not started.
         self.landed: list[Job] = []
         # Per pipe, the sequence numbers of its data jobs not yet started: a pipe starts them in order.
-        self.unstarted: dict[str, deque] = {p: deque() for p in QUEUED}
+        self.unstarted: dict[str, deque] = {p: deque() for p in PIPES}
         self.sets: dict = defaultdict(deque)  # flag -> (cycle, pc) of each set not yet taken
         self.last_consume: dict = {}  # flag -> (set cycle, consume cycle) of its latest consumed set
         self.v_recent: list[Job] = []  # V jobs writing UB/GM whose results may still be in flight
@@ -82,10 +83,10 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self.set_jobs: dict = defaultdict(deque)
         self.pending_writes: dict = {}  # seq -> the writes its perform returned, until its end
         # Program order: per pipe, the scheduled data jobs a job scheduled later could overlap.
-        self.recent: dict[str, list[Job]] = {p: [] for p in QUEUED}
-        self.ordered = {p: p != "V" or self.in_order_v for p in QUEUED}
+        self.recent: dict[str, list[Job]] = {p: [] for p in PIPES}
+        self.ordered = {p: p != "V" or self.in_order_v for p in PIPES}
         # The lists a job of each pipe is checked against: the other pipes', and its own if unordered.
-        self.rivals = {p: tuple(self.recent[q] for q in QUEUED if q != p or not self.ordered[p]) for p in QUEUED}
+        self.rivals = {p: tuple(self.recent[q] for q in PIPES if q != p or not self.ordered[p]) for p in PIPES}
         # Program order: what GM held before the run wrote it, each 32-byte block kept once (at its
         # first write), so the log never outgrows GM however often a program writes it.
         self.gm_undo: list = []  # (start byte, bytes before)
@@ -162,6 +163,25 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         job.start, job.end = m.now, m.now + cost
         m.now += cost  # the run loop adds the issue cycle on top; a sync on S costs its own cycles too
         self._account(job, "S", cost, 0)
+
+    def scalar_access(self, job: Job) -> None:
+        """LD and ST: a data job on S that starts at the scalar unit's cycle and is performed then
+        (the scalar unit waits its cycles for it), ordered after earlier S work but not after other
+        pipes' work unless a flag or barrier says so; its writes land at its end."""
+        m = self.m
+        self.seq += 1
+        job.seq, job.dispatch, job.pipe = self.seq, m.now, "S"
+        job.start, job.end = m.now, m.now + self.costs.s_cycles(m.inst_at(job.pc))
+        self._footprints(job)
+        if not self.timed:
+            self._perform_now(job)
+            self._check_overlaps(job, "S")
+            return
+        self.schedule()  # what can be placed is; what cannot waits for a flag set later than now
+        self.advance(m.now + 1)  # everything up to this cycle, writes landing before reads
+        self.unstarted["S"].append(job.seq)
+        self._start(job)
+        heapq.heappush(self.events, (job.end, _END, job.seq, job))
 
     # -- scheduling --------------------------------------------------------------------------------
     def schedule(self) -> bool:

@@ -13,6 +13,7 @@ _KIND_DOC = {
     Kind.SREG: "scalar register S0..S31 (5 bits)",
     Kind.UB: "UB operand (19 bits, see encoding.md)",
     Kind.GM: "GM operand (33 bits, see encoding.md)",
+    Kind.UB_BYTE: "UB byte address for LD / ST (33 bits, the GM operand's layout, see encoding.md)",
     Kind.SCALAR: "element-type immediate or Sn (33 bits)",
     Kind.SRC: "Sn or signed immediate",
     Kind.IMM: "Sn or signed immediate",
@@ -50,7 +51,12 @@ def render() -> str:
             if f.name == "opcode":
                 meaning = f"0x{row.opcode:02x}"
             elif f.name == "type":
-                meaning = "element type code: " + ", ".join(row.types)
+                what = "destination type D" if row.source_types else "element type"
+                meaning = f"{what} code: " + ", ".join(row.types)
+            elif f.name == "source_type":
+                meaning = "source type S code: " + ", ".join(row.source_types) + " (the pairs: docs/semantics.md)"
+            elif f.name == "condition":
+                meaning = "condition: " + ", ".join(f"{i} {c}" for i, c in enumerate(row.conditions))
             elif f.name == "mask_mode":
                 meaning = "0 all lanes, 1 mask=N, 2 mask=(LOW, HIGH), 3 count=N; modes 1-3 append 2 mask words"
             elif f.name in operands:
@@ -63,7 +69,8 @@ def render() -> str:
                 k = keywords[f.name]
                 presence = "; top bit: given" if k.optional else ""
                 default = f", default {k.default}" if k.default is not None else (", required" if k.required else "")
-                meaning = f"`{k.name}=` {k.lo}..{k.hi}{default}{presence}: {k.doc}"
+                values = ", ".join(f"{i} {c}" for i, c in enumerate(k.choices)) if k.choices else f"{k.lo}..{k.hi}"
+                meaning = f"`{k.name}=` {values}{default}{presence}: {k.doc}"
             out.append(f"| [{f.lo}:{f.hi}) | {f.name} | {meaning} |")
     return "\n".join(out) + "\n"
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from attrs import frozen
 
+from isa.conversions import ROUND_MODES, pair_problem
 from isa.model import (
     BARRIER_PIPES,
+    CONDITIONS,
     GM_ABS_BITS,
     GM_OFFSET_BITS,
     MASK_EXT_WORDS,
@@ -60,6 +62,8 @@ class Inst:
     operands: tuple
     keywords: tuple  # one value per ``row.keywords`` entry (None: an absent optional field)
     mask: Mask | None = None
+    source: ElementType | None = None  # VCONV.D.S: S (``type`` is D)
+    cond: str | None = None  # VCMP.C.T: C, one of ``CONDITIONS``
 
     def kw(self, name: str):
         for spec, value in zip(self.row.keywords, self.keywords, strict=True):
@@ -79,7 +83,16 @@ class Inst:
 
     @property
     def lanes(self) -> int:
-        return self.type.lanes if self.type is not None else 0
+        """Lanes of an iteration (or of a register): those of the wider type for a conversion."""
+        if self.type is None:
+            return 0
+        return self.type.lanes if self.source is None else min(self.type.lanes, self.source.lanes)
+
+    @property
+    def round_mode(self) -> str | None:
+        """VCONV's ``round=`` as a name (None when it was left out)."""
+        value = self.kw("round")
+        return None if value is None else ROUND_MODES[value]
 
 
 def _fits_signed(value: int, bits: int) -> bool:
@@ -105,12 +118,13 @@ def operand_problem(operand: Operand, value, etype: ElementType | None) -> str |
         if not -limit <= value.offset < limit:
             return f"UB offset {value.offset} out of range {-limit}..{limit - BLOCK_BYTES}"
         return None
-    if kind is Kind.GM:
+    if kind in (Kind.GM, Kind.UB_BYTE):  # one layout; a UB byte address is at most UB's largest size
+        space = "GM" if kind is Kind.GM else "UB"
         if value.reg is None:
-            top = (1 << GM_ABS_BITS) - 1
-            return None if 0 <= value.offset <= top else f"GM address {value.offset} out of range 0..0x{top:x}"
+            top = (1 << (GM_ABS_BITS if kind is Kind.GM else UB_ABS_BITS)) - 1
+            return None if 0 <= value.offset <= top else f"{space} address {value.offset} out of range 0..0x{top:x}"
         if not _fits_signed(value.offset, GM_OFFSET_BITS):
-            return f"GM offset {value.offset} out of range of a signed {GM_OFFSET_BITS}-bit number"
+            return f"{space} offset {value.offset} out of range of a signed {GM_OFFSET_BITS}-bit number"
         return None
     if kind is Kind.SCALAR:
         if value.reg is not None:
@@ -150,6 +164,12 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
     if row.typed and (etype is None or etype.name not in row.types):
         found.append(("type", f"{row.mnemonic} takes the types " + ", ".join(row.types)))
         return found
+    if bool(row.source_types) != (inst.source is not None):
+        return [("type", f"{row.mnemonic} needs two types, VCONV.D.S" if row.source_types
+                 else f"{row.mnemonic} takes one type")]
+    if bool(row.conditions) != (inst.cond is not None) or (inst.cond is not None and inst.cond not in row.conditions):
+        return [("condition", f"{row.mnemonic} needs a condition: " + ", ".join(row.conditions) if row.conditions
+                 else f"{row.mnemonic} takes no condition")]
     if len(inst.operands) != len(row.operands) or len(inst.keywords) != len(row.keywords):
         return [("type", f"{row.mnemonic} takes {len(row.operands)} operands and {len(row.keywords)} fields")]
     if inst.mask is not None and (not row.has_mask or inst.mask.mode == MaskMode.ALL):
@@ -173,30 +193,56 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
         elif not spec.lo <= value <= spec.hi:
             what = "mask register" if spec.preg else "value"
             found.append((spec.name, f"{spec.name}: {what} {value} out of range {spec.lo}..{spec.hi}"))
+    if row.source_types:
+        found += _conversion_problems(inst)
+    if row.family in ("ld", "st"):
+        ref = inst.operands[1 if row.family == "ld" else 0]
+        if ref.reg is None and ref.offset % etype.size:
+            found.append(("addr", f"address 0x{ref.offset:x} is not aligned to {etype.size} bytes "
+                                  f"(the size of {etype.name})"))
+    if row.form == "scalar-mov-wide":  # the two-word MOV is for constants past the one-word form's 50 bits
+        src = inst.operands[1]
+        if src.reg is not None or _fits_signed(src.imm, 50):
+            found.append(("src", "a register or a constant that fits 50 bits takes the one-word MOV"))
     if row.keyword("post") is not None and inst.kw("post") != 0:
         base = next(v for o, v in zip(row.operands, inst.operands, strict=True) if o.kind is Kind.UB)
         if base.reg is None:
             found.append(("post", "post= needs a register base [Sn]"))
     if inst.mask is not None:
-        found += _mask_problems(inst.mask, etype)
+        found += _mask_problems(inst.mask, inst.lanes, etype.name if inst.source is None else
+                                f"{etype.name}.{inst.source.name}")
         if inst.mask.mode == MaskMode.COUNT and inst.kw("repeat") != 1:
             found.append(("count", "count= cannot be combined with repeat="))
     return found
 
 
-def _mask_problems(mask: Mask, etype: ElementType | None) -> list[tuple[str, str]]:
-    assert etype is not None
-    lanes = etype.lanes
+def _conversion_problems(inst: Inst) -> list[tuple[str, str]]:
+    dst, src = inst.type.name, inst.source.name
+    found = pair_problem(dst, src, inst.round_mode)
+    if found is not None:
+        return [found]
+    part = inst.kw("part") if inst.row.keyword("part") is not None else None
+    if part is not None:
+        k = max(inst.type.size, inst.source.size) // min(inst.type.size, inst.source.size)
+        if part >= k:
+            narrow = dst if inst.type.size < inst.source.size else src
+            what = "the same size" if k == 1 else f"{k} {narrow} elements to a lane"
+            return [("part", f"part={part}: VCONV.{dst}.{src} has {what}, so part is 0" +
+                     (f"..{k - 1}" if k > 1 else ""))]
+    return []
+
+
+def _mask_problems(mask: Mask, lanes: int, what: str) -> list[tuple[str, str]]:
     if mask.mode == MaskMode.CONTINUOUS:
         if mask.high or not 1 <= mask.low <= lanes:
-            return [("mask", f"mask={mask.low}: continuous mask must be 1..{lanes} for {etype.name}")]
+            return [("mask", f"mask={mask.low}: continuous mask must be 1..{lanes} for {what}")]
     elif mask.mode == MaskMode.BITS:
         if not 0 <= mask.low < 1 << 64 or not 0 <= mask.high < 1 << 64:
             return [("mask", "mask words must be 64-bit unsigned values")]
         if mask.low == 0 and mask.high == 0:
             return [("mask", "a mask of 0 selects no lane")]
         if lanes == 64 and mask.high:
-            return [("mask", f"HIGH must be 0 for the 64 lanes of {etype.name}")]
+            return [("mask", f"HIGH must be 0 for the 64 lanes of {what}")]
     elif mask.mode == MaskMode.COUNT and (mask.high or not 1 <= mask.low < 1 << 32):
         return [("count", f"count={mask.low} out of range 1..{(1 << 32) - 1}")]
     return []
@@ -209,7 +255,7 @@ def _operand_raw(operand: Operand, value) -> int:
             return value.offset
         blocks = (value.offset // BLOCK_BYTES) & ((1 << UB_OFFSET_BITS) - 1)
         return 1 << UB_ABS_BITS | blocks << 5 | value.reg
-    if kind is Kind.GM:
+    if kind in (Kind.GM, Kind.UB_BYTE):
         if value.reg is None:
             return value.offset
         return 1 << GM_ABS_BITS | (value.offset & ((1 << GM_OFFSET_BITS) - 1)) << 5 | value.reg
@@ -246,10 +292,11 @@ def _operand_value(operand: Operand, raw: int):
         if raw >> UB_ABS_BITS:
             return UbRef(raw & 31, _signed((raw >> 5) & ((1 << UB_OFFSET_BITS) - 1), UB_OFFSET_BITS) * BLOCK_BYTES)
         return UbRef(None, raw)
-    if kind is Kind.GM:
+    if kind in (Kind.GM, Kind.UB_BYTE):
+        ref = GmRef if kind is Kind.GM else UbRef
         if raw >> GM_ABS_BITS:
-            return GmRef(raw & 31, _signed(raw >> 5 & ((1 << GM_OFFSET_BITS) - 1), GM_OFFSET_BITS))
-        return GmRef(None, raw)
+            return ref(raw & 31, _signed(raw >> 5 & ((1 << GM_OFFSET_BITS) - 1), GM_OFFSET_BITS))
+        return ref(None, raw)
     if kind is Kind.SCALAR:
         if raw >> 32:
             return RegOrImm(raw & 31) if not (raw & ((1 << 32) - 1)) >> 5 else _Bad("reserved scalar bits set")
@@ -274,6 +321,10 @@ def encode(inst: Inst) -> list[int]:
     bits = row.opcode
     if row.typed:
         bits |= inst.type.code << row.field("type").lo
+    if row.source_types:
+        bits |= inst.source.code << row.field("source_type").lo
+    if row.conditions:
+        bits |= CONDITIONS.index(inst.cond) << row.field("condition").lo
     for operand, value in zip(row.operands, inst.operands, strict=True):
         bits |= _operand_raw(operand, value) << row.field(operand.name).lo
     for spec, value in zip(row.keywords, inst.keywords, strict=True):
@@ -317,6 +368,15 @@ def decode(words, index: int = 0) -> Inst:
         etype = TYPE_BY_CODE.get(take("type"))
         if etype is None or etype.name not in row.types:
             raise DecodeError(pc, f"{row.mnemonic}: type code {take('type')} not allowed")
+    source = cond = None
+    if row.source_types:
+        source = TYPE_BY_CODE.get(take("source_type"))
+        if source is None or source.name not in row.source_types:
+            raise DecodeError(pc, f"{row.mnemonic}: source type code {take('source_type')} not allowed")
+    if row.conditions:
+        if take("condition") >= len(CONDITIONS):
+            raise DecodeError(pc, f"{row.mnemonic}: condition code {take('condition')} out of range")
+        cond = CONDITIONS[take("condition")]
     operands = []
     for operand in row.operands:
         value = _operand_value(operand, take(operand.name))
@@ -341,7 +401,7 @@ def decode(words, index: int = 0) -> Inst:
             if index + row.words + MASK_EXT_WORDS > len(words):
                 raise DecodeError(pc, f"program text ends inside the mask words of {row.mnemonic}")
             mask = Mask(mode, int(words[index + row.words]), int(words[index + row.words + 1]))
-    inst = Inst(row, etype, tuple(operands), tuple(keywords), mask)
+    inst = Inst(row, etype, tuple(operands), tuple(keywords), mask, source, cond)
     found = problems(inst)
     if found:
         raise DecodeError(pc, f"{row.mnemonic}: {found[0][1]}")

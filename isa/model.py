@@ -20,6 +20,7 @@ class Kind(enum.Enum):
     PREG = "preg"  # P0..P7
     SREG = "sreg"  # S0..S31
     UB = "ub"  # [EXPR] | [Sn] | [Sn + EXPR]
+    UB_BYTE = "ub_byte"  # the same, any byte address: the operand of a scalar LD / ST
     GM = "gm"  # gm[EXPR] | gm[Sn] | gm[Sn + EXPR]
     SCALAR = "scalar"  # a value of the element type (immediate bits) or Sn
     SRC = "src"  # Sn or a signed immediate (scalar ALU and branch second operand)
@@ -33,6 +34,7 @@ class Kind(enum.Enum):
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 BARRIER_PIPES = (*PIPES, "ALL")
+CONDITIONS = ("EQ", "NE", "LT", "GT", "LE", "GE")  # VCMP.C.T: src0 C src1
 PATTERNS = ("ALL", "ALLF", "VL1", "VL2", "VL3", "VL4", "VL8", "VL16", "VL32", "VL64", "VL128", "M3", "M4", "H", "Q")
 
 # UB operand: 19 bits. Bit 18 clear: bits [0:18) are an absolute byte address (0..0x3FFFF, the
@@ -49,12 +51,15 @@ GM_OFFSET_BITS = 27
 # SCALAR operand: 33 bits. Bit 32 set: bits [0:5) name Sn (its low bits read as the element type).
 # Bit 32 clear: bits [0:32) hold the immediate's bit pattern in the element type (zero-extended).
 SCALAR_BITS = 33
+# UB_BYTE operand: the GM operand's layout (bit 32 clear: an absolute byte address; set: Sn and a
+# signed 27-bit byte offset), for scalar loads and stores at any address T's size aligns.
 
 KIND_BITS = {
     Kind.VREG: 5,
     Kind.PREG: 3,
     Kind.SREG: 5,
     Kind.UB: UB_BITS,
+    Kind.UB_BYTE: GM_BITS,
     Kind.GM: GM_BITS,
     Kind.SCALAR: SCALAR_BITS,
     Kind.TARGET: 24,
@@ -124,6 +129,7 @@ class Keyword:
     preg: bool = False
     types: tuple[str, ...] = ()  # allowed only with these element types (empty: any)
     doc: str = ""
+    choices: tuple[str, ...] = ()  # a field written as a name (round=floor): the value is its index
 
     @property
     def optional(self) -> bool:
@@ -184,6 +190,11 @@ class Instruction:
     words: int = 1  # fixed words before any mask extension
     register: bool = False  # a register (vector-function) instruction: runs only where the profile has them
     structure: bool = False  # VF.BEGIN, VF.END, LOOP, ENDLOOP, MEMBAR: the shape of a vector function
+    # VCONV.D.S: ``types`` are the destination types D, these the source types S (the pairs that
+    # exist are ``isa.conversions.PAIRS``), encoded in a second type field.
+    source_types: tuple[str, ...] = ()
+    # VCMP.C.T: the conditions C written between the mnemonic and the type, encoded in a 3-bit field.
+    conditions: tuple[str, ...] = ()
 
     @property
     def typed(self) -> bool:
@@ -204,12 +215,14 @@ class Instruction:
     @property
     def syntax(self) -> str:
         """The assembly syntax, generated for the docs and for diagnostics."""
-        head = self.mnemonic + (".T" if self.typed else "")
+        head = self.mnemonic + (".C" if self.conditions else "") + (".D.S" if self.source_types else
+                                                                   ".T" if self.typed else "")
         shapes = {
             Kind.VREG: "Vn",
             Kind.PREG: "Pn",
             Kind.SREG: "Sn",
             Kind.UB: "[ub]",
+            Kind.UB_BYTE: "[ub]",
             Kind.GM: "gm[addr]",
             Kind.SCALAR: "SCALAR|Sn",
             Kind.SRC: "Sn|EXPR",
@@ -223,7 +236,7 @@ class Instruction:
         parts = [f"{shapes[o.kind]}" if o.kind in (Kind.UB, Kind.GM) else f"{o.name}:{shapes[o.kind]}"
                  for o in self.operands]
         for kw in self.keywords:
-            value = "Pn" if kw.preg else "N"
+            value = "Pn" if kw.preg else "|".join(kw.choices) if kw.choices else "N"
             parts.append(f"{kw.name}={value}" if kw.required else f"[{kw.name}={value}]")
         if self.has_mask:
             parts += ["[mask=N|(LOW,HIGH)]", "[count=N]"]

@@ -9,7 +9,9 @@ mode is not ALL is followed by two 64-bit mask words (see ``docs/encoding.md``).
 from __future__ import annotations
 
 from isa import types as T  # noqa: N812  (the type sets read as T.TENSOR_TYPES, like the docs)
+from isa.conversions import DESTINATIONS, ROUND_MODES, SOURCES
 from isa.model import (
+    CONDITIONS,
     MASK_MODE_BITS,
     WORD_BITS,
     BitField,
@@ -21,9 +23,10 @@ from isa.model import (
 
 OPCODE_BITS = 8
 TYPE_BITS = 4
-# The opcode block of register (vector-function) instructions: they need a profile with vector
+CONDITION_BITS = 3
+# The opcode blocks of register (vector-function) instructions: they need a profile with vector
 # functions (the 950's micro API; the A2 has none).
-REGISTER_OPCODES = range(0x20, 0x40)
+REGISTER_OPCODES = frozenset(range(0x20, 0x40)) | frozenset(range(0xA0, 0xC0))
 # The opcode block of vector-function structure: VF.BEGIN, VF.END, LOOP, ENDLOOP, MEMBAR.
 FUNCTION_OPCODES = range(0x70, 0x78)
 # Scalar instructions a vector function may hold: they run on the vector unit's own scalar lane.
@@ -31,12 +34,19 @@ FUNCTION_SCALAR_FAMILIES = ("mov", "alu")
 
 
 def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands, keywords=(), *,
-         pipe: str, timing: str, family: str, op: str, summary: str, mask: bool = False) -> Instruction:
+         pipe: str, timing: str, family: str, op: str, summary: str, mask: bool = False,
+         source_types: tuple[str, ...] = (), conditions: tuple[str, ...] = ()) -> Instruction:
     fields = [BitField("opcode", 0, OPCODE_BITS)]
     pos = OPCODE_BITS
     if types:
         fields.append(BitField("type", pos, TYPE_BITS))
         pos += TYPE_BITS
+    if source_types:
+        fields.append(BitField("source_type", pos, TYPE_BITS))
+        pos += TYPE_BITS
+    if conditions:
+        fields.append(BitField("condition", pos, CONDITION_BITS))
+        pos += CONDITION_BITS
     for operand in operands:
         fields.append(BitField(operand.name, pos, operand.bits))
         pos += operand.bits
@@ -50,7 +60,8 @@ def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands
     return Instruction(mnemonic=mnemonic, form=form, opcode=opcode, types=tuple(types), operands=tuple(operands),
                        keywords=tuple(keywords), pipe=pipe, timing=timing, family=family, op=op, summary=summary,
                        has_mask=mask, fields=tuple(fields), words=words,
-                       register=opcode in REGISTER_OPCODES, structure=opcode in FUNCTION_OPCODES)
+                       register=opcode in REGISTER_OPCODES, structure=opcode in FUNCTION_OPCODES,
+                       source_types=tuple(source_types), conditions=tuple(conditions))
 
 
 def _ub(name: str) -> Operand:
@@ -94,6 +105,15 @@ POST = Keyword("post", 16, -(1 << 15), (1 << 15) - 1, default=0,
                doc="add N elements to the base register after the access")
 BLK = Keyword("blk", 8, 0, 255, doc="datablock mode: block b at Sa + b*B*32")
 CARRY = Keyword("carry", 3, 0, 7, preg=True, types=("u32",), doc="mask register receiving the carry (u32 only)")
+ROUND = Keyword("round", 3, 0, len(ROUND_MODES) - 1, choices=ROUND_MODES,
+                doc="rounding where the result is inexact: " + ", ".join(ROUND_MODES) + " (default rint)")
+PART = Keyword("part", 2, 0, 3, doc="which element of each wide lane the narrow one is (0..k-1, default 0)")
+FILL_STRIDES = (
+    _stride("dstblk", 16, 1, 1, "destination block stride, in datablocks"),
+    _stride("dstrep", 12, 0, 8, "destination repeat stride, in datablocks"),
+)
+COMPARE_STRIDES = tuple(k for k in BINARY_STRIDES if not k.name.startswith("dst"))
+COMPARE_SCALAR_STRIDES = tuple(k for k in UNARY_STRIDES if not k.name.startswith("dst"))
 DMA_FIELDS = (
     Keyword("blocks", 12, 1, 4095, default=1, doc="number of blocks"),
     Keyword("len", 16, 1, 65535, required=True, doc="block length, in 32-byte units"),
@@ -233,7 +253,100 @@ def _build() -> tuple[Instruction, ...]:
                      summary="the end of a hardware loop's body"))
     rows.append(_row("MEMBAR", "membar", 0x74, (), (), pipe="V", timing="vf.membar", family="membar",
                      op="membar", summary="order the function's UB accesses: later ones wait for earlier ones"))
+    _wave_one(rows)
     return tuple(rows)
+
+
+def _wave_one(rows: list[Instruction]) -> None:
+    """Conversion, fill, division's friends, compare and select, mask logic, scalar memory access and
+    wide constants (docs/isa.md)."""
+    scalar = Operand("scalar", Kind.SCALAR)
+    unary_fields = (REPEAT, *UNARY_STRIDES)
+    fill_fields = (REPEAT, *FILL_STRIDES)
+    # 0x80..0x9F: more tensor instructions, pipe V.
+    rows.append(_row("VCONV", "tensor-conv", 0x80, DESTINATIONS, (_ub("dst"), _ub("src")), (ROUND, *unary_fields),
+                     pipe="V", timing="tensor.unary", family="tensor_conv", op="conv", mask=True,
+                     source_types=SOURCES, summary="tensor d = S converted to D, iterated over UB (lanes of the "
+                                                   "wider type)"))
+    rows.append(_row("VDUP", "tensor-fill", 0x81, T.TENSOR_TYPES, (_ub("dst"), scalar), fill_fields, pipe="V",
+                     timing="tensor.unary", family="tensor", op="dup", mask=True,
+                     summary="tensor d = scalar in every active lane of every iteration"))
+    for i, (mn, op, types, text) in enumerate((("VREC", "rec", T.TENSOR_FLOAT, "d = 1 / a, correctly rounded"),
+                                               ("VRSQRT", "rsqrt", T.TENSOR_FLOAT,
+                                                "d = 1 / sqrt(a), correctly rounded"),
+                                               ("VNEG", "neg", T.TENSOR_SIGNED, "d = -a"))):
+        rows.append(_row(mn, "tensor-unary", 0x82 + i, types, (_ub("dst"), _ub("src")), unary_fields, pipe="V",
+                         timing="tensor.unary", family="tensor", op=op, mask=True,
+                         summary=f"tensor {text}, iterated over UB"))
+    rows.append(_row("VLRELU", "tensor-scalar", 0x85, T.TENSOR_FLOAT, (_ub("dst"), _ub("src"), scalar),
+                     unary_fields, pipe="V", timing="tensor.unary", family="tensor", op="lrelu", mask=True,
+                     summary="tensor d = a >= 0 ? a : a * scalar, iterated over UB"))
+    rows.append(_row("VARANGE", "tensor-fill", 0x86, T.ARANGE_TENSOR, (_ub("dst"), Operand("start", Kind.SCALAR)),
+                     fill_fields, pipe="V", timing="tensor.unary", family="tensor", op="arange", mask=True,
+                     summary="tensor lane i of iteration r = start + r * lanes + i"))
+    rows.append(_row("VCMP", "tensor-compare", 0x87, T.TENSOR_TYPES, (_ub("dst"), _ub("src0"), _ub("src1")),
+                     (REPEAT, *COMPARE_STRIDES), pipe="V", timing="tensor.binary", family="tensor_compare",
+                     op="cmp", mask=True, conditions=CONDITIONS,
+                     summary="tensor bits of a C b, lanes / 8 bytes an iteration at dst + r * lanes / 8"))
+    rows.append(_row("VCMPS", "tensor-compare-scalar", 0x88, T.TENSOR_TYPES, (_ub("dst"), _ub("src"), scalar),
+                     (REPEAT, *COMPARE_SCALAR_STRIDES), pipe="V", timing="tensor.unary", family="tensor_compare",
+                     op="cmps", mask=True, conditions=CONDITIONS,
+                     summary="tensor bits of a C scalar, lanes / 8 bytes an iteration at dst + r * lanes / 8"))
+    rows.append(_row("VSEL", "tensor-select", 0x89, T.TENSOR_TYPES,
+                     (_ub("dst"), _ub("src0"), _ub("src1"), _ub("sel")), (REPEAT, *BINARY_STRIDES), pipe="V",
+                     timing="tensor.binary", family="tensor_select", op="sel", mask=True,
+                     summary="tensor d = bit ? a : b, the bits of iteration r at sel + r * lanes / 8"))
+    rows.append(_row("VSELS", "tensor-select-scalar", 0x8A, T.TENSOR_TYPES,
+                     (_ub("dst"), _ub("src0"), scalar, _ub("sel")), unary_fields, pipe="V",
+                     timing="tensor.binary", family="tensor_select", op="sels", mask=True,
+                     summary="tensor d = bit ? a : scalar, the bits of iteration r at sel + r * lanes / 8"))
+    # 0xA0..0xBF: more register (vector function) instructions, pipe V.
+    rows.append(_row("VCONV", "reg-conv", 0xA0, DESTINATIONS, (_v("vd"), _v("va"), _p("pm")), (ROUND, PART),
+                     pipe="V", timing="reg.convert", family="vconv", op="conv", source_types=SOURCES,
+                     summary="register d = S converted to D (part= places narrow lanes); inactive lanes zero"))
+    rows.append(_row("VDUP", "reg-dup-scalar", 0xA1, T.REG_TYPES, (_v("vd"), scalar, _p("pm")), pipe="V",
+                     timing="reg.alu", family="vdup", op="dup", summary="register d = scalar; inactive lanes zero"))
+    rows.append(_row("VDUP", "reg-dup-lane", 0xA2, T.REG_TYPES, (_v("vd"), _v("va"), _p("pm")), pipe="V",
+                     timing="reg.alu", family="vdup", op="dup",
+                     summary="register d = lane 0 of a; inactive lanes zero"))
+    rows.append(_row("VNEG", "reg-unary", 0xA3, T.REG_SIGNED, (_v("vd"), _v("va"), _p("pm")), pipe="V",
+                     timing="reg.alu", family="vunary", op="neg", summary="register d = -a; inactive lanes zero"))
+    rows.append(_row("VLRELU", "reg-scalar", 0xA4, T.TENSOR_FLOAT, (_v("vd"), _v("va"), scalar, _p("pm")),
+                     pipe="V", timing="reg.alu", family="vscalar", op="lrelu",
+                     summary="register d = a >= 0 ? a : a * scalar; inactive lanes zero"))
+    rows.append(_row("VARANGE", "reg-arange", 0xA5, T.ARANGE_REG, (_v("vd"), scalar), pipe="V", timing="reg.alu",
+                     family="varange", op="arange", summary="register lane i = scalar + i"))
+    rows.append(_row("VCMP", "reg-compare", 0xA6, T.REG_TYPES, (_p("pd"), _v("va"), _v("vb"), _p("pm")), pipe="V",
+                     timing="reg.alu", family="vcompare", op="cmp", conditions=CONDITIONS,
+                     summary="register Pd = a C b per lane; inactive lanes false"))
+    rows.append(_row("VCMPS", "reg-compare-scalar", 0xA7, T.REG_TYPES, (_p("pd"), _v("va"), scalar, _p("pm")),
+                     pipe="V", timing="reg.alu", family="vcompare", op="cmps", conditions=CONDITIONS,
+                     summary="register Pd = a C scalar per lane; inactive lanes false"))
+    rows.append(_row("VSEL", "reg-select", 0xA8, T.REG_TYPES, (_v("vd"), _v("va"), _v("vb"), _p("pm")), pipe="V",
+                     timing="reg.alu", family="vselect", op="sel", summary="register d = Pm ? a : b, every lane"))
+    for i, (mn, op, text) in enumerate((("PAND", "and", "Pa and Pb"), ("POR", "or", "Pa or Pb"),
+                                        ("PXOR", "xor", "Pa xor Pb"))):
+        rows.append(_row(mn, "mask-logic", 0xA9 + i, (), (_p("pd"), _p("pa"), _p("pb")), pipe="V",
+                         timing="reg.mask", family="plogic", op=op, summary=f"Pd = {text}, all 256 bits"))
+    rows.append(_row("PNOT", "mask-not", 0xAC, (), (_p("pd"), _p("pa")), pipe="V", timing="reg.mask",
+                     family="plogic", op="not", summary="Pd = not Pa, all 256 bits"))
+    # More scalar instructions, pipe S.
+    rows.append(_row("MOV", "scalar-mov-wide", 0x57, (), (_s("sd", writes=True), Operand("src", Kind.IMM, imm_bits=64)),
+                     pipe="S", timing="scalar.alu", family="mov", op="mov",
+                     summary="Sd = a 64-bit constant (the two-word MOV, for constants past 50 bits)"))
+    memory = T.SCALAR_MEMORY
+    rows.append(_row("LD", "scalar-load-ub", 0x58, memory, (_s("sd", writes=True), Operand("addr", Kind.UB_BYTE)),
+                     pipe="S", timing="scalar.load_ub", family="ld", op="ub",
+                     summary="Sd = the T at a UB byte address (signed types sign-extend)"))
+    rows.append(_row("LD", "scalar-load-gm", 0x59, memory, (_s("sd", writes=True), Operand("addr", Kind.GM)),
+                     pipe="S", timing="scalar.load_gm", family="ld", op="gm",
+                     summary="Sd = the T at a GM byte address (signed types sign-extend)"))
+    rows.append(_row("ST", "scalar-store-ub", 0x5A, memory, (Operand("addr", Kind.UB_BYTE), _s("ss")), pipe="S",
+                     timing="scalar.store_ub", family="st", op="ub",
+                     summary="the T at a UB byte address = the low bits of Ss"))
+    rows.append(_row("ST", "scalar-store-gm", 0x5B, memory, (Operand("addr", Kind.GM), _s("ss")), pipe="S",
+                     timing="scalar.store_gm", family="st", op="gm",
+                     summary="the T at a GM byte address = the low bits of Ss"))
 
 
 TABLE: tuple[Instruction, ...] = _build()

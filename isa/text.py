@@ -23,7 +23,7 @@ def operand_text(kind: Kind, value, inst: Inst, labels: dict[int, str]) -> str:
         return f"P{value}"
     if kind is Kind.SREG:
         return f"S{value}"
-    if kind is Kind.UB:
+    if kind in (Kind.UB, Kind.UB_BYTE):
         return _ub_text(value)
     if kind is Kind.GM:
         return _ub_text(value, "gm")
@@ -39,12 +39,17 @@ def operand_text(kind: Kind, value, inst: Inst, labels: dict[int, str]) -> str:
 def inst_text(inst: Inst, labels: dict[int, str] | None = None) -> str:
     """One instruction as assembly; defaults are left out."""
     row = inst.row
-    head = row.mnemonic + (f".{inst.type.name}" if inst.type is not None else "")
+    head = (row.mnemonic + (f".{inst.cond}" if inst.cond is not None else "")
+            + (f".{inst.type.name}" if inst.type is not None else "")
+            + (f".{inst.source.name}" if inst.source is not None else ""))
     parts = [operand_text(o.kind, v, inst, labels or {}) for o, v in zip(row.operands, inst.operands, strict=True)]
     for spec, value in zip(row.keywords, inst.keywords, strict=True):
         if value is None or (value == spec.default and not spec.required):
             continue
-        parts.append(f"{spec.name}=P{value}" if spec.preg else f"{spec.name}={value}")
+        if spec.choices:
+            parts.append(f"{spec.name}={spec.choices[value]}")
+        else:
+            parts.append(f"{spec.name}=P{value}" if spec.preg else f"{spec.name}={value}")
     mask = inst.mask
     if mask is not None:
         if mask.mode == MaskMode.CONTINUOUS:

@@ -53,6 +53,9 @@ ELEMENT_TYPES: tuple[ElementType, ...] = (
     ElementType("b8", 12, 1, "mask"),
     ElementType("b16", 13, 2, "mask"),
     ElementType("b32", 14, 4, "mask"),
+    # 64-bit integers: scalar memory access (LD.s64, ST.u64) and data directives only.
+    ElementType("s64", 15, 8, "signed"),
+    ElementType("u64", 0, 8, "unsigned"),
 )
 
 TYPES: dict[str, ElementType] = {t.name: t for t in ELEMENT_TYPES}
@@ -70,6 +73,11 @@ GATHER_UB_TYPES = ALL_DATA
 GATHER_REG_TYPES = ALL_DATA
 SCATTER_TYPES = ("f16", "bf16", "f32", "s16", "u16", "s32", "u32")
 MASK_WIDTHS = ("b8", "b16", "b32")
+INT_16_32 = ("s16", "u16", "s32", "u32")
+DUP_REG_TYPES = REG_TYPES
+ARANGE_TENSOR = ("f16", "f32", "s16", "s32")
+ARANGE_REG = ("f16", "bf16", "f32", *INT_16_32)
+SCALAR_MEMORY = ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
 
 # The float formats' parameters (exponent bits, mantissa bits), used to print and parse bit patterns.
 FLOAT_FORMATS = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23), "e4m3": (4, 3), "e5m2": (5, 2)}

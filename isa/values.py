@@ -22,6 +22,8 @@ NUMPY_DTYPES: dict[str, np.dtype] = {
     "u16": np.dtype("<u2"),
     "s32": np.dtype("<i4"),
     "u32": np.dtype("<u4"),
+    "s64": np.dtype("<i8"),
+    "u64": np.dtype("<u8"),
     "b8": np.dtype("u1"),
     "b16": np.dtype("<u2"),
     "b32": np.dtype("<u4"),

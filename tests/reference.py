@@ -1,6 +1,6 @@
 """Independent, deliberately slow reference model (test oracle) for vcore.
 
-Written only from shared/CONTRACT.md (sections 1, 2, 3.1), shared/SEMANTICS.md and
+Written only from shared/CONTRACT.md (sections 1, 2, 3.1, 6.1-6.3, 6.6), shared/SEMANTICS.md and
 the seed documents, without looking at the emulator, so that the two can be
 checked against each other.  Everything is done one lane at a time with plain
 Python loops and Python ints/floats; numpy is only used to hold memory and to
@@ -21,9 +21,15 @@ Conventions
   except ``abs`` which only clears the sign bit of the input bits.
 * Invalid parameters raise ValueError, out-of-range memory accesses raise
   IndexError; in both cases nothing has been written yet.
+* Conversions (6.1), reciprocal / rsqrt (6.2) and arange of floats round with
+  exact rational arithmetic (fractions.Fraction), never with a library cast.
+* Element values of the section 6 functions are bit patterns (Python ints);
+  a scalar operand given as bits keeps its low bits (a scalar register's low
+  bits reinterpreted as T, CONTRACT 2.1).
 """
 
 import math
+from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
@@ -73,6 +79,11 @@ _UINT_OF_SIZE = {1: np.dtype('<u1'), 2: np.dtype('<u2'), 4: np.dtype('<u4')}
 BINARY_OPS = ('add', 'sub', 'mul', 'max', 'min', 'div')  # div: float types only (CONTRACT 6.2)
 UNARY_OPS = ('exp', 'abs', 'relu', 'ln', 'sqrt')
 SCALAR_OPS = {'adds': 'add', 'muls': 'mul', 'maxs': 'max', 'mins': 'min'}
+# CONTRACT 6.2, kept apart from the tuples above (tests draw from those by name)
+EXTRA_UNARY_OPS = ('rec', 'rsqrt', 'neg')             # rec, rsqrt: float types, tensor only
+EXTRA_SCALAR_OPS = ('lrelu',)                         # x >= 0 ? x : x * scalar, float types
+REGISTER_UNARY_EXTRA = ('neg',)                       # VREC / VRSQRT have no register form
+FLOAT_ONLY_OPS = ('div', 'rec', 'rsqrt', 'lrelu', 'exp', 'ln', 'sqrt')
 
 VL = 256
 BLOCK = 32
@@ -188,12 +199,22 @@ def lane_binary(op, t, xb, yb):
             r = x if x >= y else y
         elif op == 'min':
             r = x if x <= y else y
+        elif op in FLOAT_ONLY_OPS:
+            raise ValueError('%s is defined for float types only, not %s' % (op, t))
         else:
             raise ValueError('unknown binary op %r' % (op,))
         return _int_bits(r, t)
 
     x = _bits_float(xb, t)
     y = _bits_float(yb, t)
+    if op == 'lrelu':
+        # CONTRACT 6.2: x >= 0 ? x : x * scalar; -0 >= 0 holds (kept bit for bit), NaN gives NaN.
+        # The product of two p <= 24 bit values is exact in double: rounded once.
+        if math.isnan(x):
+            return QNAN[t]
+        if x >= 0.0:
+            return xb
+        return _float_bits(x * y, t)
     if op in ('max', 'min'):
         if math.isnan(x) or math.isnan(y):
             return QNAN[t]
@@ -244,7 +265,9 @@ def lane_unary(op, t, xb):
             r = -x if x < 0 else x                 # wraps for the most negative value
         elif op == 'relu':
             r = x if x > 0 else 0
-        elif op in ('exp', 'ln', 'sqrt'):
+        elif op == 'neg':
+            r = -x                                 # wraps for the most negative value
+        elif op in ('exp', 'ln', 'sqrt', 'rec', 'rsqrt'):
             raise ValueError('%s is not defined for integer type %s' % (op, t))
         else:
             raise ValueError('unknown unary op %r' % (op,))
@@ -252,9 +275,15 @@ def lane_unary(op, t, xb):
 
     if op == 'abs':
         return xb & ~_sign_bit(t) & ((1 << (8 * SIZE[t])) - 1)
+    if op == 'neg':
+        return xb ^ _sign_bit(t)                   # on bits: NaN payloads survive
     x = _bits_float(xb, t)
     if math.isnan(x):
         return QNAN[t]
+    if op == 'rec':
+        return _float_bits(_exact_rec(x, t), t)
+    if op == 'rsqrt':
+        return _float_bits(_exact_rsqrt(x, t), t)
     if op == 'relu':
         return xb if x > 0.0 else _float_bits(0.0, t)
     if op == 'exp':
@@ -364,13 +393,15 @@ def tensor_op(ub, op, t, dst, srcs, *, repeat=1, dst_blk=1, src_blk=(1, 1), dst_
     _check_type(t, TENSOR_TYPES)
     if op in BINARY_OPS:
         kind, nsrc, lane_op = 'binary', 2, op
-    elif op in UNARY_OPS:
+    elif op in UNARY_OPS or op in EXTRA_UNARY_OPS:
         kind, nsrc, lane_op = 'unary', 1, op
     elif op in SCALAR_OPS:
         kind, nsrc, lane_op = 'scalar', 1, SCALAR_OPS[op]
+    elif op in EXTRA_SCALAR_OPS:
+        kind, nsrc, lane_op = 'scalar', 1, op
     else:
         raise ValueError('unknown tensor op %r' % (op,))
-    if kind == 'unary' and t in INT_TYPES and op in ('exp', 'ln', 'sqrt'):
+    if t in INT_TYPES and op in FLOAT_ONLY_OPS:
         raise ValueError('%s is not defined for integer type %s' % (op, t))
 
     if isinstance(srcs, (int, np.integer)):
@@ -577,12 +608,15 @@ def vop(op, t, a, b, pmask):
 
 def vop_scalar(op, t, a, scalar, pmask):
     """Register op with a scalar ('adds', 'muls', 'maxs', 'mins'; the plain
-    names 'add', ... are accepted too).  The scalar is rounded/wrapped to t."""
+    names 'add', ... are accepted too; 'lrelu' for float t, CONTRACT 6.2).
+    The scalar is rounded/wrapped to t."""
     _check_type(t, REGISTER_ARITH_TYPES)
     if op in SCALAR_OPS:
         op = SCALAR_OPS[op]
-    if op not in SCALAR_OPS.values():
+    if op not in SCALAR_OPS.values() and op not in EXTRA_SCALAR_OPS:
         raise ValueError('unknown scalar op %r' % (op,))
+    if t in INT_TYPES and op in FLOAT_ONLY_OPS:
+        raise ValueError('%s is not defined for integer type %s' % (op, t))
     a = _check_vreg(a)
     pmask = _check_pmask(pmask)
     sb = encode(scalar, t)
@@ -595,9 +629,10 @@ def vop_scalar(op, t, a, scalar, pmask):
 
 
 def vop_unary(op, t, a, pmask):
-    """Unary register op; lanes outside pmask are zero."""
+    """Unary register op; lanes outside pmask are zero.  Besides UNARY_OPS,
+    'neg' (CONTRACT 6.2; VREC and VRSQRT are tensor only)."""
     _check_type(t, REGISTER_ARITH_TYPES)
-    if op not in UNARY_OPS:
+    if op not in UNARY_OPS and op not in REGISTER_UNARY_EXTRA:
         raise ValueError('unknown unary op %r' % (op,))
     if t in INT_TYPES and op in ('exp', 'ln', 'sqrt'):
         raise ValueError('%s is not defined for integer type %s' % (op, t))
@@ -839,3 +874,653 @@ def values_equal(a, b, t):
         raise ValueError('length mismatch %d vs %d' % (len(ba), len(bb)))
     return np.array([x == y or (_is_nan_bits(x, t) and _is_nan_bits(y, t))
                      for x, y in zip(ba, bb)], dtype=bool)
+
+
+# ---------------------------------------------------------------------------
+# 4. exact rounding (CONTRACT 6.1, 6.2)
+# ---------------------------------------------------------------------------
+
+ROUND_MODES = ('rint', 'round', 'floor', 'ceil', 'trunc', 'odd')
+_HALF = Fraction(1, 2)
+
+
+def _pow2(e):
+    return Fraction(2) ** e                        # exact for negative e too
+
+
+def _cmp(a, b):
+    return (a > b) - (a < b)
+
+
+def _exp2_floor(a):
+    """The e with 2**e <= a < 2**(e+1), for a positive Fraction a."""
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if _pow2(e) > a:
+        e -= 1
+    return e
+
+
+def _round_magnitude(n, half_cmp, inexact, neg, mode):
+    """Round a magnitude whose truncated value is the integer n >= 0.
+    half_cmp compares the discarded fraction with 1/2 (-1, 0, +1); inexact says
+    whether it is nonzero; neg is the sign of the value being rounded."""
+    if not inexact:
+        return n
+    if mode == 'rint':
+        up = half_cmp > 0 or (half_cmp == 0 and n % 2 == 1)
+    elif mode == 'round':                          # ties away from zero
+        up = half_cmp >= 0
+    elif mode == 'trunc':
+        up = False
+    elif mode == 'floor':
+        up = neg                                   # toward -inf: a negative magnitude grows
+    elif mode == 'ceil':
+        up = not neg
+    elif mode == 'odd':
+        return n | 1                               # truncate, then set the lowest kept bit
+    else:
+        raise ValueError('unknown rounding mode %r' % (mode,))
+    return n + 1 if up else n
+
+
+def _finish_float(neg, m, quantum, t, mode):
+    """The value (-1)**neg * m * 2**quantum (m already rounded) as a Python float of
+    type t, with the overflow rule of CONTRACT 6.1: rounding is done as if the exponent
+    range were unbounded; past the largest finite value the result is +-inf, except
+    that trunc, floor (positive) and ceil (negative) give the largest finite value."""
+    _p, _emin, max_finite, has_inf = _FLOAT_FMT[t]
+    if Fraction(m) * _pow2(quantum) > Fraction(max_finite):
+        if mode == 'trunc' or (mode == 'floor' and not neg) or (mode == 'ceil' and neg):
+            r = max_finite
+        else:
+            r = math.inf if has_inf else math.nan
+    else:
+        r = math.ldexp(float(m), quantum)          # exact: m has at most p + 1 bits
+    return -r if neg else r                        # -0.0 for an underflow of a negative value
+
+
+def round_fraction(q, t, mode='rint'):
+    """Round the exact rational q (a Fraction or int) to the float type t with the
+    mode; gradual underflow (subnormal results kept).  Returns a Python float exactly
+    representable in t, or +-inf.  An exact zero is +0."""
+    if mode not in ROUND_MODES:
+        raise ValueError('unknown rounding mode %r' % (mode,))
+    q = Fraction(q)
+    if q == 0:
+        return 0.0
+    p, emin, _max, _inf = _FLOAT_FMT[t]
+    neg = q < 0
+    a = -q if neg else q
+    quantum = max(_exp2_floor(a), emin) - (p - 1)  # exponent of the last kept bit
+    scaled = a / _pow2(quantum)
+    n = scaled.numerator // scaled.denominator
+    rem = scaled - n
+    m = _round_magnitude(n, _cmp(rem, _HALF), rem != 0, neg, mode)
+    return _finish_float(neg, m, quantum, t, mode)
+
+
+def round_fraction_to_int(q, mode='rint'):
+    """Round the exact rational q to an integer with the mode (no saturation)."""
+    if mode not in ROUND_MODES or mode == 'odd':
+        raise ValueError('rounding mode %r not allowed for a float to integer conversion' % (mode,))
+    q = Fraction(q)
+    neg = q < 0
+    a = -q if neg else q
+    n = a.numerator // a.denominator
+    rem = a - n
+    m = _round_magnitude(n, _cmp(rem, _HALF), rem != 0, neg, mode)
+    return -m if neg else m
+
+
+def _exact_rec(x, t):
+    """1 / x rounded once to t (nearest even); x is a non-NaN Python float."""
+    if x == 0.0:
+        return math.copysign(math.inf, x)          # 1/+-0 = +-inf
+    if math.isinf(x):
+        return math.copysign(0.0, x)               # 1/+-inf = +-0
+    return round_fraction(1 / Fraction(x), t, 'rint')
+
+
+def _exact_rsqrt(x, t):
+    """1 / sqrt(x) rounded once to t (nearest even), exactly: the integer square root of
+    a scaled rational and a comparison of the midpoint's square, no math.sqrt."""
+    if x == 0.0:
+        return math.copysign(math.inf, x)          # rsqrt(+0) = +inf, rsqrt(-0) = -inf
+    if x < 0.0:
+        return math.nan                            # negative numbers and -inf
+    if math.isinf(x):
+        return 0.0                                 # rsqrt(+inf) = +0
+    p, emin, _max, _inf = _FLOAT_FMT[t]
+    z = 1 / Fraction(x)                            # y = sqrt(z)
+    e = _exp2_floor(z) // 2                        # 2**(2e) <= z < 2**(2e+2): 2**e <= y < 2**(e+1)
+    quantum = max(e, emin) - (p - 1)
+    w = z / _pow2(2 * quantum)                     # y / 2**quantum = sqrt(w)
+    n = math.isqrt(w.numerator // w.denominator)   # floor(sqrt(w)) = isqrt(floor(w))
+    inexact = n * n != w
+    # the discarded part sqrt(w) - n against 1/2: w against (n + 1/2)**2
+    half_cmp = _cmp(w, Fraction((2 * n + 1) ** 2, 4))
+    m = _round_magnitude(n, half_cmp, inexact, False, 'rint')
+    return _finish_float(False, m, quantum, t, 'rint')
+
+
+# ---------------------------------------------------------------------------
+# 5. conversion VCONV (CONTRACT 6.1)
+# ---------------------------------------------------------------------------
+
+# (dst_t, src_t)
+CONV_INEXACT = {
+    ('f16', 'f32'), ('bf16', 'f32'), ('bf16', 'f16'), ('f16', 'bf16'),
+    ('s8', 'f16'), ('u8', 'f16'), ('s16', 'f16'), ('s32', 'f16'),
+    ('s16', 'f32'), ('s32', 'f32'), ('s32', 'bf16'),
+    ('f16', 's16'), ('f32', 's32'),
+}
+CONV_EXACT = {
+    ('f32', 'f16'), ('f32', 'bf16'), ('f16', 's8'), ('f16', 'u8'), ('f32', 's16'),
+    ('s16', 's32'), ('s8', 's16'),
+    ('s16', 's8'), ('u16', 'u8'), ('s32', 's16'), ('u32', 'u16'),
+}
+CONV_PAIRS = CONV_INEXACT | CONV_EXACT
+# "(950)" in the contract's list: f16<->bf16, s16->s8, and the four widening integer
+# pairs (the "(950; sign or zero extension)" note is read as covering all four)
+CONV_950_ONLY = {
+    ('bf16', 'f16'), ('f16', 'bf16'), ('s8', 's16'),
+    ('s16', 's8'), ('u16', 'u8'), ('s32', 's16'), ('u32', 'u16'),
+}
+CONV_ODD_PAIRS = {('f16', 'f32'), ('bf16', 'f32')}
+CONV_TYPES = ('f16', 'bf16', 'f32', 's8', 'u8', 's16', 'u16', 's32', 'u32')
+
+
+def _int_range(t):
+    nbits = 8 * SIZE[t]
+    if t in SIGNED_TYPES:
+        return -(1 << (nbits - 1)), (1 << (nbits - 1)) - 1
+    return 0, (1 << nbits) - 1
+
+
+def _saturate(v, t):
+    lo, hi = _int_range(t)
+    return lo if v < lo else hi if v > hi else v
+
+
+def _check_bits(bits, t):
+    bits = int(bits)
+    if not 0 <= bits < 1 << (8 * SIZE[t]):
+        raise ValueError('bit pattern %#x does not fit type %s' % (bits, t))
+    return bits
+
+
+def _scalar_bits(bits, t):
+    """A scalar operand given as bits: its low 8*size(t) bits (CONTRACT 2.1)."""
+    return int(bits) & ((1 << (8 * SIZE[t])) - 1)
+
+
+def conv_mode(dst_t, src_t, round=None):
+    """Check a VCONV pair and rounding field; returns the mode used ('rint' by default)."""
+    if dst_t not in CONV_TYPES or src_t not in CONV_TYPES:
+        raise ValueError('unknown conversion types %r, %r' % (dst_t, src_t))
+    pair = (dst_t, src_t)
+    if pair not in CONV_PAIRS:
+        raise ValueError('VCONV.%s.%s is not a supported pair' % pair)
+    if round is None:
+        return 'rint'
+    if round not in ROUND_MODES:
+        raise ValueError('unknown rounding mode %r' % (round,))
+    if pair in CONV_EXACT:
+        raise ValueError('VCONV.%s.%s is always exact: round= is an error' % pair)
+    if round == 'odd' and pair not in CONV_ODD_PAIRS:
+        raise ValueError('round=odd is only for f32 to f16 and f32 to bf16')
+    return round
+
+
+def convert_bits(bits, src_t, dst_t, round=None):
+    """One element of VCONV.dst_t.src_t: bit pattern of src_t in, of dst_t out."""
+    mode = conv_mode(dst_t, src_t, round)
+    bits = _check_bits(bits, src_t)
+    if src_t in FLOAT_TYPES:
+        x = _bits_float(bits, src_t)
+        if dst_t in FLOAT_TYPES:
+            if math.isnan(x):
+                return QNAN[dst_t]
+            if math.isinf(x) or x == 0.0:
+                return _float_bits(x, dst_t)       # same infinity, same signed zero
+            return _float_bits(round_fraction(Fraction(x), dst_t, mode), dst_t)
+        lo, hi = _int_range(dst_t)
+        if math.isnan(x):
+            return 0
+        if math.isinf(x):
+            return _int_bits(hi if x > 0 else lo, dst_t)
+        return _int_bits(_saturate(round_fraction_to_int(Fraction(x), mode), dst_t), dst_t)
+    v = _bits_int(bits, src_t)
+    if dst_t in FLOAT_TYPES:
+        return _float_bits(round_fraction(v, dst_t, mode), dst_t)
+    return _int_bits(_saturate(v, dst_t), dst_t)  # narrower: saturate; wider: value kept
+
+
+def _check_unary_fields(dst_blk, src_blks, dst_rep, src_reps, binary=False):
+    blk_max, rep_max = (255, 255) if binary else (65535, 4095)
+    if dst_blk is not None and not 1 <= dst_blk <= blk_max:
+        raise ValueError('dst_blk %d outside 1..%d' % (dst_blk, blk_max))
+    for v in src_blks:
+        if not 0 <= v <= blk_max:
+            raise ValueError('src_blk %d outside 0..%d' % (v, blk_max))
+    for v in ((dst_rep,) if dst_rep is not None else ()) + tuple(src_reps):
+        if not 0 <= v <= rep_max:
+            raise ValueError('repeat stride %d outside 0..%d' % (v, rep_max))
+
+
+def _iteration_actives(mask, count, repeat, t):
+    """Per-iteration lists of active lanes of type t (CONTRACT 2.1 mask / count)."""
+    lanes = VL // SIZE[t]
+    if count is not None:
+        if mask is not None or repeat != 1:
+            raise ValueError('count must not be combined with repeat or mask')
+        count = int(count)
+        if not 1 <= count <= (1 << 32) - 1:
+            raise ValueError('count %d outside 1..2**32-1' % (count,))
+        iterations = (count + lanes - 1) // lanes
+        return [[r * lanes + i < count for i in range(lanes)] for r in range(iterations)]
+    if not 0 <= repeat <= 255:
+        raise ValueError('repeat %d outside 0..255' % (repeat,))
+    if repeat == 0:
+        return []                                  # no operation (as tensor_op)
+    one = _tensor_mask(mask, t)
+    return [one] * repeat
+
+
+def _block_addr(base, blk, rep, r, b):
+    return base + (r * rep + b * blk) * BLOCK
+
+
+def _lane_addr(base, blk, rep, r, lane, size):
+    per_block = BLOCK // size
+    return _block_addr(base, blk, rep, r, lane // per_block) + (lane % per_block) * size
+
+
+def _check_operand(ub, base, blk, rep, iterations, nblocks, what):
+    for r in range(iterations):
+        for b in range(nblocks):
+            _check_range(ub, _block_addr(base, blk, rep, r, b), BLOCK, what)
+
+
+def tensor_conv(ub, dst_t, src_t, dst, src, *, repeat=1, dst_blk=1, src_blk=1, dst_rep=8,
+                src_rep=8, mask=None, count=None, round=None):
+    """Tensor VCONV.dst_t.src_t [dst], [src] (CONTRACT 6.1), unary fields."""
+    _check_mem(ub)
+    conv_mode(dst_t, src_t, round)
+    dst, src = int(dst), int(src)
+    _check_unary_fields(dst_blk, (src_blk,), dst_rep, (src_rep,))
+    _check_align(dst, 'UB operand')
+    _check_align(src, 'UB operand')
+    ds, ss = SIZE[dst_t], SIZE[src_t]
+    wide_t = dst_t if ds >= ss else src_t
+    lanes = VL // SIZE[wide_t]
+    actives = _iteration_actives(mask, count, repeat, wide_t)
+    iterations = len(actives)
+    dst_blocks = lanes * ds // BLOCK               # 8 for the wider operand, 4 or 2 for the narrower
+    src_blocks = lanes * ss // BLOCK
+    _check_operand(ub, dst, dst_blk, dst_rep, iterations, dst_blocks, 'dst datablock')
+    _check_operand(ub, src, src_blk, src_rep, iterations, src_blocks, 'src datablock')
+    for r in range(iterations):
+        vals = [_read(ub, _lane_addr(src, src_blk, src_rep, r, i, ss), ss) for i in range(lanes)]
+        results = {}
+        for i in range(lanes):
+            if actives[r][i]:
+                results[i] = convert_bits(vals[i], src_t, dst_t, round)
+        for i, bits in results.items():
+            _write(ub, _lane_addr(dst, dst_blk, dst_rep, r, i, ds), ds, bits)
+
+
+def vconv(dst_t, src_t, a, pmask, round=None, part=0):
+    """Register VCONV.dst_t.src_t Vd, Va, Pm (CONTRACT 6.1); returns Vd."""
+    conv_mode(dst_t, src_t, round)
+    a = _check_vreg(a)
+    pmask = _check_pmask(pmask)
+    ds, ss = SIZE[dst_t], SIZE[src_t]
+    w = max(ds, ss)
+    k = max(ds, ss) // min(ds, ss)
+    part = int(part)
+    if not 0 <= part < k:
+        raise ValueError('part %d outside 0..%d' % (part, k - 1))
+    out = np.zeros(VL, dtype=np.uint8)
+    for i in range(VL // w):
+        if not lane_active(pmask, i, w):
+            continue
+        if ds < ss:                                # narrowing: lane i -> element k*i + part
+            _set_lane(out, k * i + part, ds, convert_bits(_get_lane(a, i, ss), src_t, dst_t, round))
+        else:                                      # widening (or same size, k = 1)
+            _set_lane(out, i, ds, convert_bits(_get_lane(a, k * i + part, ss), src_t, dst_t, round))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# 6. fill, arange (CONTRACT 6.2)
+# ---------------------------------------------------------------------------
+
+def _tensor_fill(ub, t, dst, lane_bits, repeat, dst_blk, dst_rep, mask, count):
+    """Write lane_bits(r, i) into every active lane i of every iteration r."""
+    _check_mem(ub)
+    dst = int(dst)
+    _check_unary_fields(dst_blk, (), dst_rep, ())
+    _check_align(dst, 'UB operand')
+    size = SIZE[t]
+    lanes = VL // size
+    actives = _iteration_actives(mask, count, repeat, t)
+    _check_operand(ub, dst, dst_blk, dst_rep, len(actives), 8, 'dst datablock')
+    for r, active in enumerate(actives):
+        for i in range(lanes):
+            if active[i]:
+                _write(ub, _lane_addr(dst, dst_blk, dst_rep, r, i, size), size, lane_bits(r, i))
+
+
+def tensor_dup(ub, t, dst, value_bits, *, repeat=1, dst_blk=1, dst_rep=8, mask=None, count=None):
+    """Tensor VDUP.T [dst], SCALAR: the value (bits) into every active lane."""
+    _check_type(t, TENSOR_TYPES)
+    vb = _scalar_bits(value_bits, t)
+    _tensor_fill(ub, t, dst, lambda r, i: vb, repeat, dst_blk, dst_rep, mask, count)
+
+
+def vdup(t, pmask, value_bits=None, src=None):
+    """Register VDUP.T Vd, SCALAR|Va, Pm: a scalar (bits) or lane 0 of src in every
+    active lane; inactive lanes 0."""
+    _check_type(t)
+    if (value_bits is None) == (src is None):
+        raise ValueError('give exactly one of value_bits and src')
+    pmask = _check_pmask(pmask)
+    w = SIZE[t]
+    if src is not None:
+        vb = _get_lane(_check_vreg(src), 0, w)
+    else:
+        vb = _scalar_bits(value_bits, t)
+    out = np.zeros(VL, dtype=np.uint8)
+    for i in range(VL // w):
+        if lane_active(pmask, i, w):
+            _set_lane(out, i, w, vb)
+    return out
+
+
+def arange_bits(t, start_bits, k):
+    """START + k (k >= 0 an integer) in type t: integers wrap, floats are the exact
+    sum rounded once (nearest even); an exact zero sum is +0 (IEEE x + y), NaN stays
+    NaN, inf stays inf."""
+    sb = _scalar_bits(start_bits, t)
+    if t in INT_TYPES:
+        return _int_bits(_bits_int(sb, t) + k, t)
+    x = _bits_float(sb, t)
+    if math.isnan(x):
+        return QNAN[t]
+    if math.isinf(x):
+        return sb
+    return _float_bits(round_fraction(Fraction(x) + k, t, 'rint'), t)
+
+
+ARANGE_TENSOR_TYPES = ('s16', 's32', 'f16', 'f32')
+
+
+def tensor_arange(ub, t, dst, start_bits, *, repeat=1, dst_blk=1, dst_rep=8, mask=None, count=None):
+    """Tensor VARANGE.T [dst], START: lane i of iteration r = START + r * lanes + i."""
+    _check_type(t, ARANGE_TENSOR_TYPES)
+    lanes = VL // SIZE[t]
+    _tensor_fill(ub, t, dst, lambda r, i: arange_bits(t, start_bits, r * lanes + i),
+                 repeat, dst_blk, dst_rep, mask, count)
+
+
+def varange(t, start_bits):
+    """Register VARANGE.T Vd, SCALAR: lane i = START + i, every lane."""
+    _check_type(t, TENSOR_TYPES)
+    w = SIZE[t]
+    out = np.zeros(VL, dtype=np.uint8)
+    for i in range(VL // w):
+        _set_lane(out, i, w, arange_bits(t, start_bits, i))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# 7. compare, select, mask logic (CONTRACT 6.3)
+# ---------------------------------------------------------------------------
+
+CONDITIONS = ('EQ', 'NE', 'LT', 'GT', 'LE', 'GE')
+
+
+def _check_cond(cond):
+    c = str(cond).upper()
+    if c not in CONDITIONS:
+        raise ValueError('unknown condition %r' % (cond,))
+    return c
+
+
+def compare(cond, t, xbits, ybits):
+    """x C y on bit patterns; any NaN operand gives False (NE too); +0 == -0."""
+    c = _check_cond(cond)
+    _check_type(t, REGISTER_ARITH_TYPES)
+    x = decode(xbits, t)
+    y = decode(ybits, t)
+    if t in FLOAT_TYPES and (math.isnan(x) or math.isnan(y)):
+        return False
+    if c == 'EQ':
+        return x == y
+    if c == 'NE':
+        return x != y
+    if c == 'LT':
+        return x < y
+    if c == 'GT':
+        return x > y
+    if c == 'LE':
+        return x <= y
+    return x >= y
+
+
+def _tensor_compare(ub, c, t, dst, srcs, scalar, repeat, src_blk, src_rep, mask, count, binary):
+    _check_mem(ub)
+    _check_type(t, TENSOR_TYPES)
+    dst = int(dst)
+    srcs = tuple(int(s) for s in srcs)
+    _check_unary_fields(None, src_blk, None, src_rep, binary=binary)
+    _check_align(dst, 'compare destination')
+    for s in srcs:
+        _check_align(s, 'UB operand')
+    size = SIZE[t]
+    lanes = VL // size
+    nbytes = lanes // 8
+    actives = _iteration_actives(mask, count, repeat, t)
+    iterations = len(actives)
+    if iterations:
+        _check_range(ub, dst, iterations * nbytes, 'compare destination')
+    for s in range(len(srcs)):
+        _check_operand(ub, srcs[s], src_blk[s], src_rep[s], iterations, 8, 'src%d datablock' % s)
+    for r in range(iterations):
+        a = [_read(ub, _lane_addr(srcs[0], src_blk[0], src_rep[0], r, i, size), size) for i in range(lanes)]
+        if scalar is None:
+            b = [_read(ub, _lane_addr(srcs[1], src_blk[1], src_rep[1], r, i, size), size)
+                 for i in range(lanes)]
+        else:
+            b = [scalar] * lanes
+        out = [0] * nbytes
+        for i in range(lanes):
+            if actives[r][i] and compare(c, t, a[i], b[i]):
+                out[i // 8] |= 1 << (i % 8)
+        for k in range(nbytes):
+            ub[dst + r * nbytes + k] = out[k]
+
+
+def tensor_cmp(ub, cond, t, dst, src0, src1, *, repeat=1, src_blk=(1, 1), src_rep=(8, 8),
+               mask=None, count=None):
+    """Tensor VCMP.C.T [dst], [src0], [src1]: one bit per lane, iteration r's lanes/8 bytes
+    at dst + r * lanes / 8; lanes outside the mask give 0 bits."""
+    c = _check_cond(cond)
+    _tensor_compare(ub, c, t, dst, (src0, src1), None, repeat, _as_tuple(src_blk, 2, 'src_blk'),
+                    _as_tuple(src_rep, 2, 'src_rep'), mask, count, True)
+
+
+def tensor_cmps(ub, cond, t, dst, src, scalar_bits, *, repeat=1, src_blk=1, src_rep=8,
+                mask=None, count=None):
+    """Tensor VCMPS.C.T [dst], [src], SCALAR (scalar as bits)."""
+    c = _check_cond(cond)
+    _check_type(t, TENSOR_TYPES)
+    _tensor_compare(ub, c, t, dst, (src,), _scalar_bits(scalar_bits, t), repeat,
+                    _as_tuple(src_blk, 1, 'src_blk'), _as_tuple(src_rep, 1, 'src_rep'), mask, count, False)
+
+
+def _tensor_select(ub, t, dst, srcs, scalar, sel, repeat, dst_blk, src_blk, dst_rep, src_rep,
+                   mask, count, binary):
+    _check_mem(ub)
+    _check_type(t, TENSOR_TYPES)
+    dst, sel = int(dst), int(sel)
+    srcs = tuple(int(s) for s in srcs)
+    _check_unary_fields(dst_blk, src_blk, dst_rep, src_rep, binary=binary)
+    for s in (dst,) + srcs:
+        _check_align(s, 'UB operand')
+    _check_align(sel, 'selector address')
+    size = SIZE[t]
+    lanes = VL // size
+    nbytes = lanes // 8
+    actives = _iteration_actives(mask, count, repeat, t)
+    iterations = len(actives)
+    if iterations:
+        _check_range(ub, sel, iterations * nbytes, 'selector')
+    _check_operand(ub, dst, dst_blk, dst_rep, iterations, 8, 'dst datablock')
+    for s in range(len(srcs)):
+        _check_operand(ub, srcs[s], src_blk[s], src_rep[s], iterations, 8, 'src%d datablock' % s)
+    for r in range(iterations):
+        bits = [int(ub[sel + r * nbytes + k]) for k in range(nbytes)]
+        a = [_read(ub, _lane_addr(srcs[0], src_blk[0], src_rep[0], r, i, size), size) for i in range(lanes)]
+        if scalar is None:
+            b = [_read(ub, _lane_addr(srcs[1], src_blk[1], src_rep[1], r, i, size), size)
+                 for i in range(lanes)]
+        else:
+            b = [scalar] * lanes
+        results = {}
+        for i in range(lanes):
+            if actives[r][i]:
+                results[i] = a[i] if (bits[i // 8] >> (i % 8)) & 1 else b[i]
+        for i, v in results.items():
+            _write(ub, _lane_addr(dst, dst_blk, dst_rep, r, i, size), size, v)
+
+
+def tensor_sel(ub, t, dst, src0, src1, sel, *, repeat=1, dst_blk=1, src_blk=(1, 1), dst_rep=8,
+               src_rep=(8, 8), mask=None, count=None):
+    """Tensor VSEL.T [dst], [src0], [src1], [sel]: dst = bit ? src0 : src1, the bits of
+    iteration r from the lanes/8 bytes at sel + r * lanes / 8; binary fields."""
+    _tensor_select(ub, t, dst, (src0, src1), None, sel, repeat, dst_blk, _as_tuple(src_blk, 2, 'src_blk'),
+                   dst_rep, _as_tuple(src_rep, 2, 'src_rep'), mask, count, True)
+
+
+def tensor_sels(ub, t, dst, src0, scalar_bits, sel, *, repeat=1, dst_blk=1, src_blk=1, dst_rep=8,
+                src_rep=8, mask=None, count=None):
+    """Tensor VSELS.T [dst], [src0], SCALAR, [sel]: dst = bit ? src0 : scalar; unary fields."""
+    _check_type(t, TENSOR_TYPES)
+    _tensor_select(ub, t, dst, (src0,), _scalar_bits(scalar_bits, t), sel, repeat, dst_blk,
+                   _as_tuple(src_blk, 1, 'src_blk'), dst_rep, _as_tuple(src_rep, 1, 'src_rep'),
+                   mask, count, False)
+
+
+def _register_compare(c, t, a, bvals, pmask):
+    w = SIZE[t]
+    out = np.zeros(VL, dtype=bool)
+    for i in range(VL // w):
+        if lane_active(pmask, i, w) and compare(c, t, _get_lane(a, i, w), bvals(i)):
+            out[i * w:(i + 1) * w] = True          # all w bits of the lane
+    return out
+
+
+def vcmp(cond, t, a, b, pmask):
+    """Register VCMP.C.T Pd, Va, Vb, Pm -> mask (lanes outside Pm are 0)."""
+    c = _check_cond(cond)
+    _check_type(t, REGISTER_ARITH_TYPES)
+    a = _check_vreg(a)
+    b = _check_vreg(b)
+    pmask = _check_pmask(pmask)
+    w = SIZE[t]
+    return _register_compare(c, t, a, lambda i: _get_lane(b, i, w), pmask)
+
+
+def vcmps(cond, t, a, scalar_bits, pmask):
+    """Register VCMPS.C.T Pd, Va, SCALAR, Pm (scalar as bits) -> mask."""
+    c = _check_cond(cond)
+    _check_type(t, REGISTER_ARITH_TYPES)
+    a = _check_vreg(a)
+    pmask = _check_pmask(pmask)
+    sb = _scalar_bits(scalar_bits, t)
+    return _register_compare(c, t, a, lambda i: sb, pmask)
+
+
+def vsel(t, a, b, pmask):
+    """Register VSEL.T Vd, Va, Vb, Pm: d = lane active ? a : b, every lane written."""
+    _check_type(t)
+    a = _check_vreg(a)
+    b = _check_vreg(b)
+    pmask = _check_pmask(pmask)
+    w = SIZE[t]
+    out = np.zeros(VL, dtype=np.uint8)
+    for i in range(VL // w):
+        src = a if lane_active(pmask, i, w) else b
+        _set_lane(out, i, w, _get_lane(src, i, w))
+    return out
+
+
+def pand(a, b):
+    a, b = _check_pmask(a), _check_pmask(b)
+    return np.array([bool(a[k]) and bool(b[k]) for k in range(VL)], dtype=bool)
+
+
+def por(a, b):
+    a, b = _check_pmask(a), _check_pmask(b)
+    return np.array([bool(a[k]) or bool(b[k]) for k in range(VL)], dtype=bool)
+
+
+def pxor(a, b):
+    a, b = _check_pmask(a), _check_pmask(b)
+    return np.array([bool(a[k]) != bool(b[k]) for k in range(VL)], dtype=bool)
+
+
+def pnot(a):
+    a = _check_pmask(a)
+    return np.array([not a[k] for k in range(VL)], dtype=bool)
+
+
+# ---------------------------------------------------------------------------
+# 8. scalar memory access and wide constants (CONTRACT 6.6)
+# ---------------------------------------------------------------------------
+
+LD_TYPES = {'s8': 1, 'u8': 1, 's16': 2, 'u16': 2, 's32': 4, 'u32': 4, 's64': 8, 'u64': 8}
+
+
+def _as_s64(v):
+    """The low 64 bits of v read as a signed 64-bit integer."""
+    v = int(v) % (1 << 64)
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def _check_scalar_access(mem, addr, t):
+    _check_mem(mem)
+    if t not in LD_TYPES:
+        raise ValueError('LD/ST type must be one of %s' % ', '.join(LD_TYPES))
+    size = LD_TYPES[t]
+    addr = int(addr)
+    if addr % size:
+        raise ValueError('address %#x is not aligned to %d bytes' % (addr, size))
+    _check_range(mem, addr, size, 'LD/ST')
+    return addr, size
+
+
+def ld(mem, addr, t):
+    """LD.T: the element at addr, little endian, sign-extended (s*) or zero-extended
+    (u*) to 64 bits; returned as the register's signed 64-bit value."""
+    addr, size = _check_scalar_access(mem, addr, t)
+    v = _read(mem, addr, size)
+    if t.startswith('s') and v >= 1 << (8 * size - 1):
+        v -= 1 << (8 * size)                       # sign extension
+    return _as_s64(v)
+
+
+def st(mem, addr, t, value):
+    """ST.T: the low 8*size bits of value, little endian."""
+    addr, size = _check_scalar_access(mem, addr, t)
+    _write(mem, addr, size, int(value) % (1 << (8 * size)))
+
+
+def mov64(value):
+    """MOV Sd, EXPR: -2**63 .. 2**64-1 accepted, the low 64 bits kept (signed view)."""
+    value = int(value)
+    if not -(1 << 63) <= value <= (1 << 64) - 1:
+        raise ValueError('constant %d outside -2**63..2**64-1' % (value,))
+    return _as_s64(value)

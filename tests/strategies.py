@@ -29,9 +29,11 @@ from hypothesis import strategies as st
 
 import isa
 from isa import BARRIER_PIPES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
+from isa.conversions import EXACT_PAIRS, ODD_PAIRS
+from isa.conversions import PAIRS as CONVERSION_PAIRS
 from isa.program import DataRecord, Program
 from isa.text import inst_text
-from isa.types import TYPES
+from isa.types import SCALAR_MEMORY, TYPES
 
 U64 = (1 << 64) - 1
 U32 = (1 << 32) - 1
@@ -120,10 +122,21 @@ def operand_value(operand: isa.Operand, type_name: str | None, targets: st.Searc
         return edgy_int(0, 7)
     if kind is Kind.UB:
         return ub_operand()
+    if kind is Kind.UB_BYTE:  # a scalar LD / ST: any byte address, T's size aligns an absolute one
+        size = TYPES[type_name].size
+        absolute = st.builds(UbRef, st.none(), edgy_int(0, 0x3FFFF // size).map(lambda n: n * size))
+        return st.one_of(absolute, st.builds(UbRef, edgy_int(0, 31), edgy_int(-(1 << 26), (1 << 26) - 1)))
+    if kind is Kind.GM and type_name in SCALAR_MEMORY:
+        size = TYPES[type_name].size
+        absolute = st.builds(GmRef, st.none(), edgy_int(0, U32 // size).map(lambda n: n * size))
+        return st.one_of(absolute, st.builds(GmRef, edgy_int(0, 31), edgy_int(-(1 << 26), (1 << 26) - 1)))
     if kind is Kind.GM:
         return gm_operand()
     if kind is Kind.SCALAR:
         return scalar_operand(type_name)
+    if kind is Kind.IMM and operand.imm_bits == 64:  # the two-word MOV: constants past the one-word 50 bits
+        wide = st.one_of(edgy_int(-(1 << 63), -(1 << 49) - 1), edgy_int(1 << 49, (1 << 63) - 1))
+        return st.builds(RegOrImm, st.none(), wide)
     if kind in (Kind.SRC, Kind.IMM):
         return reg_or_imm(operand.imm_bits)
     if kind is Kind.TARGET:
@@ -170,6 +183,12 @@ def inst_of_row(draw, row: isa.Instruction, targets: st.SearchStrategy[int] | No
         unlocking = sorted({t for kw in row.keywords for t in kw.types})
         choices = st.sampled_from(row.types)
         type_name = draw(st.one_of(choices, st.sampled_from(unlocking)) if unlocking else choices)
+    source = cond = None
+    if row.source_types:  # VCONV.D.S: a pair that exists
+        type_name, source_name = draw(st.sampled_from(sorted(CONVERSION_PAIRS)))
+        source = TYPES[source_name]
+    if row.conditions:
+        cond = draw(st.sampled_from(row.conditions))
     operands = tuple(draw(operand_value(o, type_name, targets)) for o in row.operands)
     if row.family == "loop" and operands[0].reg is None and operands[0].imm < 0:
         operands = (RegOrImm(None, -1 - operands[0].imm),)  # a loop runs 0 or more times (contract 7)
@@ -180,16 +199,22 @@ def inst_of_row(draw, row: isa.Instruction, targets: st.SearchStrategy[int] | No
             base = next(v for o, v in zip(row.operands, operands, strict=True) if o.kind is Kind.UB)
             if base.reg is None:
                 value = 0  # post-update needs a register base
+        if spec.name == "round" and value is not None:  # a mode the pair takes (none on an exact pair)
+            pair = (type_name, source.name)
+            value = None if pair in EXACT_PAIRS else value if pair in ODD_PAIRS else min(value, 4)
+        if spec.name == "part" and value is not None:
+            value %= max(TYPES[type_name].size, source.size) // min(TYPES[type_name].size, source.size)
         keywords.append(value)
     mask = None
     if row.has_mask:
-        mask = draw(mask_value(TYPES[type_name].lanes))
+        lanes = TYPES[type_name].lanes if source is None else min(TYPES[type_name].lanes, source.lanes)
+        mask = draw(mask_value(lanes))
         if mask is not None and mask.mode == MaskMode.COUNT:
             # count= excludes repeat= (contract 2.1): the repeat field keeps its default.
             keywords = [spec.default if spec.name == "repeat" else v
                         for spec, v in zip(row.keywords, keywords, strict=True)]
     etype = TYPES[type_name] if type_name is not None else None
-    return Inst(row, etype, operands, tuple(keywords), mask)
+    return Inst(row, etype, operands, tuple(keywords), mask, source, cond)
 
 
 def valid(inst: Inst) -> bool:
@@ -212,7 +237,7 @@ def data_records(draw) -> DataRecord:
     size = TYPES[type_name].size
     space = draw(st.sampled_from(("ub", "gm")))
     kind = draw(st.sampled_from(("list", "fill")))
-    fmt = {1: "<B", 2: "<H", 4: "<I"}[size]
+    fmt = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}[size]
     if kind == "list":
         elements = draw(st.lists(element_bits(type_name), min_size=1, max_size=12))
         count = len(elements)

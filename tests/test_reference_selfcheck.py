@@ -596,3 +596,673 @@ def test_dma_blocks_and_gaps():
     untouched[0x40:0x60] = False
     untouched[0xA0:0xC0] = False
     assert (ub[untouched] == 0xEE).all()
+
+
+# ---------------------------------------------------------------------------
+# section 6.1: conversion (VCONV)
+# ---------------------------------------------------------------------------
+
+MODES = ('rint', 'round', 'floor', 'ceil', 'trunc', 'odd')
+INT_MODES = ('rint', 'round', 'floor', 'ceil', 'trunc')
+
+
+def f32b(x):
+    """f32 bit pattern of an f32-exact value (input construction only)."""
+    return int(np.array([x], dtype=np.float32).view(np.uint32)[0])
+
+
+def f16b(x):
+    return int(np.array([x], dtype=np.float16).view(np.uint16)[0])
+
+
+def conv_modes(bits, src, dst, modes):
+    return {m: R.convert_bits(bits, src, dst, round=m) for m in modes}
+
+
+def conv_int(x, src, dst):
+    """{mode: integer result} of a float value x of type src converted to dst."""
+    b = f32b(x) if src == 'f32' else f16b(x)
+    return {m: R.decode(R.convert_bits(b, src, dst, round=m), dst) for m in INT_MODES}
+
+
+def test_conv_float_to_int_ties_every_mode():
+    #           rint (even)  round (away)  floor  ceil  trunc
+    # 2.5   ->  2            3             2      3     2
+    # -2.5  -> -2           -3            -3     -2    -2
+    # 3.5   ->  4            4             3      4     3
+    # -0.5  -> -0 = 0       -1            -1     -0=0  -0=0
+    # 2.4   ->  2            2             2      3     2
+    # -2.6  -> -3           -3            -3     -2    -2
+    want = {2.5: (2, 3, 2, 3, 2), -2.5: (-2, -3, -3, -2, -2), 3.5: (4, 4, 3, 4, 3),
+            -0.5: (0, -1, -1, 0, 0), 2.375: (2, 2, 2, 3, 2), -2.625: (-3, -3, -3, -2, -2)}
+    for src in ('f32', 'f16'):
+        for x, w in want.items():
+            assert conv_int(x, src, 's16') == dict(zip(INT_MODES, w)), (src, x)
+    for x, w in want.items():
+        assert conv_int(x, 'f32', 's32') == dict(zip(INT_MODES, w)), x
+    # bf16 -> s32: 2.5 is 0x4020 in bf16 (1.25 * 2**1)
+    assert R.decode(R.convert_bits(0x4020, 'bf16', 's32'), 's32') == 2
+    assert R.decode(R.convert_bits(0x4020, 'bf16', 's32', round='round'), 's32') == 3
+    assert R.convert_bits(f16b(-0.5), 'f16', 's16') == 0x0000      # -0 rounds to plain 0
+
+
+def test_conv_float_to_int_saturation_nan_inf():
+    # 127.5: rint -> 128 (127 odd), round/ceil -> 128, floor/trunc -> 127: all saturate to 127
+    assert conv_int(127.5, 'f16', 's8') == dict.fromkeys(INT_MODES, 127)
+    # -128.5: rint -> -128 (even), round/floor -> -129 -> saturates to -128, ceil/trunc -> -128
+    assert conv_int(-128.5, 'f16', 's8') == dict.fromkeys(INT_MODES, -128)
+    # 126.5: rint 126 (even), round 127, floor 126, ceil 127, trunc 126
+    assert conv_int(126.5, 'f16', 's8') == dict(zip(INT_MODES, (126, 127, 126, 127, 126)))
+    # -127.5: rint -128 (even), round -128, floor -128, ceil -127, trunc -127
+    assert conv_int(-127.5, 'f16', 's8') == dict(zip(INT_MODES, (-128, -128, -128, -127, -127)))
+    # u8: 255.5 rint -> 256 -> 255; -0.5 round/floor -> -1 -> 0; 300 -> 255; -3 -> 0
+    assert conv_int(255.5, 'f16', 'u8') == dict(zip(INT_MODES, (255, 255, 255, 255, 255)))
+    assert conv_int(-0.5, 'f16', 'u8') == dict.fromkeys(INT_MODES, 0)
+    assert conv_int(300.0, 'f16', 'u8')['rint'] == 255
+    assert conv_int(-3.0, 'f16', 'u8')['trunc'] == 0
+    # 2**31 (f32 0x4F000000) -> s32 max 2**31-1; -2**31 exact; -(2**31 + 256) -> min
+    assert R.convert_bits(0x4F000000, 'f32', 's32') == 0x7FFFFFFF
+    assert R.convert_bits(0xCF000000, 'f32', 's32') == 0x80000000
+    assert R.convert_bits(f32b(-(2.0 ** 31 + 256)), 'f32', 's32', round='ceil') == 0x80000000
+    # f16 65504 -> s16 32767, -65504 -> -32768; f16 65504 -> s32 65504 exact
+    assert R.convert_bits(0x7BFF, 'f16', 's16') == 0x7FFF
+    assert R.convert_bits(0xFBFF, 'f16', 's16') == 0x8000
+    assert R.convert_bits(0x7BFF, 'f16', 's32') == 65504
+    # NaN -> 0 (any sign, any payload); +inf -> max, -inf -> min
+    assert R.convert_bits(0x7E00, 'f16', 's16') == 0
+    assert R.convert_bits(0xFE01, 'f16', 's8') == 0
+    assert R.convert_bits(0xFFC00001, 'f32', 's32') == 0
+    assert R.convert_bits(0x7FC0, 'bf16', 's32') == 0
+    assert R.convert_bits(0x7C00, 'f16', 's8') == 0x7F
+    assert R.convert_bits(0x7C00, 'f16', 'u8') == 0xFF
+    assert R.convert_bits(0xFC00, 'f16', 's8') == 0x80
+    assert R.convert_bits(0xFC00, 'f16', 'u8') == 0x00
+    assert R.convert_bits(0x7F800000, 'f32', 's32') == 0x7FFFFFFF
+    assert R.convert_bits(0xFF800000, 'f32', 's16') == 0x8000
+    assert R.convert_bits(0x8000, 'f16', 's16') == 0           # -0 -> 0
+
+
+def test_conv_f32_to_f16_ties_every_mode():
+    # 1 + 2**-11 lies halfway between 1.0 (0x3C00) and 1 + 2**-10 (0x3C01):
+    #   rint -> 0x3C00 (even), round -> 0x3C01 (away), floor 0x3C00, ceil 0x3C01, trunc 0x3C00,
+    #   odd: truncate to 0x3C00, discarded bits nonzero -> set the low bit -> 0x3C01
+    assert conv_modes(f32b(1 + 2 ** -11), 'f32', 'f16', MODES) == dict(zip(
+        MODES, (0x3C00, 0x3C01, 0x3C00, 0x3C01, 0x3C00, 0x3C01)))
+    # 1 + 3 * 2**-11 lies halfway between 0x3C01 and 0x3C02:
+    #   rint -> 0x3C02 (even), round 0x3C02, floor 0x3C01, ceil 0x3C02, trunc 0x3C01,
+    #   odd: truncation 0x3C01 is already odd -> 0x3C01 (odd and rint differ here)
+    assert conv_modes(f32b(1 + 3 * 2 ** -11), 'f32', 'f16', MODES) == dict(zip(
+        MODES, (0x3C02, 0x3C02, 0x3C01, 0x3C02, 0x3C01, 0x3C01)))
+    # negative: -(1 + 2**-11): floor grows the magnitude (0xBC01), ceil shrinks it (0xBC00)
+    assert conv_modes(f32b(-(1 + 2 ** -11)), 'f32', 'f16', MODES) == dict(zip(
+        MODES, (0xBC00, 0xBC01, 0xBC01, 0xBC00, 0xBC00, 0xBC01)))
+    # f32 -> bf16: 1 + 2**-8 is halfway between 0x3F80 and 0x3F81 (7 fraction bits);
+    # 1 + 3 * 2**-8 between 0x3F81 and 0x3F82
+    assert conv_modes(f32b(1 + 2 ** -8), 'f32', 'bf16', MODES) == dict(zip(
+        MODES, (0x3F80, 0x3F81, 0x3F80, 0x3F81, 0x3F80, 0x3F81)))
+    assert conv_modes(f32b(1 + 3 * 2 ** -8), 'f32', 'bf16', MODES) == dict(zip(
+        MODES, (0x3F82, 0x3F82, 0x3F81, 0x3F82, 0x3F81, 0x3F81)))
+    # odd when exact: nothing discarded, nothing set (1.0 -> 0x3C00, 2 + 2**-10 -> 0x4000 + 0 ...)
+    assert R.convert_bits(f32b(1.0), 'f32', 'f16', round='odd') == 0x3C00
+    assert R.convert_bits(f32b(1 + 2 ** -9), 'f32', 'f16', round='odd') == 0x3C02
+
+
+def test_conv_f32_to_f16_range_edges_every_mode():
+    # 65504 = max f16 (0x7BFF) is exact in every mode
+    assert conv_modes(f32b(65504.0), 'f32', 'f16', MODES) == dict.fromkeys(MODES, 0x7BFF)
+    # 65520 - 2**-8 = 65519.99609375 (f32-exact, the "65519.99" case): /32 = 2047.5 - 2**-13,
+    # below the tie: nearest -> 2047*32 = 65504; ceil -> 2048*32 = 65536 > max -> inf;
+    # floor, trunc, odd -> 65504
+    assert conv_modes(f32b(65520 - 2 ** -8), 'f32', 'f16', MODES) == dict(zip(
+        MODES, (0x7BFF, 0x7BFF, 0x7BFF, 0x7C00, 0x7BFF, 0x7BFF)))
+    # 65520 / 32 = 2047.5 exactly: rint -> 2048 (even) -> 65536 -> inf; round -> inf; ceil -> inf;
+    # floor, trunc -> 65504; odd -> 2047 | 1 = 2047 -> 65504
+    assert conv_modes(f32b(65520.0), 'f32', 'f16', MODES) == dict(zip(
+        MODES, (0x7C00, 0x7C00, 0x7BFF, 0x7C00, 0x7BFF, 0x7BFF)))
+    # odd: everything in [65504, 65536) gives max, 65536 = 2**16 and beyond inf
+    assert R.convert_bits(f32b(65535.0), 'f32', 'f16', round='odd') == 0x7BFF
+    assert R.convert_bits(f32b(65536.0), 'f32', 'f16', round='odd') == 0x7C00
+    # 3.4e38: far past max: rint, round, ceil, odd -> inf; floor, trunc -> max
+    assert conv_modes(f32b(3.4e38), 'f32', 'f16', MODES) == dict(zip(
+        MODES, (0x7C00, 0x7C00, 0x7BFF, 0x7C00, 0x7BFF, 0x7C00)))
+    # -3.4e38: floor -> -inf, ceil and trunc -> -max (0xFBFF), others -inf
+    assert conv_modes(f32b(-3.4e38), 'f32', 'f16', MODES) == dict(zip(
+        MODES, (0xFC00, 0xFC00, 0xFC00, 0xFBFF, 0xFBFF, 0xFC00)))
+    # bf16 max 0x7F7F = (2 - 2**-7) * 2**127; f32 max 0x7F7FFFFF: trunc -> 0x7F7F, rint -> inf
+    assert R.convert_bits(0x7F7FFFFF, 'f32', 'bf16', round='trunc') == 0x7F7F
+    assert R.convert_bits(0x7F7FFFFF, 'f32', 'bf16') == 0x7F80
+    # inf stays inf (every mode), NaN stays NaN, zero keeps its sign
+    assert conv_modes(0x7F800000, 'f32', 'f16', MODES) == dict.fromkeys(MODES, 0x7C00)
+    assert conv_modes(0xFF800000, 'f32', 'f16', MODES) == dict.fromkeys(MODES, 0xFC00)
+    assert R.convert_bits(0xFFC00001, 'f32', 'f16') & 0x7C00 == 0x7C00
+    assert R.convert_bits(0xFFC00001, 'f32', 'f16') & 0x03FF != 0
+    assert R.convert_bits(0x7FC00000, 'f32', 'bf16') == 0x7FC0
+    assert R.convert_bits(0x80000000, 'f32', 'f16') == 0x8000
+    assert R.convert_bits(0x00000000, 'f32', 'bf16') == 0x0000
+
+
+def test_conv_subnormals_kept():
+    # f16 subnormals are k * 2**-24.  2**-24 (f32 0x33800000) -> 0x0001 exactly.
+    assert R.convert_bits(0x33800000, 'f32', 'f16') == 0x0001
+    # 2**-25 = half of the smallest: rint -> 0 (0 is even), round -> 0x0001, floor 0, ceil 0x0001,
+    # trunc 0, odd 0x0001
+    assert conv_modes(f32b(2.0 ** -25), 'f32', 'f16', MODES) == dict(zip(
+        MODES, (0x0000, 0x0001, 0x0000, 0x0001, 0x0000, 0x0001)))
+    # -2**-25: an underflow to zero keeps the sign (0x8000); floor -> -2**-24 = 0x8001
+    assert conv_modes(f32b(-(2.0 ** -25)), 'f32', 'f16', MODES) == dict(zip(
+        MODES, (0x8000, 0x8001, 0x8001, 0x8000, 0x8000, 0x8001)))
+    # 3 * 2**-25 = 1.5 * 2**-24: rint -> 2 (1 is odd) = 0x0002, trunc 0x0001
+    assert R.convert_bits(f32b(3 * 2.0 ** -25), 'f32', 'f16') == 0x0002
+    assert R.convert_bits(f32b(3 * 2.0 ** -25), 'f32', 'f16', round='trunc') == 0x0001
+    # 1023 * 2**-24 is the largest subnormal 0x03FF, 2**-14 the smallest normal 0x0400
+    assert R.convert_bits(f32b(1023 * 2.0 ** -24), 'f32', 'f16') == 0x03FF
+    assert R.convert_bits(f32b(2.0 ** -14), 'f32', 'f16') == 0x0400
+    # subnormal inputs are kept: f16 0x0001 -> f32 2**-24 = 0x33800000 (exponent 127 - 24 = 103)
+    assert R.convert_bits(0x0001, 'f16', 'f32') == 0x33800000
+    assert R.convert_bits(0x8001, 'f16', 'f32') == 0xB3800000
+    # f16 0x0001 -> bf16: 2**-24 is normal there: exponent 103 -> 103 << 7 = 0x3380
+    assert R.convert_bits(0x0001, 'f16', 'bf16') == 0x3380
+    # f32 subnormal 2**-149 (0x00000001) -> bf16: the smallest bf16 subnormal is 2**-133;
+    # 2**-149 is far below half of it: rint 0, ceil 0x0001
+    assert R.convert_bits(0x00000001, 'f32', 'bf16') == 0x0000
+    assert R.convert_bits(0x00000001, 'f32', 'bf16', round='ceil') == 0x0001
+    # bf16 2**-25 (exponent 102 -> 0x3300) -> f16: rint 0, ceil 0x0001
+    assert R.convert_bits(0x3300, 'bf16', 'f16') == 0x0000
+    assert R.convert_bits(0x3300, 'bf16', 'f16', round='ceil') == 0x0001
+
+
+def test_conv_f16_bf16_both_ways():
+    # f16 1 + 2**-8 (0x3C04) is halfway between bf16 1.0 (0x3F80) and 1 + 2**-7 (0x3F81)
+    assert R.convert_bits(0x3C04, 'f16', 'bf16') == 0x3F80
+    assert R.convert_bits(0x3C04, 'f16', 'bf16', round='round') == 0x3F81
+    # bf16 65536 (0x4780, exponent 16 -> 143 << 7) -> f16: rint inf, trunc max
+    assert R.convert_bits(0x4780, 'bf16', 'f16') == 0x7C00
+    assert R.convert_bits(0x4780, 'bf16', 'f16', round='trunc') == 0x7BFF
+    # bf16 1.5 (0x3FC0) -> f16 0x3E00 exact
+    assert R.convert_bits(0x3FC0, 'bf16', 'f16') == 0x3E00
+    assert R.convert_bits(0xFF80, 'bf16', 'f16') == 0xFC00
+
+
+def test_conv_int_to_float_every_mode():
+    # 2**24 + 1 = 16777217: f32 spacing is 2 there; halfway between 16777216 (0x4B800000,
+    # mantissa 0 even) and 16777218 (0x4B800001): rint -> 0x4B800000, round (away) -> ...01,
+    # floor ...00, ceil ...01, trunc ...00
+    assert conv_modes(2 ** 24 + 1, 's32', 'f32', INT_MODES) == dict(zip(
+        INT_MODES, (0x4B800000, 0x4B800001, 0x4B800000, 0x4B800001, 0x4B800000)))
+    neg = (-(2 ** 24 + 1)) % 2 ** 32
+    assert conv_modes(neg, 's32', 'f32', INT_MODES) == dict(zip(
+        INT_MODES, (0xCB800000, 0xCB800001, 0xCB800001, 0xCB800000, 0xCB800000)))
+    # 2**24 + 3: halfway between ...01 (odd) and ...02 (even): rint -> 0x4B800002
+    assert R.convert_bits(2 ** 24 + 3, 's32', 'f32') == 0x4B800002
+    # s16 -> f16: 2049 halfway between 2048 (0x6800) and 2050 (0x6801): rint 2048, round 2050
+    assert R.convert_bits(2049, 's16', 'f16') == 0x6800
+    assert R.convert_bits(2049, 's16', 'f16', round='round') == 0x6801
+    # 32767 = 2047.9375 * 16: rint -> 2048 * 16 = 32768 = 2**15 (exponent 30 -> 0x7800),
+    # trunc -> 2047 * 16 = 32752 (exponent 29, mantissa 1023 -> 0x77FF)
+    assert R.convert_bits(32767, 's16', 'f16') == 0x7800
+    assert R.convert_bits(32767, 's16', 'f16', round='trunc') == 0x77FF
+    assert R.convert_bits(0x8000, 's16', 'f16') == 0xF800          # -32768 = -2**15
+    # exact pairs: s8 -128 -> f16 -2**7 = 0xD800; u8 255 -> 1.9921875 * 2**7 = 0x5BF8;
+    # s16 -32768 -> f32 0xC7000000; 0 -> +0
+    assert R.convert_bits(0x80, 's8', 'f16') == 0xD800
+    assert R.convert_bits(0xFF, 'u8', 'f16') == 0x5BF8
+    assert R.convert_bits(0x8000, 's16', 'f32') == 0xC7000000
+    assert R.convert_bits(0, 's32', 'f32') == 0
+
+
+def test_conv_int_to_int():
+    # narrowing saturates
+    assert R.convert_bits(200, 's16', 's8') == 0x7F
+    assert R.convert_bits((-200) % 65536, 's16', 's8') == 0x80
+    assert R.convert_bits((-5) % 65536, 's16', 's8') == 0xFB
+    assert R.convert_bits(70000, 's32', 's16') == 0x7FFF
+    assert R.convert_bits((-70000) % 2 ** 32, 's32', 's16') == 0x8000
+    # widening: sign or zero extension
+    assert R.convert_bits(0x80, 's8', 's16') == 0xFF80
+    assert R.convert_bits(0x80, 'u8', 'u16') == 0x0080
+    assert R.convert_bits(0x8000, 's16', 's32') == 0xFFFF8000
+    assert R.convert_bits(0xFFFF, 'u16', 'u32') == 0x0000FFFF
+
+
+def test_conv_pairs_and_mode_errors():
+    assert len(R.CONV_PAIRS) == 24
+    assert R.CONV_EXACT <= R.CONV_PAIRS and R.CONV_950_ONLY <= R.CONV_PAIRS
+    assert ('s32', 'f16') in R.CONV_PAIRS and ('f16', 's32') not in R.CONV_PAIRS
+    with pytest.raises(ValueError):
+        R.convert_bits(0x3C00, 'f16', 'f32', round='rint')         # exact pair takes no round=
+    with pytest.raises(ValueError):
+        R.convert_bits(1, 's16', 's32', round='trunc')
+    with pytest.raises(ValueError):
+        R.convert_bits(0x3C00, 'f16', 's16', round='odd')          # odd: f32 -> f16 / bf16 only
+    with pytest.raises(ValueError):
+        R.convert_bits(0x3C00, 'f16', 'bf16', round='odd')
+    with pytest.raises(ValueError):
+        R.convert_bits(1, 's32', 'f32', round='odd')
+    with pytest.raises(ValueError):
+        R.convert_bits(0x3C00, 'f16', 'f32', round='nearest')
+    with pytest.raises(ValueError):
+        R.convert_bits(0, 'u8', 'f32')                             # not a pair
+    with pytest.raises(ValueError):
+        R.convert_bits(0x10000, 'f16', 'f32')                      # bits do not fit f16
+
+
+def test_vconv_part_narrowing_and_widening():
+    # f32 -> f16 narrowing, k = 2: result lane i -> f16 element 2i + part; the rest zero.
+    a = vreg_of('f32', [1.0, 2.0, 3.0, 4.0, 5.0] + [7.0] * 59)
+    pm = R.pset(32, 'VL4')                                        # lanes 0..3 (lane 4 inactive)
+    d0 = R.vconv('f16', 'f32', a, pm)
+    assert bits16(d0, 0, 12) == [0x3C00, 0, 0x4000, 0, 0x4200, 0, 0x4400, 0, 0, 0, 0, 0]
+    assert not d0[16:].any()
+    d1 = R.vconv('f16', 'f32', a, pm, part=1)
+    assert bits16(d1, 0, 12) == [0, 0x3C00, 0, 0x4000, 0, 0x4200, 0, 0x4400, 0, 0, 0, 0]
+    assert not d1[16:].any()
+    # f16 -> f32 widening, part 1: lane i <- f16 element 2i + 1; f16 element j holds j
+    a = vreg_of('f16', [float(j) for j in range(128)])
+    d = R.vconv('f32', 'f16', a, R.pset(32, 'VL3'), part=1)
+    assert lanes_of(d, 'f32') == [1.0, 3.0, 5.0] + [0.0] * 61
+    d = R.vconv('f32', 'f16', a, R.pset(32, 'VL3'))
+    assert lanes_of(d, 'f32') == [0.0, 2.0, 4.0] + [0.0] * 61
+    # the lane of the wider type is active by entry 4i: a mask with only entry 4 set -> lane 1
+    m = np.zeros(256, dtype=bool)
+    m[4] = True
+    m[2] = True                                                   # entry 2: not a lane start for w = 4
+    assert lanes_of(R.vconv('f32', 'f16', a, m), 'f32')[:3] == [0.0, 2.0, 0.0]
+    # s16 -> s8, k = 2, part 1: lane i (saturated) at byte 2i + 1
+    a = vreg_of('s16', [300, -300, 5] + [0] * 125)
+    d = R.vconv('s8', 's16', a, R.pset(16, 'VL3'), part=1)
+    assert list(d[:6]) == [0, 0x7F, 0, 0x80, 0, 0x05]
+    assert not d[6:].any()
+    # same size (s32 <- f32): k = 1, element i to element i; part must be 0
+    a = vreg_of('f32', [2.5, -2.5])
+    assert lanes_of(R.vconv('s32', 'f32', a, R.pset(32, 'VL2'), round='round'), 's32')[:3] == [3, -3, 0]
+    with pytest.raises(ValueError):
+        R.vconv('s32', 'f32', a, R.pset(32, 'ALL'), part=1)
+    with pytest.raises(ValueError):
+        R.vconv('f16', 'f32', a, R.pset(32, 'ALL'), part=2)
+
+
+def test_tensor_conv_blocks_count_and_gaps():
+    # f32 -> f16: 64 lanes per iteration; src (f32) 8 blocks, dst (f16) 4 blocks = 128 bytes.
+    ub = new_ub()
+    put(ub, 0x0, 'f32', [float(k) for k in range(128)])
+    put(ub, 0x1000, 'f16', [SENT_F16] * 256)
+    # count=100: iteration 0 lanes 0..63, iteration 1 lanes 0..35; dst_rep 8 (default) puts
+    # iteration 1 at dst + 256 bytes: f16 elements 64..127 (bytes 128..255) stay untouched
+    R.tensor_conv(ub, 'f16', 'f32', 0x1000, 0x0, count=100)
+    got = get_list(ub, 0x1000, 'f16', 256)
+    assert got == ([float(k) for k in range(64)] + [SENT_F16] * 64
+                   + [float(64 + k) for k in range(36)] + [SENT_F16] * 92)
+    # contiguous: dst_rep = 4 blocks, repeat 2
+    ub = new_ub()
+    put(ub, 0x0, 'f32', [float(k) + 0.5 for k in range(128)])
+    R.tensor_conv(ub, 's16', 'f32', 0x1000, 0x0, repeat=2, dst_rep=4, round='floor')
+    assert get_list(ub, 0x1000, 's16', 128) == list(range(128))
+    # mask counts f32 lanes: mask=10 -> lanes 0..9 of each iteration
+    ub = new_ub()
+    put(ub, 0x0, 'f32', [3.0] * 64)
+    put(ub, 0x1000, 'f16', [SENT_F16] * 64)
+    R.tensor_conv(ub, 'f16', 'f32', 0x1000, 0x0, mask=10)
+    assert get_list(ub, 0x1000, 'f16', 64) == [3.0] * 10 + [SENT_F16] * 54
+
+
+def test_tensor_conv_widening_narrow_source_strides():
+    # f16 -> f32: 64 lanes; the f16 source covers 4 blocks of 16; src_blk=2 puts its block b at
+    # src + 2b*32, so lane L = 16b + j reads f16 element 32b + j
+    ub = new_ub()
+    put(ub, 0x0, 'f16', [float(k) for k in range(256)])
+    R.tensor_conv(ub, 'f32', 'f16', 0x1000, 0x0, src_blk=2)
+    assert get_list(ub, 0x1000, 'f32', 64) == [float(32 * (L // 16) + L % 16) for L in range(64)]
+    # s16 -> s8 (950): 128 lanes; the s8 destination covers 4 blocks = 128 bytes
+    ub = new_ub()
+    put(ub, 0x0, 's16', [k * 3 - 200 for k in range(128)])
+    ub[0x1000:0x1100] = 0x55
+    R.tensor_conv(ub, 's8', 's16', 0x1000, 0x0)
+    want = [max(-128, min(127, k * 3 - 200)) for k in range(128)]
+    assert get_list(ub, 0x1000, 's8', 128) == want
+    assert (ub[0x1080:0x1100] == 0x55).all()
+
+
+def test_tensor_conv_errors_write_nothing():
+    ub = new_ub(4096)
+    with pytest.raises(ValueError):
+        R.tensor_conv(ub, 'f32', 'f16', 0x100, 0x0, round='rint')   # exact pair
+    with pytest.raises(ValueError):
+        R.tensor_conv(ub, 'f16', 'f32', 0x110, 0x0)                # misaligned
+    with pytest.raises(ValueError):
+        R.tensor_conv(ub, 'f16', 'f32', 0x100, 0x0, mask=(1, 1))   # 64 lanes: HIGH must be 0
+    with pytest.raises(IndexError):
+        R.tensor_conv(ub, 'f16', 'f32', 0x0, 4096 - 224)           # src needs 256 bytes
+    assert not ub.any()
+    # the narrow f16 destination of f32 -> f16 covers only 4 blocks: 128 bytes at the end fit
+    R.tensor_conv(ub, 'f16', 'f32', 4096 - 128, 0x0)
+    assert not ub.any()                                            # zeros converted to +0
+    with pytest.raises(IndexError):
+        R.tensor_conv(ub, 'f32', 'f16', 4096 - 128, 0x0)           # an f32 destination needs 256
+    R.tensor_conv(ub, 'f16', 'f32', 0x0, 0x0, repeat=0)           # no operation
+
+
+# ---------------------------------------------------------------------------
+# section 6.2: rec, rsqrt, neg, div, lrelu, dup, arange
+# ---------------------------------------------------------------------------
+
+def test_rsqrt_exact():
+    rs = lambda t, b: R.lane_unary('rsqrt', t, b)  # noqa: E731
+    # 1/sqrt(4) = 0.5: f32 0x3F000000, f16 0x3800
+    assert rs('f32', f32b(4.0)) == 0x3F000000
+    assert rs('f16', f16b(4.0)) == 0x3800
+    # 1/sqrt(2) = 2**-0.5 in [0.5, 1): 24 bits -> 2**23.5 = 11863283.20 -> 11863283 = 0xB504F3
+    # -> exponent 126 (0x3F000000) | 0x3504F3 = 0x3F3504F3
+    assert rs('f32', f32b(2.0)) == 0x3F3504F3
+    # f16: 2**10.5 = 1448.15 -> 1448 -> 0x3800 | (1448 - 1024 = 0x1A8) = 0x39A8
+    assert rs('f16', f16b(2.0)) == 0x39A8
+    # specials: +0 -> +inf, -0 -> -inf, +inf -> +0, negative and -inf -> NaN
+    assert rs('f32', 0x00000000) == 0x7F800000
+    assert rs('f32', 0x80000000) == 0xFF800000
+    assert rs('f16', 0x8000) == 0xFC00
+    assert rs('f32', 0x7F800000) == 0x00000000
+    assert R._is_nan_bits(rs('f32', f32b(-4.0)), 'f32')
+    assert R._is_nan_bits(rs('f16', 0xFC00), 'f16')
+    assert R._is_nan_bits(rs('bf16', 0x7FC0), 'bf16')
+    # through the tensor entry point
+    ub = new_ub()
+    put(ub, 0x0, 'f32', [4.0, 2.0, 0.25])
+    R.tensor_op(ub, 'rsqrt', 'f32', 0x1000, [0x0], mask=3)
+    assert get_list(ub, 0x1000, 'f32', 3) == [0.5, R.decode(0x3F3504F3, 'f32'), 2.0]
+
+
+def test_rec_exact():
+    # 1/3 in f16: in [0.25, 0.5), 11 bits -> 4096/3 = 1365.33 -> 1365 -> exponent 13 (0x3400)
+    # | (1365 - 1024 = 341 = 0x155) = 0x3555
+    assert R.lane_unary('rec', 'f16', f16b(3.0)) == 0x3555
+    # 1/3 in f32: 1.0101...b * 2**-2, 23 fraction bits 0x2AAAAA then 1010... > half -> 0x2AAAAB
+    assert R.lane_unary('rec', 'f32', f32b(3.0)) == 0x3EAAAAAB
+    assert R.lane_unary('rec', 'f16', f16b(4.0)) == 0x3400           # 0.25
+    # 1/+-0 = +-inf, 1/+-inf = +-0; 1/2**-24 = 2**24 > 65504 -> inf
+    assert R.lane_unary('rec', 'f16', 0x0000) == 0x7C00
+    assert R.lane_unary('rec', 'f16', 0x8000) == 0xFC00
+    assert R.lane_unary('rec', 'f32', 0xFF800000) == 0x80000000
+    assert R.lane_unary('rec', 'f16', 0x0001) == 0x7C00
+    ub = new_ub()
+    put(ub, 0x0, 'f16', [3.0, -0.5])
+    R.tensor_op(ub, 'rec', 'f16', 0x1000, [0x0], mask=2)
+    assert bits16(ub, 0x1000, 2) == [0x3555, 0xC000]
+    with pytest.raises(ValueError):
+        R.tensor_op(ub, 'rec', 's16', 0x1000, [0x0])
+    with pytest.raises(ValueError):
+        R.vop_unary('rec', 'f16', vreg_of('f16', [1.0]), R.pset(16, 'ALL'))   # tensor only
+
+
+def test_neg_bits_and_wrap():
+    # floats: the sign bit flips, NaN payload kept
+    assert R.lane_unary('neg', 'f16', 0x7E01) == 0xFE01
+    assert R.lane_unary('neg', 'f16', 0xFE01) == 0x7E01
+    assert R.lane_unary('neg', 'f32', 0x7FC00123) == 0xFFC00123
+    assert R.lane_unary('neg', 'f16', 0x0000) == 0x8000
+    assert R.lane_unary('neg', 'bf16', 0x3F80) == 0xBF80
+    # integers: -x with wrap-around
+    assert R.lane_unary('neg', 's16', 0x8000) == 0x8000             # -(-32768) wraps
+    assert R.lane_unary('neg', 's16', 5) == 0xFFFB
+    assert R.lane_unary('neg', 'u16', 1) == 0xFFFF
+    assert R.lane_unary('neg', 's32', 0xFFFFFFFF) == 1
+    ub = new_ub()
+    ub[0:4] = [0x01, 0x7E, 0x00, 0x3C]                            # f16 NaN 0x7E01, 1.0
+    R.tensor_op(ub, 'neg', 'f16', 0x100, [0x0], mask=2)
+    assert bits16(ub, 0x100, 2) == [0xFE01, 0xBC00]
+    d = R.vop_unary('neg', 's8', vreg_of('s8', [-128, 3]), R.pset(8, 'VL2'))
+    assert lanes_of(d, 's8')[:3] == [-128, -3, 0]
+
+
+def test_div_specials():
+    # x/0 = +-inf by the signs, 0/0 = NaN, 1/3 in f16 = 0x3555 (as rec)
+    assert R.lane_binary('div', 'f16', 0x3C00, 0x8000) == 0xFC00
+    assert R.lane_binary('div', 'f16', 0xBC00, 0x8000) == 0x7C00
+    assert R._is_nan_bits(R.lane_binary('div', 'f32', 0, 0x80000000), 'f32')
+    assert R.lane_binary('div', 'f16', 0x3C00, f16b(3.0)) == 0x3555
+    with pytest.raises(ValueError):
+        R.vop('div', 's32', vreg_of('s32', [1]), vreg_of('s32', [1]), R.pset(32, 'ALL'))
+
+
+def test_lrelu():
+    # scalar 0.1 -> f16 0x2E66 = 1638 * 2**-14.
+    # -2 -> -1638 * 2**-13 exact = 0xB266 (exponent -3: 12 << 10 = 0x3000, mantissa 0x266);
+    # -3 -> -4914 * 2**-14 = -1228.5 * 2**-12 -> tie -> 1228 (even): 0xB4CC;
+    # -0 >= 0 -> -0 stays (0x8000); 3 -> 3 (0x4200); NaN -> NaN; -inf * 0.1 -> -inf
+    ub = new_ub()
+    ub[0:12] = [0x00, 0xC0, 0x00, 0xC2, 0x00, 0x80, 0x00, 0x42, 0x01, 0x7E, 0x00, 0xFC]
+    R.tensor_op(ub, 'lrelu', 'f16', 0x100, [0x0], mask=6, scalar=0.1)
+    got = bits16(ub, 0x100, 6)
+    assert got[:4] == [0xB266, 0xB4CC, 0x8000, 0x4200]
+    assert R._is_nan_bits(got[4], 'f16')
+    assert got[5] == 0xFC00
+    d = R.vop_scalar('lrelu', 'f32', vreg_of('f32', [-2.0, 5.0]), 0.5, R.pset(32, 'VL2'))
+    assert lanes_of(d, 'f32')[:3] == [-1.0, 5.0, 0.0]
+    with pytest.raises(ValueError):
+        R.tensor_op(ub, 'lrelu', 's16', 0x100, [0x0], scalar=1)
+
+
+def test_dup_tensor_and_register():
+    ub = new_ub()
+    put(ub, 0x0, 'f16', [SENT_F16] * 512)
+    # repeat 2, dst_blk 2: blocks at 0, 64, ..., 448 (iteration 0) and dst_rep 16 -> 512.. (it. 1)
+    R.tensor_dup(ub, 'f16', 0x0, 0x3C00, repeat=2, dst_blk=2, dst_rep=16, mask=20)
+    got = get_list(ub, 0x0, 'f16', 512)
+    # iteration 0: lane L (block L // 16 at 64 * (L // 16)) for L < 20 -> f16 elements 0..15, 32..35
+    want = [SENT_F16] * 512
+    for r in range(2):
+        for L in range(20):
+            want[256 * r + 32 * (L // 16) + L % 16] = 1.0
+    assert got == want
+    # scalar bits keep their low bits: 0x12345678 as s16 -> 0x5678
+    ub = new_ub()
+    R.tensor_dup(ub, 's16', 0x0, 0x12345678, count=130)
+    assert bits16(ub, 0x0, 131) == [0x5678] * 130 + [0]
+    # register: scalar or lane 0 of src; inactive lanes 0
+    d = R.vdup('f32', R.pset(32, 'VL2'), value_bits=0x40490FDB)
+    assert list(d[:12]) == [0xDB, 0x0F, 0x49, 0x40] * 2 + [0] * 4
+    src = vreg_of('u16', [7, 8, 9])
+    assert lanes_of(R.vdup('u16', R.pset(16, 'VL3'), src=src), 'u16')[:4] == [7, 7, 7, 0]
+    with pytest.raises(ValueError):
+        R.vdup('u16', R.pset(16, 'ALL'), value_bits=1, src=src)
+
+
+def test_arange_f16_rounds_and_integers_wrap():
+    # f16 START 2048 (0x6800): in [2048, 4096) f16 spacing is 2, so an odd 2048 + n is a tie
+    # that goes to the neighbour whose mantissa is even, i.e. the multiple of 4:
+    # 2049 -> 2048, 2050, 2051 -> 2052, 2052, 2053 -> 2052, 2054, 2055 -> 2056 ...
+    # iteration 1 starts at 2048 + 128 = 2176; its last lane 2303 (= 3 mod 4) -> 2304
+    def f16_round_int(v):
+        if v % 2 == 0:
+            return float(v)
+        return float(v - 1) if v % 4 == 1 else float(v + 1)
+    ub = new_ub()
+    R.tensor_arange(ub, 'f16', 0x0, 0x6800, repeat=2)
+    got = get_list(ub, 0x0, 'f16', 256)
+    assert got[:8] == [2048.0, 2048.0, 2050.0, 2052.0, 2052.0, 2052.0, 2054.0, 2056.0]
+    assert got == [f16_round_int(2048 + n) for n in range(256)]
+    assert got[255] == 2304.0
+    # f32 -2.0 + n, with a bit mask of lanes 1 and 3; exact zero sum -2 + 2 = +0 (IEEE x + y)
+    ub = new_ub()
+    put(ub, 0x0, 'f32', [SENT_F16] * 64)
+    R.tensor_arange(ub, 'f32', 0x0, f32b(-2.0), mask=(0b1010, 0))
+    assert get_list(ub, 0x0, 'f32', 5) == [SENT_F16, -1.0, SENT_F16, 1.0, SENT_F16]
+    d = R.varange('f32', f32b(-2.0))
+    assert lanes_of(d, 'f32')[:4] == [-2.0, -1.0, 0.0, 1.0]
+    assert list(d[8:12]) == [0, 0, 0, 0]                          # +0, not -0
+    # count: s32 lanes of iteration 1 are START + 64 + i
+    ub = new_ub()
+    R.tensor_arange(ub, 's32', 0x0, 10, count=70, dst_rep=16)
+    assert get_list(ub, 0x0, 's32', 64) == [10 + i for i in range(64)]
+    assert get_list(ub, 0x200, 's32', 8) == [74, 75, 76, 77, 78, 79, 0, 0]
+    # integers wrap: s16 32766, 32767, -32768, -32767; u16 0xFFFE, 0xFFFF, 0, 1
+    assert lanes_of(R.varange('s16', 32766), 's16')[:4] == [32766, 32767, -32768, -32767]
+    assert lanes_of(R.varange('u16', 0xFFFE), 'u16')[:4] == [0xFFFE, 0xFFFF, 0, 1]
+    assert lanes_of(R.varange('u32', 5), 'u32')[63] == 68           # every lane written
+    with pytest.raises(ValueError):
+        R.tensor_arange(ub, 'u16', 0x0, 0)                          # tensor: s16 s32 f16 f32
+
+
+# ---------------------------------------------------------------------------
+# section 6.3: compare, select, mask logic
+# ---------------------------------------------------------------------------
+
+def test_compare_nan_and_signed_zero():
+    nan = 0x7E00
+    for c in R.CONDITIONS:
+        assert R.compare(c, 'f16', nan, 0x3C00) is False
+        assert R.compare(c, 'f16', 0x3C00, nan) is False
+        assert R.compare(c, 'f16', nan, nan) is False               # NE included
+    # +0 == -0
+    assert R.compare('EQ', 'f32', 0x00000000, 0x80000000) is True
+    assert R.compare('NE', 'f32', 0x00000000, 0x80000000) is False
+    assert R.compare('LT', 'f16', 0x8000, 0x0000) is False
+    assert R.compare('LE', 'f16', 0x0000, 0x8000) is True
+    assert R.compare('ge', 'bf16', 0x8000, 0x0000) is True
+    # integers by value: s16 0xFFFF = -1 < 1; u16 0xFFFF = 65535 > 1
+    assert R.compare('LT', 's16', 0xFFFF, 1) is True
+    assert R.compare('GT', 'u16', 0xFFFF, 1) is True
+    assert R.compare('EQ', 'f16', 0xFC00, 0xFC00) is True            # -inf == -inf
+
+
+def test_tensor_cmp_bit_layout_and_advance_f16():
+    # f16: 128 lanes -> 16 bytes per iteration, iteration r at dst + 16r.
+    # src0 element k = k, src1 all 126: GE holds for lanes 126, 127 of iteration 0
+    # (byte 15, bits 6 and 7 = 0xC0) and for all lanes of iteration 1 (bytes 16..31 = 0xFF)
+    ub = new_ub()
+    put(ub, 0x0, 'f16', [float(k) for k in range(256)])
+    put(ub, 0x1000, 'f16', [126.0] * 256)
+    ub[0x2000:0x2040] = 0xAA
+    R.tensor_cmp(ub, 'GE', 'f16', 0x2000, 0x0, 0x1000, repeat=2)
+    assert list(ub[0x2000:0x2010]) == [0] * 15 + [0xC0]
+    assert list(ub[0x2010:0x2020]) == [0xFF] * 16
+    assert (ub[0x2020:0x2040] == 0xAA).all()
+    # LT against 5: lanes 0..4 -> byte 0 = 0b00011111; masked to 3 lanes -> 0b00000111
+    ub[0x2000:0x2040] = 0xAA
+    R.tensor_cmps(ub, 'LT', 'f16', 0x2000, 0x0, f16b(5.0), mask=3)
+    assert list(ub[0x2000:0x2010]) == [0x07] + [0] * 15
+    assert (ub[0x2010:0x2040] == 0xAA).all()
+
+
+def test_tensor_cmp_f32_advance_count_and_errors():
+    # f32: 64 lanes -> 8 bytes per iteration, iteration r at dst + 8r.
+    # src element k = k - 3 GT 0: iteration 0 lanes 4..63 -> bytes 0xF0, 0xFF * 7;
+    # count=70: iteration 1 has lanes 0..5 only (elements 64..69, all > 0) -> 0x3F, then 0
+    ub = new_ub()
+    put(ub, 0x0, 'f32', [float(k - 3) for k in range(128)])
+    ub[0x2000:0x2020] = 0xAA
+    R.tensor_cmps(ub, 'GT', 'f32', 0x2000, 0x0, 0, count=70)
+    assert list(ub[0x2000:0x2008]) == [0xF0] + [0xFF] * 7
+    assert list(ub[0x2008:0x2010]) == [0x3F] + [0] * 7
+    assert (ub[0x2010:0x2020] == 0xAA).all()
+    # binary with a block stride: src1 is a scalar-like block repeated (blk 0, rep 0) holding 2.0
+    put(ub, 0x1000, 'f32', [2.0] * 8)
+    R.tensor_cmp(ub, 'EQ', 'f32', 0x2000, 0x0, 0x1000, repeat=3, src_blk=(1, 0), src_rep=(8, 0))
+    # element 5 = 2.0 -> iteration 0 byte 0 bit 5; iterations 1, 2 none
+    assert list(ub[0x2000:0x2018]) == [0x20] + [0] * 23
+    with pytest.raises(ValueError):
+        R.tensor_cmp(ub, 'EQ', 'f32', 0x2008, 0x0, 0x1000)         # dst must be 32-byte aligned
+    with pytest.raises(ValueError):
+        R.tensor_cmp(ub, 'XX', 'f32', 0x2000, 0x0, 0x1000)
+
+
+def test_tensor_select_from_bits():
+    # f16: iteration r's 16 selector bytes at sel + 16r; bit set -> src0 (1.0), clear -> src1 (2.0)
+    ub = new_ub()
+    put(ub, 0x0, 'f16', [1.0] * 256)
+    put(ub, 0x1000, 'f16', [2.0] * 256)
+    put(ub, 0x2000, 'f16', [SENT_F16] * 256)
+    ub[0x3000] = 0b00000101                                       # iteration 0: lanes 0, 2
+    ub[0x3010 + 15] = 0x80                                        # iteration 1: lane 127
+    R.tensor_sel(ub, 'f16', 0x2000, 0x0, 0x1000, 0x3000, repeat=2, mask=(0xFFFF, 1 << 63))
+    got = get_list(ub, 0x2000, 'f16', 256)
+    # mask: lanes 0..15 and 127; others unchanged
+    want0 = [1.0, 2.0, 1.0] + [2.0] * 13 + [SENT_F16] * 111 + [2.0]
+    want1 = [2.0] * 16 + [SENT_F16] * 111 + [1.0]
+    assert got == want0 + want1
+    # sels: dst = bit ? src0 : scalar (bits of 7.0 = 0x4700)
+    ub[0x3000:0x3010] = 0
+    ub[0x3000] = 0b10
+    R.tensor_sels(ub, 'f16', 0x2000, 0x0, 0x4700, 0x3000, mask=4)
+    assert get_list(ub, 0x2000, 'f16', 5) == [7.0, 1.0, 7.0, 7.0, 2.0]
+    with pytest.raises(ValueError):
+        R.tensor_sel(ub, 'f16', 0x2000, 0x0, 0x1000, 0x3010 + 8)   # sel 32-byte aligned
+
+
+def test_register_compare_select_and_p_logic():
+    a = vreg_of('f32', [1.0, 5.0, 3.0, 9.0])
+    b = vreg_of('f32', [2.0, 2.0, 3.0, 1.0])
+    m = R.vcmp('GT', 'f32', a, b, R.pset(32, 'VL3'))
+    # lane 1 (5 > 2) sets entries 4..7; lane 3 (9 > 1) is outside Pm -> 0
+    assert list(m[:16]) == [False] * 4 + [True] * 4 + [False] * 8
+    assert not m[16:].any()
+    m = R.vcmps('LE', 'f32', a, f32b(3.0), R.pset(32, 'ALL'))
+    # lanes 0, 2 (1, 3 <= 3) and lanes 4.. (0.0 <= 3)
+    assert active_lanes(m, 4) == [0, 2, *range(4, 64)]
+    assert int(np.count_nonzero(m)) == 4 * 62
+    d = R.vsel('f32', a, b, R.pset(32, 'VL2'))
+    assert lanes_of(d, 'f32')[:5] == [1.0, 5.0, 3.0, 1.0, 0.0]
+    p = R.pset(8, 'VL4')
+    q = R.make_mask(1, [False, True, False, False, False, True])
+    assert list(R.pand(p, q)[:6]) == [False, True, False, False, False, False]
+    assert list(R.por(p, q)[:6]) == [True, True, True, True, False, True]
+    assert list(R.pxor(p, q)[:6]) == [True, False, True, True, False, True]
+    assert list(R.pnot(p)[:6]) == [False] * 4 + [True] * 2
+    assert int(np.count_nonzero(R.pnot(p))) == 252
+
+
+# ---------------------------------------------------------------------------
+# section 6.6: LD / ST / MOV
+# ---------------------------------------------------------------------------
+
+def test_ld_sign_and_zero_extension():
+    mem = np.zeros(64, dtype=np.uint8)
+    mem[0:8] = [0x80, 0xFF, 0xFF, 0xFF, 0xFE, 0xFF, 0xFF, 0xFF]
+    mem[8:16] = [0xFF] * 8
+    mem[16:24] = [0, 0, 0, 0, 0, 0, 0, 0x80]
+    assert R.ld(mem, 0, 's8') == -128
+    assert R.ld(mem, 0, 'u8') == 128
+    assert R.ld(mem, 0, 's16') == -128                  # 0xFF80
+    assert R.ld(mem, 0, 'u16') == 0xFF80
+    assert R.ld(mem, 4, 's32') == -2                    # 0xFFFFFFFE
+    assert R.ld(mem, 4, 'u32') == 0xFFFFFFFE
+    assert R.ld(mem, 0, 'u64') == 0xFFFFFFFEFFFFFF80 - 2 ** 64     # = -(2**32 + 128)
+    assert R.ld(mem, 8, 's64') == -1
+    assert R.ld(mem, 8, 'u64') == -1                    # 2**64 - 1 seen as a signed register
+    assert R.ld(mem, 16, 'u64') == -2 ** 63
+
+
+def test_st_low_bits_and_errors():
+    mem = np.zeros(64, dtype=np.uint8)
+    R.st(mem, 8, 's16', -1)
+    assert list(mem[8:10]) == [0xFF, 0xFF]
+    R.st(mem, 12, 'u8', 0x1234)
+    assert list(mem[12:14]) == [0x34, 0x00]
+    R.st(mem, 16, 's64', 2 ** 64 + 5)
+    assert list(mem[16:24]) == [5, 0, 0, 0, 0, 0, 0, 0]
+    R.st(mem, 24, 'u32', 0x0102030405)
+    assert list(mem[24:28]) == [0x05, 0x04, 0x03, 0x02]
+    before = mem.copy()
+    with pytest.raises(ValueError):
+        R.ld(mem, 1, 's16')
+    with pytest.raises(ValueError):
+        R.ld(mem, 2, 'u32')
+    with pytest.raises(ValueError):
+        R.st(mem, 60, 's64', 1)                          # 60 % 8 = 4
+    with pytest.raises(IndexError):
+        R.ld(mem, 64, 'u32')
+    with pytest.raises(IndexError):
+        R.st(mem, 64, 'u8', 1)
+    with pytest.raises(ValueError):
+        R.ld(mem, 0, 'f32')
+    assert (mem == before).all()
+
+
+def test_mov64_range():
+    assert R.mov64(5) == 5
+    assert R.mov64(2 ** 64 - 1) == -1
+    assert R.mov64(2 ** 63) == -2 ** 63
+    assert R.mov64(-2 ** 63) == -2 ** 63
+    assert R.mov64(2 ** 63 - 1) == 2 ** 63 - 1
+    with pytest.raises(ValueError):
+        R.mov64(2 ** 64)
+    with pytest.raises(ValueError):
+        R.mov64(-2 ** 63 - 1)

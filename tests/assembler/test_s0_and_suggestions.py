@@ -79,8 +79,8 @@ def _unknown(mnemonic: str) -> str:
 
 
 @pytest.mark.parametrize(("mnemonic", "what"), [
-    ("VREC", "reciprocal"), ("VCMP", "compare"), ("VCAST", "type conversion"), ("VDUP", "fill"),
-    ("VSEL", "select"), ("VCADD", "reduction"), ("LD", "scalar load"), ("SYNCALL", "barrier between cores"),
+    ("VCADD", "reduction"), ("VAND", "bitwise and"), ("VSHL", "shift left"), ("VAXPY", "fused multiply-add"),
+    ("VBRCB", "element broadcast"), ("SYNCALL", "barrier between cores"),
 ])
 def test_an_operation_vcore_lacks_is_said_plainly(mnemonic, what):
     message = _unknown(mnemonic)
@@ -92,8 +92,12 @@ def test_vcast_names_the_mnemonic_it_will_have():
     assert "VCONV" in _unknown("VCAST")
 
 
-def test_a_name_for_an_instruction_vcore_has_now_points_to_it():
-    assert _unknown("DIV").endswith("did you mean VDIV?")
+@pytest.mark.parametrize(("name", "meant"), [
+    ("DIV", "VDIV"), ("VCAST", "VCONV.D.S"), ("CAST", "VCONV.D.S"), ("COMPARE", "VCMP.C"), ("VCMPV", "VCMP.C"),
+    ("SELECT", "VSEL"), ("DUPLICATE", "VDUP"),
+])
+def test_a_name_for_an_instruction_vcore_has_now_points_to_it(name, meant):
+    assert _unknown(name).endswith(f"did you mean {meant}?")
 
 
 @pytest.mark.parametrize(("typo", "meant"), [

@@ -405,8 +405,8 @@ EDGES = [
     ("range-barrier-pipe", "BARRIER MTE1", 9, ("pipe",)),
     ("range-pattern", "PSET.b16 P0, VL5", 14, ("pattern",)),
     ("range-mask-width", "PSET.b64 P0, ALL", 6, ("b64",)),
-    ("range-mov-imm-2^49", "MOV S1, 562949953421312", 9, ("562949953421312",)),
-    ("range-mov-imm--2^49-1", "MOV S1, -562949953421313", 9, ("562949953421313",)),
+    ("range-mov-imm-2^64", "MOV S1, 18446744073709551616", 9, ("18446744073709551616",)),
+    ("range-mov-imm--2^63-1", "MOV S1, -9223372036854775809", 9, ("9223372036854775809",)),
     ("range-alu-imm-2^43", "ADD S1, S1, 8796093022208", 13, ("8796093022208",)),
     ("range-alu-imm--2^43-1", "SUB S1, S1, -8796093022209", 13, ("8796093022209",)),
     ("range-branch-imm-2^25", "BEQ S1, 33554432, 0", 9, ("33554432",)),
@@ -444,7 +444,7 @@ ALONE = {
     "range-unary-dstblk-65536", "range-unary-dstrep-4096", "range-scalar-srcrep-4096", "range-dma-blocks-0",
     "range-dma-len-65536", "range-dma-dstgap-65536", "range-mask-129-f16", "range-mask-65-f32",
     "range-bitmask-zero", "range-count-0", "range-post-32768", "range-blk-256", "range-V32", "range-S32",
-    "range-P8", "range-event-8", "range-mov-imm-2^49", "range-scalar-s16-32768", "range-ub-offset-131072",
+    "range-P8", "range-event-8", "range-mov-imm-2^64", "range-scalar-s16-32768", "range-ub-offset-131072",
     "range-gm-address-2^32", "range-data-s8-128", "range-fill-count-0",
 }
 

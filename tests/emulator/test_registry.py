@@ -66,7 +66,18 @@ PSET.b16 P0, ALL
 PUPDATE.b32 P0, S1
 PLD P0, [S1]
 PST [S1], P0
+VCONV.f16.f32 V0, V1, P0, round=odd, part=1
+VDUP.f32 V0, 1.0, P0
+VARANGE.s32 V0, 3
+VCMP.LT.f32 P1, V0, V1, P0
+VSEL.f32 V0, V1, V2, P0
+PNOT P0, P1
 VF.END
+VCONV.s32.f16 [0], [256], round=floor, srcrep=4
+VCMPS.EQ.f16 [0], [256], 1.0
+VSEL.f16 [0], [256], [512], [768]
+LD.s32 S2, gm[S1 + 4]
+ST.u8 [S1 + 3], S2
 MOV S1, 1
 ADD S1, S1, 1
 l: BEQ S1, 0, l

@@ -155,6 +155,10 @@ def product_frame(exc: BaseException):
 #     # test_register_number_past_int_digit_limit
 #     KnownBug("asm-register-digit-limit", (ValueError,), ("assembler/parser.py", "register_of"), "Exceeds the limit"),
 KNOWN_BUGS: list[KnownBug] = [
+    # test_fuzz_regressions.py::test_a_paused_run_names_the_races_of_a_full_run: a pause lands every
+    # scheduled job at once (Machine.settle), so a job dispatched later that overlaps one of them in
+    # time is not checked against it; the races of a paused run then differ from those of a full run.
+    KnownBug("paused-run-races", (Symptom,), text="a paused run names the races of jobs a pause landed early"),
 ]
 
 

@@ -33,6 +33,7 @@ import isa
 from assembler import AsmError, assemble, disassemble
 from emulator import Fault, Machine, ProgramError
 from isa import DecodeError, Inst, decode, decode_program, encode
+from isa.conversions import ONLY_950
 from isa.program import HEADER, MAGIC, RECORD, Program, VbinError, from_bytes, to_bytes
 
 S = F.load_strategies()
@@ -259,8 +260,11 @@ def _run_briefly(program: Program, decoded) -> None:
     except Fault:
         return  # data past the end of a memory: a user error the CLI reports (exit 1)
     except ProgramError as err:
-        # only a2 refuses a valid program: it has no vector functions (exit 2)
-        assert profile == "a2" and any(inst.row.register or inst.row.structure for _, inst in decoded), str(err)
+        # only a2 refuses a valid program: it has no vector functions, nor the 950's own conversions (exit 2)
+        assert profile == "a2", str(err)
+        assert any(inst.row.register or inst.row.structure
+                   or (inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950)
+                   for _, inst in decoded), str(err)
         return
     except Exception as exc:
         _unexpected(exc)

@@ -108,7 +108,7 @@ def test_every_special_float_and_int_pattern_reassembles(type_name):
     else:
         top = (1 << t.bits) - 1
         patterns = [0, 1, top, top >> 1, (top >> 1) + 1]
-    fmt = {1: "<B", 2: "<H", 4: "<I"}[t.size]
+    fmt = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}[t.size]
     payload = b"".join(struct.pack(fmt, p) for p in patterns)
     program = Program(words=(), data=(DataRecord("ub", "list", type_name, 0, len(patterns), payload),))
     _assert_same_bytes(program)
@@ -244,7 +244,7 @@ MALFORMED = {
     "record-mask-type": _with_header(_RECORD.pack(0, 0, 12, 0, 0, 1) + b"\1" + b"\0" * 7, 0, 1, 20),
     "record-bad-space": _with_header(_RECORD.pack(2, 0, 5, 0, 0, 1) + b"\1" + b"\0" * 7, 0, 1, 20),
     "record-bad-kind": _with_header(_RECORD.pack(0, 2, 5, 0, 0, 1) + b"\1" + b"\0" * 7, 0, 1, 20),
-    "record-unknown-type": _with_header(_RECORD.pack(0, 0, 15, 0, 0, 1) + b"\1" + b"\0" * 7, 0, 1, 20),
+    "record-unknown-type": _with_header(_RECORD.pack(0, 0, 16, 0, 0, 1) + b"\1" + b"\0" * 7, 0, 1, 20),
     "record-nonzero-pad": _with_header(_RECORD.pack(0, 0, 5, 0, 0, 1) + b"\1" + b"\0" * 6 + b"\1", 0, 1, 20),
     "record-count-0": _with_header(_RECORD.pack(0, 0, 5, 0, 0, 0), 0, 1, 12),
     "record-zero-byte-set": _with_header(_RECORD.pack(0, 0, 5, 1, 0, 1) + b"\1" + b"\0" * 7, 0, 1, 20),

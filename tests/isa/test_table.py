@@ -128,7 +128,8 @@ def test_every_row_has_a_unique_opcode():
 def test_fields_are_packed_in_declaration_order_without_gaps():
     """docs/encoding.md: opcode [0:8), type [8:12) on typed rows, then operands, keywords, mask mode."""
     for row in TABLE:
-        names = ["opcode"] + (["type"] if row.typed else []) + [o.name for o in row.operands] \
+        names = ["opcode"] + (["type"] if row.typed else []) + (["source_type"] if row.source_types else []) \
+            + (["condition"] if row.conditions else []) + [o.name for o in row.operands] \
             + [k.name for k in row.keywords] + (["mask_mode"] if row.has_mask else [])
         assert [f.name for f in row.fields] == names, row.mnemonic
         pos = 0
@@ -142,11 +143,15 @@ def test_fields_are_packed_in_declaration_order_without_gaps():
 
 
 def test_word_counts_follow_the_documented_forms():
-    """docs/encoding.md: short 1 word, tensor binary/unary and DMA 2 words, tensor scalar 3 words."""
+    """docs/encoding.md: short 1 word; tensor binary/unary, conversion, compare, fill, select and DMA
+    2 words (so is the wide MOV); tensor scalar and the selects 3 words."""
+    two = ("tensor-binary", "tensor-unary", "tensor-conv", "tensor-compare", "tensor-compare-scalar", "tensor-fill",
+           "dma-in", "dma-out", "scalar-mov-wide")
+    three = ("tensor-scalar", "tensor-select", "tensor-select-scalar")
     for row in TABLE:
-        if row.form in ("tensor-binary", "tensor-unary", "dma-in", "dma-out"):
+        if row.form in two:
             assert row.words == 2, row.mnemonic
-        elif row.form == "tensor-scalar":
+        elif row.form in three:
             assert row.words == 3, row.mnemonic
         else:
             assert row.words == 1, row.mnemonic
@@ -207,7 +212,7 @@ def test_every_contract_mnemonic_and_form_is_in_the_table(mnemonic):
 
 def test_the_function_structure_rows():
     """VF.BEGIN 0x70, VF.END 0x71, LOOP 0x72, ENDLOOP 0x73, MEMBAR 0x74: one word, no type, no fields;
-    ``structure`` marks exactly them, ``register`` exactly the register block 0x20..0x3F."""
+    ``structure`` marks exactly them, ``register`` exactly the register blocks 0x20..0x3F and 0xA0..0xBF."""
     structure = {r.mnemonic: r for r in TABLE if r.structure}
     assert {m: r.opcode for m, r in structure.items()} == {"VF.BEGIN": 0x70, "VF.END": 0x71, "LOOP": 0x72,
                                                            "ENDLOOP": 0x73, "MEMBAR": 0x74}
@@ -216,7 +221,8 @@ def test_the_function_structure_rows():
     (count,) = structure["LOOP"].operands
     assert (count.kind, count.bits) == (Kind.SRC, 34)  # a register flag and a 33-bit signed immediate
     assert count.imm_range() == (-(1 << 32), (1 << 32) - 1)
-    assert {r.opcode for r in TABLE if r.register} == {r.opcode for r in TABLE if 0x20 <= r.opcode < 0x40}
+    assert {r.opcode for r in TABLE if r.register} == {r.opcode for r in TABLE
+                                                       if 0x20 <= r.opcode < 0x40 or 0xA0 <= r.opcode < 0xC0}
 
 
 def test_what_a_function_may_hold_is_the_contracts_list():
@@ -257,7 +263,7 @@ def test_contract_field_ranges_and_defaults():
 def test_contract_types():
     tensor = {"f16", "bf16", "f32", "s16", "u16", "s32", "u32"}
     for row in TABLE:
-        if row.mnemonic == "VDIV":  # CONTRACT 6.2: float T
+        if row.mnemonic in ("VDIV", "VREC", "VRSQRT", "VLRELU"):  # CONTRACT 6.2: float T
             assert set(row.types) == {"f16", "bf16", "f32"}, row.form
         elif row.form in ("tensor-binary", "tensor-scalar"):
             assert set(row.types) == tensor, row.mnemonic
