@@ -425,6 +425,7 @@ class _Assembler:
             where["condition"] = stmt.suffix_loc or stmt.mnemonic_loc
             if row.conditions:
                 where["type"] = stmt.suffix2_loc
+            where["source_type"] = stmt.suffix2_loc or stmt.mnemonic_loc
             raise LocatedError(where.get(slot, stmt.end), message)
         return inst
 

@@ -43,7 +43,7 @@ def pair_problem(dst: str, src: str, round_mode: str | None) -> tuple[str, str] 
         known = sources_for(dst)
         to = (f"VCONV.{dst} converts from " + ", ".join(known)) if known else \
             "VCONV converts to " + ", ".join(DESTINATIONS)
-        return "type", f"no conversion from {src} to {dst}: {to}"
+        return "source_type", f"no conversion from {src} to {dst}: {to}"
     if round_mode is not None:
         if (dst, src) in EXACT_PAIRS:
             integers = dst not in _FLOATS and src not in _FLOATS

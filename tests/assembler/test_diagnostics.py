@@ -78,7 +78,7 @@ DIAGNOSTICS = [
     pytest.param(T3 + "count=4294967296", 1, 31, ["1..4294967295"], id="count-2^32"),
     pytest.param("MOV S1, 18446744073709551616", 1, 9, ["does not fit 64 bits", "2^64-1"], id="mov-imm-range"),
     pytest.param("MOV S1, -9223372036854775809", 1, 9, ["does not fit 64 bits", "-2^63"], id="mov-imm-range-low"),
-    pytest.param("VCONV.f32.s8 [0], [256]", 1, 7, ["no conversion from s8 to f32", "f16, s16, s32"],
+    pytest.param("VCONV.f32.s8 [0], [256]", 1, 11, ["no conversion from s8 to f32", "f16, s16, s32"],
                  id="conv-pair"),
     pytest.param("VCONV.f32.f16 [0], [256], round=floor", 1, 33, ["always exact", "no round="], id="conv-exact-round"),
     pytest.param("VCONV.s32.f32 [0], [256], round=odd", 1, 33, ["round=odd", "f32 to f16"], id="conv-odd"),

@@ -25,3 +25,17 @@ def program(tmp_path: Path, text: str, name: str = "p.asm") -> Path:
     path = tmp_path / name
     path.write_text(text)
     return path
+
+
+def vcore_here(*args) -> subprocess.CompletedProcess:
+    """``vcore ARGS`` run in this process (click's runner): the same command, exit status, stdout and
+    stderr as ``vcore``, without starting Python again (about half a second a call), for tests that
+    run the command many times. ``vcore`` itself stays the way to test the installed command."""
+    from click.testing import CliRunner
+
+    from vcore.cli import main
+
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    out = subprocess.CompletedProcess([VCORE, *map(str, args)], result.exit_code, result.stdout, result.stderr)
+    assert "Traceback" not in out.stdout + out.stderr, out.stderr
+    return out

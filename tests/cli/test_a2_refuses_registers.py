@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import vcore
+from cli_support import vcore, vcore_here
 
 import isa
 from assembler import assemble
@@ -78,8 +78,9 @@ def test_a2_refuses_each_register_instruction_naming_its_line(tmp_path, line):
     # refuses the program at its VF.BEGIN (line 4), the first line it cannot run.
     path = tmp_path / "p.asm"
     path.write_text(f"    MOV S1, 0x100\n    MOV S2, 64\n    NOP\n    VF.BEGIN\n    {line}\n    VF.END\n    HALT\n")
-    assert vcore("run", path, "--report", "none").returncode == 0  # the 950 runs it
-    r = vcore("run", path, "--profile", "a2")
+    # In this process: the command of test_the_micro_api_add_sample... below, run 37 times.
+    assert vcore_here("run", path, "--report", "none").returncode == 0  # the 950 runs it
+    r = vcore_here("run", path, "--profile", "a2")
     assert r.returncode == 2, r.stderr
     assert r.stdout == ""  # refused before it starts: no report
     first = r.stderr.splitlines()[0]
@@ -105,13 +106,13 @@ def _bare_register_vbin(tmp_path, line: str):
 def test_a2_refuses_a_bare_register_instruction_of_a_vbin_naming_its_pc(tmp_path, line):
     path = _bare_register_vbin(tmp_path, line)
     mnemonic = line.split(".")[0].split()[0]
-    r = vcore("run", path, "--profile", "a2")
+    r = vcore_here("run", path, "--profile", "a2")
     assert r.returncode == 2, r.stderr
     assert r.stdout == ""
     first = r.stderr.splitlines()[0]
     assert first.startswith(f"{path}: error: {mnemonic} ") and first.endswith(REGISTER_REFUSAL), first
     assert r.stderr.splitlines()[1].startswith("  at pc 0x0010: "), r.stderr   # MOV 0x0, NOP 0x8
-    r = vcore("run", path)   # the 950 refuses it too: outside a function
+    r = vcore_here("run", path)   # the 950 refuses it too: outside a function
     assert r.returncode == 2 and "only inside a vector function" in r.stderr and "at pc 0x0010" in r.stderr, r.stderr
 
 
