@@ -17,7 +17,7 @@ class IncompleteEmulator(RuntimeError):
 
 # Families whose arithmetic is a kernel of ``emulator.numerics`` (the conversion, compare and select
 # families build theirs from the type pair or the condition, for any of their rows' types).
-KERNEL_FAMILIES = ("tensor", "vbinary", "vunary", "vscalar")
+KERNEL_FAMILIES = ("tensor", "vbinary", "vunary", "vscalar", "vfma")
 # Types whose numpy dtype comes from ml_dtypes, an import of about a second: at import only their op
 # is checked; the test suite builds their kernels too (``missing_kernels(every_type=True)``).
 _LAZY_TYPES = ("bf16", "e4m3", "e5m2")

@@ -21,20 +21,20 @@ from isa.types import BLOCK_BYTES, BLOCKS_PER_VL
 class Layout:
     """Where an operand's elements of each iteration are.
 
-    ``esize``: bytes of an element; ``blocks``: datablocks an iteration covers (0 for a bit operand,
-    whose iteration is ``count`` contiguous bytes); ``blk``/``rep``: the block and repeat strides in
-    datablocks (unused for bits)."""
+    ``esize``: bytes of an element; ``blocks``: datablocks an iteration covers (0 for an operand
+    whose iteration is ``bit_bytes`` contiguous bytes: the bits of a compare, the 8 elements VBRCB
+    reads); ``blk``/``rep``: the block and repeat strides in datablocks (unused for those)."""
 
     esize: int
     blocks: int = BLOCKS_PER_VL
     blk: int = 1
     rep: int = BLOCKS_PER_VL
-    bit_bytes: int = 0  # a bit operand: bytes an iteration
+    bit_bytes: int = 0  # an operand of contiguous runs (bits, VBRCB's source): bytes an iteration
 
     @property
     def count(self) -> int:
         """Elements an iteration holds."""
-        return self.bit_bytes if self.blocks == 0 else self.blocks * BLOCK_BYTES // self.esize
+        return self.bit_bytes // self.esize if self.blocks == 0 else self.blocks * BLOCK_BYTES // self.esize
 
     @property
     def contiguous(self) -> bool:

@@ -49,6 +49,9 @@ def _min(a, b, is_float: bool):
 # entry here (and, if it needs more precision, a line in ``compute_dtype``). ``emulator.check``
 # refuses to start when a row's op has no entry or cannot be built for one of its types.
 BINARY_OPS = {
+    "and": lambda a, b, is_float: a & b,
+    "or": lambda a, b, is_float: a | b,
+    "xor": lambda a, b, is_float: a ^ b,
     "add": lambda a, b, is_float: a + b,
     "sub": lambda a, b, is_float: a - b,
     "mul": lambda a, b, is_float: a * b,
@@ -56,7 +59,8 @@ BINARY_OPS = {
     "max": _max,
     "min": _min,
 }
-UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}  # one call, the fast path
+UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,  # one call, the fast path
+          "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
 def binary(op: str, a: np.ndarray, b, is_float: bool) -> np.ndarray:
@@ -83,6 +87,7 @@ UNARY_OPS = {
     "abs": np.abs,  # integers only: float abs works on the bits of T (``_sign_op``)
     "relu": lambda a: np.maximum(a, a.dtype.type(0)),  # likewise
     "neg": np.negative,  # likewise: integers wrap
+    "not": np.invert,
     "exp": np.exp,
     "ln": np.log,
     "sqrt": np.sqrt,
@@ -91,8 +96,9 @@ UNARY_OPS = {
 # Ops that place values rather than compute from sources (VDUP, VARANGE): ``fill(index, scalar)``
 # gets each lane's index from the first iteration's first lane (r * lanes + i).
 FILL_OPS = {"dup", "arange"}
-# Ops with a scalar operand that are not ``SCALAR_BASE`` forms of a binary op.
-SCALAR_OPS = {"lrelu"}
+# Ops with a scalar operand that are not ``SCALAR_BASE`` forms of a binary op (a shift's count is
+# a scalar, or in the register form a lane of Vb: ``fn([a, counts])``).
+SCALAR_OPS = {"lrelu", "shl", "shr"}
 
 
 def element_of_bits(raw: int, etype: ElementType):
@@ -135,6 +141,13 @@ def kernel(op: str, etype: ElementType):
         return lrelu
     if op == "rsqrt":
         return lambda srcs, scalar=None: _rsqrt(srcs[0], etype)
+    if op in ("shl", "shr"):
+        return shift_kernel(op, etype)
+    if op in FMA_OPS:
+        return _fma(op, etype)
+    if op == "brcb":  # each of an iteration's 8 elements fills its datablock
+        per_block = 32 // etype.size
+        return lambda srcs, scalar=None: np.repeat(srcs[0], per_block, axis=1)
     ufunc = UFUNCS.get(op)
     if ufunc is not None:  # the common case, one ufunc call
         if convert:
@@ -156,9 +169,43 @@ def kernel(op: str, etype: ElementType):
     return unary_op
 
 
+# Fused multiply-adds, whose sources end with the destination's own values: axpy ``[a, d], s``
+# -> a * s + d; mla ``[a, b, d]`` -> a * b + d; madd ``[a, b, d]`` -> a * d + b.
+FMA_OPS = {"axpy", "mla", "madd"}
+
+
 def kernel_ops() -> set[str]:
     """Every op ``kernel`` can build."""
-    return set(BINARY_OPS) | set(UNARY_OPS) | set(SCALAR_BASE) | FILL_OPS | SCALAR_OPS | {"rsqrt"}
+    return set(BINARY_OPS) | set(UNARY_OPS) | set(SCALAR_BASE) | FILL_OPS | SCALAR_OPS | FMA_OPS | {"rsqrt",
+                                                                                                   "brcb"}
+
+
+def fused_multiply_add(a: np.ndarray, b, c: np.ndarray, etype: ElementType) -> np.ndarray:
+    """a * b + c rounded once to T (f16, bf16, f32). The product of two values of T is exact in
+    float64; the sum is rounded to odd there (TwoSum gives its error; an inexact even result steps
+    toward the error), and rounding that to T, which has at least 2 bits fewer, is correct."""
+    x = np.multiply(np.asarray(a, dtype=F64), np.asarray(b, dtype=F64))
+    y = np.asarray(c, dtype=F64)
+    t = x + y
+    back = t - x
+    error = (x - (t - back)) + (y - back)  # TwoSum: x + y = t + error exactly (t finite)
+    odd = np.isfinite(t) & (error != 0) & (t.view(np.uint64) & np.uint64(1) == 0)
+    if odd.any():
+        t = np.where(odd, np.nextafter(t, np.where(error > 0, np.inf, -np.inf)), t)
+    if etype.name == "bf16":
+        from emulator.conversion import round_to_float  # noqa: PLC0415
+
+        return round_to_float(t, "bf16")
+    return t.astype(dtype_of(etype))
+
+
+def _fma(op: str, etype: ElementType):
+    out_dtype = dtype_of(etype)
+    if op == "axpy":
+        return lambda srcs, scalar=None: fused_multiply_add(srcs[0], np.array(scalar, dtype=out_dtype), srcs[1], etype)
+    if op == "mla":
+        return lambda srcs, scalar=None: fused_multiply_add(srcs[0], srcs[1], srcs[2], etype)
+    return lambda srcs, scalar=None: fused_multiply_add(srcs[0], srcs[2], srcs[1], etype)
 
 
 def _fill(op: str, etype: ElementType):
@@ -357,5 +404,35 @@ def compare_kernel(cond: str, etype: ElementType):
         if cond == "NE" and etype.is_float:
             result &= ~np.isnan(a) & ~np.isnan(b)
         return result
+
+    return fn
+
+
+def shift_kernel(op: str, etype: ElementType, keep_sign: bool = False):
+    """VSHL / VSHR of an integer type: ``fn([a], count)`` or ``fn([a, counts])`` (a count per lane).
+    A count is read as an unsigned value of T's width; one of the width or more shifts everything
+    out (0, or the sign for a signed VSHR). VSHR is logical on unsigned T, arithmetic on signed.
+    ``keep_sign`` (the tensor VSHL of a signed T): the sign bit of a joined with the low bits of
+    ``a << n``."""
+    out_dtype = dtype_of(etype)
+    width = etype.bits
+    unsigned = np.dtype(f"<u{etype.size}")
+    signed = etype.kind == "signed"
+    mask = np.uint64((1 << width) - 1)
+    sign = np.uint64(1 << (width - 1))
+
+    def fn(srcs, scalar=None):
+        a = srcs[0]
+        counts = srcs[1] if len(srcs) > 1 else np.array([scalar], dtype=out_dtype)
+        n = np.minimum(counts.view(unsigned).astype(np.uint64), np.uint64(63))
+        if op == "shr":
+            wide = a.astype(np.int64) if signed else a.view(unsigned).astype(np.uint64)
+            shifted = wide >> n.astype(wide.dtype)
+            return shifted.astype(out_dtype)  # the low bits of the 64-bit result
+        bits = a.view(unsigned).astype(np.uint64)
+        shifted = np.where(n < width, (bits << n) & mask, np.uint64(0))
+        if keep_sign and signed:
+            shifted = (bits & sign) | (shifted & (mask ^ sign))
+        return shifted.astype(unsigned).view(out_dtype)
 
     return fn

@@ -1,6 +1,7 @@
-"""Register conversion, fill, compare, select and mask logic (the register-lanes shape's other
-forms): VCONV, VDUP, VARANGE, VCMP/VCMPS, VSEL, PAND/POR/PXOR/PNOT. Each is one numpy operation over
-the lanes of a register; lanes outside Pm are written as zero (VSEL: taken from Vb).
+"""Register conversion, fill, compare, select, mask logic and fused multiply-adds (the
+register-lanes shape's other forms): VCONV, VDUP, VARANGE, VCMP/VCMPS, VSEL, PAND/POR/PXOR/PNOT,
+VAXPY/VMLA/VMADD. Each is one numpy operation over the lanes of a register; lanes outside Pm are
+written as zero (VSEL: taken from Vb).
 """
 
 from __future__ import annotations
@@ -166,3 +167,29 @@ def bind_plogic(inst: Inst, pc: int):
         return m.p, pd, _LOGIC[op](m.p[sources[0]], m.p[sources[1]])
 
     return _runner(pc, next_pc, perform, reads, writes)
+
+
+@implements("vfma")
+def bind_vfma(inst: Inst, pc: int):
+    """VAXPY (d = a * s + d), VMLA (d = a * b + d), VMADD (d = a * d + b): Vd is read and written,
+    the sum rounded once; lanes outside Pm zero."""
+    vd, va, other, pm = inst.operands
+    etype = inst.type
+    fn = numerics.kernel(inst.row.op, etype)
+    axpy = inst.row.op == "axpy"
+    reads = footprint([vreg(va), vreg(vd), preg(pm)] if axpy else [vreg(va), vreg(other), vreg(vd), preg(pm)])
+    writes = footprint([vreg(vd)])
+    next_pc = pc + inst.size
+
+    def run(m):
+        scalar = _scalar(m, other, etype) if axpy else None
+
+        def perform():
+            views = m.v_as[etype.name]
+            srcs = [views[va], views[vd]] if axpy else [views[va], views[other], views[vd]]
+            return m.v_rows[etype.name], vd, _masked(m, pm, etype.size, fn(srcs, scalar))
+
+        m.submit_register(pc, perform, reads, writes)
+        return next_pc
+
+    return run

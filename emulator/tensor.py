@@ -26,6 +26,7 @@ MAX_CHUNK = 4096  # iterations per numpy pass: bounds the index arrays' memory
 MAX_SEQUENTIAL_PASSES = 1 << 16  # dependent iterations run in at most this many passes
 SAMPLED_ITERATIONS = 8192  # UB holds at most 8192 datablocks
 _BYTES = TYPES["u8"]
+RUN = "run"  # an operand that is 8 contiguous elements an iteration (VBRCB's source)
 
 # Per form, each UB operand in order: its name in messages and the prefix of its stride fields
 # (None: a bit operand, which has no strides).
@@ -39,7 +40,12 @@ _FORMS = {
     "tensor-compare-scalar": (("destination", None), ("source", "src")),
     "tensor-select": (("destination", "dst"), ("source 0", "src0"), ("source 1", "src1"), ("selector", None)),
     "tensor-select-scalar": (("destination", "dst"), ("source 0", "src"), ("selector", None)),
+    "tensor-axpy": (("destination", "dst"), ("source", "src")),
+    "tensor-fma": (("destination", "dst"), ("source 0", "src0"), ("source 1", "src1")),
+    "tensor-brcb": (("destination", "dst"), ("source", RUN)),
 }
+# Forms whose destination is a source too (a fused multiply-add adds to it): its values come last.
+READS_DST = ("tensor-axpy", "tensor-fma")
 
 
 def lane_mask(inst: Inst) -> np.ndarray | None:
@@ -76,6 +82,8 @@ def layouts_of(inst: Inst) -> list[geometry.Layout]:
     for (_, prefix), etype in zip(_FORMS[inst.row.form], operand_types(inst), strict=True):
         if prefix is None:
             out.append(geometry.Layout(1, blocks=0, bit_bytes=lanes // 8))
+        elif prefix == RUN:
+            out.append(geometry.Layout(etype.size, blocks=0, bit_bytes=8 * etype.size))
         else:
             out.append(geometry.Layout(etype.size, lanes * etype.size // 32, inst.kw(f"{prefix}blk"),
                                        inst.kw(f"{prefix}rep")))
@@ -96,6 +104,8 @@ def kernel_of(inst: Inst):
         if op == "sel":
             return lambda srcs, scalar=None: np.where(srcs[2], srcs[0], srcs[1])
         return lambda srcs, scalar=None: np.where(srcs[1], srcs[0], scalar)
+    if op == "shl" and inst.type.kind == "signed":  # the tensor VSHL of a signed type keeps the sign bit
+        return numerics.shift_kernel(op, inst.type, keep_sign=True)
     return numerics.kernel(op, inst.type)
 
 
@@ -112,6 +122,7 @@ def bind_tensor(inst: Inst, pc: int):
     layouts = layouts_of(inst)
     bits = [prefix is None for _, prefix in form]
     fill = inst.row.form == "tensor-fill"
+    reads_dst = inst.row.form in READS_DST
     iterations = iterations_of(inst)
     count = inst.mask.low if inst.mask is not None and inst.mask.mode == MaskMode.COUNT else None
     lanes_on = lane_mask(inst)
@@ -161,7 +172,8 @@ def bind_tensor(inst: Inst, pc: int):
         if scalar_ref is not None and imm is None:
             scalar = numerics.element_of_bits(m.s[scalar_ref.reg], etype)
         footprint = [("ub", runs + addr // 32) for addr, runs in zip(addrs, relative_runs, strict=True)]
-        m.submit(Job(pc, lambda: perform(m, addrs, scalar), footprint[1:], footprint[:1], iterations=iterations,
+        reads = footprint if reads_dst else footprint[1:]
+        m.submit(Job(pc, lambda: perform(m, addrs, scalar), reads, footprint[:1], iterations=iterations,
                      conflicts=lambda costs: conflicts(costs, addrs)))
         return next_pc
 
@@ -220,6 +232,8 @@ def bind_tensor(inst: Inst, pc: int):
             srcs = [np.arange(first * lanes, (first + chunk) * lanes, dtype=np.int64).reshape(chunk, lanes)]
         else:
             srcs = [source(views, bases, k, first, chunk) for k in range(1, nmem)]
+            if reads_dst:
+                srcs.append(source(views, bases, 0, first, chunk))
         result = kernel(srcs, scalar)  # the run sets np.errstate
         if bits[0]:  # compare results: one bit a lane, 0 for the lanes that take no part
             result = np.packbits(result & active(first, chunk), axis=1, bitorder="little")
@@ -253,7 +267,7 @@ def bind_tensor(inst: Inst, pc: int):
         views = [m.view("ub", t) for t in types]
         step = min(iterations, MAX_CHUNK)
         distances = {}
-        for k in range(1, nmem):
+        for k in range(0 if reads_dst else 1, nmem):
             distances[k] = geometry.dependency_distance(iterations, addrs[0] - addrs[k], layouts[0], layouts[k])
             step = min(step, distances[k])
         if -(-iterations // step) > MAX_SEQUENTIAL_PASSES:

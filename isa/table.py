@@ -254,6 +254,8 @@ def _build() -> tuple[Instruction, ...]:
     rows.append(_row("MEMBAR", "membar", 0x74, (), (), pipe="V", timing="vf.membar", family="membar",
                      op="membar", summary="order the function's UB accesses: later ones wait for earlier ones"))
     _wave_one(rows)
+    _bitwise(rows)
+    _fused(rows)
     return tuple(rows)
 
 
@@ -347,6 +349,61 @@ def _wave_one(rows: list[Instruction]) -> None:
     rows.append(_row("ST", "scalar-store-gm", 0x5B, memory, (Operand("addr", Kind.GM), _s("ss")), pipe="S",
                      timing="scalar.store_gm", family="st", op="gm",
                      summary="the T at a GM byte address = the low bits of Ss"))
+
+
+def _bitwise(rows: list[Instruction]) -> None:
+    """Bitwise logic and shifts on 16/32-bit integers, tensor and register forms (docs/isa.md)."""
+    ints = T.INT_16_32
+    unary_fields = (REPEAT, *UNARY_STRIDES)
+    logic = (("VAND", "and", "a and b"), ("VOR", "or", "a or b"), ("VXOR", "xor", "a xor b"))
+    shifts = (("VSHL", "shl", "a << n"), ("VSHR", "shr", "a >> n (logical on unsigned, arithmetic on signed)"))
+    for i, (mn, op, text) in enumerate(logic):
+        rows.append(_row(mn, "tensor-binary", 0x8B + i, ints, (_ub("dst"), _ub("src0"), _ub("src1")),
+                         (REPEAT, *BINARY_STRIDES), pipe="V", timing="tensor.binary", family="tensor", op=op,
+                         mask=True, summary=f"tensor d = {text}, iterated over UB"))
+        rows.append(_row(mn, "reg-binary", 0xAD + i, ints, (_v("vd"), _v("va"), _v("vb"), _p("pm")), pipe="V",
+                         timing="reg.alu", family="vbinary", op=op,
+                         summary=f"register d = {text}; inactive lanes zero"))
+    rows.append(_row("VNOT", "tensor-unary", 0x8E, ints, (_ub("dst"), _ub("src")), unary_fields, pipe="V",
+                     timing="tensor.unary", family="tensor", op="not", mask=True,
+                     summary="tensor d = not a, iterated over UB"))
+    rows.append(_row("VNOT", "reg-unary", 0xB0, ints, (_v("vd"), _v("va"), _p("pm")), pipe="V", timing="reg.alu",
+                     family="vunary", op="not", summary="register d = not a; inactive lanes zero"))
+    count = Operand("count", Kind.SCALAR)
+    for i, (mn, op, text) in enumerate(shifts):
+        keeps = " (a signed VSHL keeps the sign bit)" if op == "shl" else ""
+        rows.append(_row(mn, "tensor-scalar", 0x8F + i, ints, (_ub("dst"), _ub("src"), count), unary_fields,
+                         pipe="V", timing="tensor.unary", family="tensor", op=op, mask=True,
+                         summary=f"tensor d = {text}{keeps}, a count of the width or more gives 0 or the sign"))
+        rows.append(_row(mn, "reg-scalar", 0xB1 + i, ints, (_v("vd"), _v("va"), count, _p("pm")), pipe="V",
+                         timing="reg.alu", family="vscalar", op=op,
+                         summary=f"register d = {text} by a scalar count; inactive lanes zero"))
+        rows.append(_row(mn, "reg-binary", 0xB3 + i, ints, (_v("vd"), _v("va"), _v("vb"), _p("pm")), pipe="V",
+                         timing="reg.alu", family="vbinary", op=op,
+                         summary=f"register d = {text} by each lane's count in Vb; inactive lanes zero"))
+
+
+def _fused(rows: list[Instruction]) -> None:
+    """Fused multiply-adds (rounded once) and the element broadcast to datablocks (docs/isa.md)."""
+    floats = T.TENSOR_FLOAT
+    scalar = Operand("scalar", Kind.SCALAR)
+    rows.append(_row("VAXPY", "tensor-axpy", 0x91, floats, (_ub("dst"), _ub("src"), scalar), (REPEAT, *UNARY_STRIDES),
+                     pipe="V", timing="tensor.binary", family="tensor", op="axpy", mask=True,
+                     summary="tensor d = a * scalar + d, rounded once, iterated over UB"))
+    for i, (mn, op, text) in enumerate((("VMLA", "mla", "a * b + d"), ("VMADD", "madd", "a * d + b"))):
+        rows.append(_row(mn, "tensor-fma", 0x92 + i, floats, (_ub("dst"), _ub("src0"), _ub("src1")),
+                         (REPEAT, *BINARY_STRIDES), pipe="V", timing="tensor.fma", family="tensor", op=op, mask=True,
+                         summary=f"tensor d = {text}, rounded once, iterated over UB"))
+    rows.append(_row("VBRCB", "tensor-brcb", 0x94, T.TENSOR_TYPES, (_ub("dst"), _ub("src")), (REPEAT, *FILL_STRIDES),
+                     pipe="V", timing="tensor.unary", family="tensor", op="brcb",
+                     summary="tensor: iteration r's 8 elements at src + 8 * r * size fill datablock j with element j"))
+    rows.append(_row("VAXPY", "reg-axpy", 0xB5, floats, (_v("vd"), _v("va"), scalar, _p("pm")), pipe="V",
+                     timing="reg.alu", family="vfma", op="axpy",
+                     summary="register d = a * scalar + d, rounded once; inactive lanes zero"))
+    for i, (mn, op, text) in enumerate((("VMLA", "mla", "a * b + d"), ("VMADD", "madd", "a * d + b"))):
+        rows.append(_row(mn, "reg-fma", 0xB6 + i, floats, (_v("vd"), _v("va"), _v("vb"), _p("pm")), pipe="V",
+                         timing="reg.alu", family="vfma", op=op,
+                         summary=f"register d = {text}, rounded once; inactive lanes zero"))
 
 
 TABLE: tuple[Instruction, ...] = _build()

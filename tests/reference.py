@@ -1,6 +1,6 @@
 """Independent, deliberately slow reference model (test oracle) for vcore.
 
-Written only from shared/CONTRACT.md (sections 1, 2, 3.1, 6.1-6.3, 6.6), shared/SEMANTICS.md and
+Written only from shared/CONTRACT.md (sections 1, 2, 3.1, 6.1-6.6), shared/SEMANTICS.md and
 the seed documents, without looking at the emulator, so that the two can be
 checked against each other.  Everything is done one lane at a time with plain
 Python loops and Python ints/floats; numpy is only used to hold memory and to
@@ -26,6 +26,8 @@ Conventions
 * Element values of the section 6 functions are bit patterns (Python ints);
   a scalar operand given as bits keeps its low bits (a scalar register's low
   bits reinterpreted as T, CONTRACT 2.1).
+* Reductions (6.4) and fused multiply-adds (6.5) are computed exactly with
+  Fraction and rounded to the type at every tree node (sums) or once (FMA).
 """
 
 import math
@@ -1524,3 +1526,574 @@ def mov64(value):
     if not -(1 << 63) <= value <= (1 << 64) - 1:
         raise ValueError('constant %d outside -2**63..2**64-1' % (value,))
     return _as_s64(value)
+
+
+# ---------------------------------------------------------------------------
+# 9. reductions (CONTRACT 6.4)
+# ---------------------------------------------------------------------------
+#
+# Choices where the contract is silent (see also the docstrings):
+# * an inactive lane enters a sum as +0 (so -0 + inactive gives +0), and never as its bits;
+# * max/min compare +0 and -0 as equal: the lowest active lane of the tied ones wins and its
+#   bits are written as they are; a NaN winner is written with its own bits (payload kept);
+# * an iteration (VCMAX/VCMIN) with no active lane writes nothing (cannot happen with a valid
+#   tensor mask, which is never 0); a register MAX/MIN with no active lane gives an all-zero Vd;
+# * destination base addresses must be 32-byte aligned like every UB operand (CONTRACT 2.1).
+
+REDUCE_TYPES = TENSOR_TYPES                        # VCADD, VCMAX, VCMIN, VREDUCE
+REDUCE_FLOAT_TYPES = ('f16', 'bf16', 'f32')        # VCPADD, VCGADD, VCGMAX, VCGMIN
+CMAX_ORDERS = ('vi', 'iv', 'v', 'i')
+PROFILES = ('950', 'a2')
+
+
+def _signbit(x):
+    return math.copysign(1.0, x) < 0
+
+
+def exact_add_bits(t, xb, yb):
+    """x + y of type t on bit patterns: floats are the exact sum rounded once (nearest
+    even) with the IEEE specials (NaN in or inf + -inf gives NaN; an exact zero sum is -0
+    only when both operands are -0); integers wrap."""
+    if t in INT_TYPES:
+        return _int_bits(_bits_int(xb, t) + _bits_int(yb, t), t)
+    x = _bits_float(xb, t)
+    y = _bits_float(yb, t)
+    if math.isnan(x) or math.isnan(y):
+        return QNAN[t]
+    if math.isinf(x) or math.isinf(y):
+        if math.isinf(x) and math.isinf(y) and _signbit(x) != _signbit(y):
+            return QNAN[t]
+        return xb if math.isinf(x) else yb
+    total = Fraction(x) + Fraction(y)
+    if total == 0:
+        both_neg = x == 0.0 and y == 0.0 and _signbit(x) and _signbit(y)
+        return _float_bits(-0.0 if both_neg else 0.0, t)
+    return _float_bits(round_fraction(total, t, 'rint'), t)
+
+
+def tree_sum(t, values):
+    """Pairwise binary tree over the bit patterns ``values`` (a power-of-two count):
+    element 2k with 2k+1, then pairs of those, every node rounded to t (integers wrap)."""
+    level = [int(v) for v in values]
+    if not level or len(level) & (len(level) - 1):
+        raise ValueError('a tree sum needs a power-of-two number of lanes, got %d' % len(level))
+    while len(level) > 1:
+        level = [exact_add_bits(t, level[2 * k], level[2 * k + 1]) for k in range(len(level) // 2)]
+    return level[0]
+
+
+def _reduce_op(op):
+    o = str(op).upper()
+    if o not in ('SUM', 'MAX', 'MIN'):
+        raise ValueError('unknown reduction %r (SUM, MAX, MIN)' % (op,))
+    return o
+
+
+def extreme(op, t, values, active):
+    """(bits, lane) of the max ('MAX') or min ('MIN') of the active lanes, or None when no
+    lane is active.  The lowest lane wins a tie (+0 and -0 are equal); a NaN lane wins over
+    everything, the first NaN's lane and bits are given."""
+    o = _reduce_op(op)
+    best = None
+    for i, v in enumerate(values):
+        if not active[i]:
+            continue
+        if _is_nan_bits(v, t):
+            return (v, i)
+        if best is None:
+            best = (v, i)
+            continue
+        x = decode(v, t)
+        y = decode(best[0], t)
+        if (o == 'MAX' and x > y) or (o == 'MIN' and x < y):
+            best = (v, i)
+    return best
+
+
+def reduce_identity(op, t):
+    """Identity of a reduction as bits: 0 for SUM, -inf / +inf (floats) or the type's
+    minimum / maximum (integers) for MAX / MIN."""
+    o = _reduce_op(op)
+    if o == 'SUM':
+        return 0
+    if t in INT_TYPES:
+        lo, hi = _int_range(t)
+        return _int_bits(lo if o == 'MAX' else hi, t)
+    return _float_bits(-math.inf if o == 'MAX' else math.inf, t)
+
+
+def _reduction_setup(ub, t, dst, src, allowed, repeat, src_blk, src_rep, dst_rep, mask, count,
+                     unit):
+    """Checks shared by the tensor reductions; returns (dst, src, actives) after every check
+    (src datablocks and the destination units) has passed."""
+    _check_mem(ub)
+    _check_type(t, allowed)
+    dst, src = int(dst), int(src)
+    _check_unary_fields(None, (src_blk,), dst_rep, (src_rep,))
+    _check_align(dst, 'UB operand')
+    _check_align(src, 'UB operand')
+    actives = _iteration_actives(mask, count, repeat, t)
+    _check_operand(ub, src, src_blk, src_rep, len(actives), 8, 'src datablock')
+    for r in range(len(actives)):
+        _check_range(ub, dst + r * dst_rep * unit, unit, 'reduction destination')
+    return dst, src, actives
+
+
+def _read_iteration(ub, src, src_blk, src_rep, r, t):
+    size = SIZE[t]
+    return [_read(ub, _lane_addr(src, src_blk, src_rep, r, i, size), size) for i in range(VL // size)]
+
+
+def tensor_cadd(ub, t, dst, src, *, repeat=1, src_blk=1, src_rep=8, dst_rep=1, mask=None, count=None):
+    """Tensor VCADD.T [dst], [src]: per iteration the pairwise tree sum of its lanes (inactive
+    lanes +0), one T at dst + r * dst_rep * size(T)."""
+    size = SIZE.get(t, 0)
+    dst, src, actives = _reduction_setup(ub, t, dst, src, REDUCE_TYPES, repeat, src_blk, src_rep,
+                                         dst_rep, mask, count, size)
+    for r, active in enumerate(actives):
+        vals = _read_iteration(ub, src, src_blk, src_rep, r, t)
+        total = tree_sum(t, [v if a else 0 for v, a in zip(vals, active)])
+        _write(ub, dst + r * dst_rep * size, size, total)
+
+
+def _check_order(order):
+    o = str(order).lower()
+    if o not in CMAX_ORDERS:
+        raise ValueError('unknown order %r (vi, iv, v, i)' % (order,))
+    return o
+
+
+def _tensor_cextreme(op, ub, t, dst, src, order, repeat, src_blk, src_rep, dst_rep, mask, count):
+    o = _check_order(order)
+    _check_type(t, REDUCE_TYPES)
+    size = SIZE[t]
+    unit = {'vi': 2 * size, 'iv': 2 * size, 'v': size, 'i': 4}[o]
+    dst, src, actives = _reduction_setup(ub, t, dst, src, REDUCE_TYPES, repeat, src_blk, src_rep,
+                                         dst_rep, mask, count, unit)
+    for r, active in enumerate(actives):
+        found = extreme(op, t, _read_iteration(ub, src, src_blk, src_rep, r, t), active)
+        if found is None:
+            continue                               # no active lane: nothing written
+        value, lane = found
+        base = dst + r * dst_rep * unit
+        if o == 'vi':
+            _write(ub, base, size, value)
+            _write(ub, base + size, size, lane)
+        elif o == 'iv':
+            _write(ub, base, size, lane)
+            _write(ub, base + size, size, value)
+        elif o == 'v':
+            _write(ub, base, size, value)
+        else:
+            _write(ub, base, 4, lane)              # the lane alone, as a u32
+
+
+def tensor_cmax(ub, t, dst, src, *, order='vi', repeat=1, src_blk=1, src_rep=8, dst_rep=1,
+                mask=None, count=None):
+    """Tensor VCMAX.T [dst], [src], order=...: the max of each iteration and its lane (lowest
+    lane on ties, first NaN wins); unit 2*size (vi, iv), size (v) or 4 (i, a u32 lane);
+    iteration r at dst + r * dst_rep * unit; the lane is an unsigned integer of T's size."""
+    _tensor_cextreme('MAX', ub, t, dst, src, order, repeat, src_blk, src_rep, dst_rep, mask, count)
+
+
+def tensor_cmin(ub, t, dst, src, *, order='vi', repeat=1, src_blk=1, src_rep=8, dst_rep=1,
+                mask=None, count=None):
+    """Tensor VCMIN.T [dst], [src], order=...: as tensor_cmax with the minimum."""
+    _tensor_cextreme('MIN', ub, t, dst, src, order, repeat, src_blk, src_rep, dst_rep, mask, count)
+
+
+def _tensor_cgroup(op, ub, t, dst, src, profile, repeat, src_blk, src_rep, dst_rep, mask, count):
+    o = _reduce_op(op)
+    if str(profile) not in PROFILES:
+        raise ValueError('unknown profile %r (950, a2)' % (profile,))
+    _check_type(t, REDUCE_FLOAT_TYPES)
+    size = SIZE[t]
+    per_block = BLOCK // size
+    dst, src, actives = _reduction_setup(ub, t, dst, src, REDUCE_FLOAT_TYPES, repeat, src_blk,
+                                         src_rep, dst_rep, mask, count, 8 * size)
+    for r, active in enumerate(actives):
+        vals = _read_iteration(ub, src, src_blk, src_rep, r, t)
+        results = {}
+        for b in range(8):
+            lanes = range(b * per_block, (b + 1) * per_block)
+            block_active = [active[i] for i in lanes]
+            if not any(block_active):
+                if str(profile) == '950':
+                    results[b] = reduce_identity(o, t)
+                continue                           # a2: not written
+            block_vals = [vals[i] for i in lanes]
+            if o == 'SUM':
+                results[b] = tree_sum(t, [v if a else 0 for v, a in zip(block_vals, block_active)])
+            else:
+                results[b] = extreme(o, t, block_vals, block_active)[0]
+        for b, bits in results.items():
+            _write(ub, dst + (r * dst_rep * 8 + b) * size, size, bits)
+
+
+def tensor_cgadd(ub, t, dst, src, *, profile='950', repeat=1, src_blk=1, src_rep=8, dst_rep=1,
+                 mask=None, count=None):
+    """Tensor VCGADD.T: the tree sum of each datablock, 8 results per iteration contiguous at
+    dst + r * dst_rep * 8 * size; a block with no active lane: 0 on 950, not written on a2."""
+    _tensor_cgroup('SUM', ub, t, dst, src, profile, repeat, src_blk, src_rep, dst_rep, mask, count)
+
+
+def tensor_cgmax(ub, t, dst, src, *, profile='950', repeat=1, src_blk=1, src_rep=8, dst_rep=1,
+                 mask=None, count=None):
+    """Tensor VCGMAX.T: the max of each datablock (value only); an empty block: -inf on 950,
+    not written on a2."""
+    _tensor_cgroup('MAX', ub, t, dst, src, profile, repeat, src_blk, src_rep, dst_rep, mask, count)
+
+
+def tensor_cgmin(ub, t, dst, src, *, profile='950', repeat=1, src_blk=1, src_rep=8, dst_rep=1,
+                 mask=None, count=None):
+    """Tensor VCGMIN.T: the min of each datablock (value only); an empty block: +inf on 950,
+    not written on a2."""
+    _tensor_cgroup('MIN', ub, t, dst, src, profile, repeat, src_blk, src_rep, dst_rep, mask, count)
+
+
+def tensor_cpadd(ub, t, dst, src, *, repeat=1, src_blk=1, src_rep=8, dst_rep=1, mask=None, count=None):
+    """Tensor VCPADD.T: lanes/2 sums src[2k] + src[2k+1] per iteration (inactive lanes +0; a
+    pair with no active lane is written as +0), the 128 bytes of iteration r at
+    dst + r * dst_rep * 128."""
+    dst, src, actives = _reduction_setup(ub, t, dst, src, REDUCE_FLOAT_TYPES, repeat, src_blk,
+                                         src_rep, dst_rep, mask, count, 128)
+    size = SIZE[t]
+    for r, active in enumerate(actives):
+        vals = [v if a else 0 for v, a in zip(_read_iteration(ub, src, src_blk, src_rep, r, t), active)]
+        sums = [exact_add_bits(t, vals[2 * k], vals[2 * k + 1]) for k in range(len(vals) // 2)]
+        for k, bits in enumerate(sums):
+            _write(ub, dst + r * dst_rep * 128 + k * size, size, bits)
+
+
+def vreduce(op, t, a, pmask):
+    """Register VREDUCE.O.T Vd, Va, Pm (O = SUM, MAX, MIN): the result in lane 0, for MAX and
+    MIN the lane index (unsigned, T's size) in lane 1, every other byte zero.  SUM of s16 /
+    u16 is a 32-bit integer in bytes 0..3: the tree is summed in s32 / u32 (wrap-around) of
+    the sign- / zero-extended lanes.  Inactive lanes take no part (+0 in a sum)."""
+    o = _reduce_op(op)
+    _check_type(t, REDUCE_TYPES)
+    a = _check_vreg(a)
+    pmask = _check_pmask(pmask)
+    w = SIZE[t]
+    lanes = VL // w
+    active = [lane_active(pmask, i, w) for i in range(lanes)]
+    vals = [_get_lane(a, i, w) for i in range(lanes)]
+    out = np.zeros(VL, dtype=np.uint8)
+    if o == 'SUM':
+        if t in ('s16', 'u16'):
+            wide_t = 's32' if t == 's16' else 'u32'
+            wide = [_int_bits(_bits_int(v, t), wide_t) if act else 0 for v, act in zip(vals, active)]
+            _write(out, 0, 4, tree_sum(wide_t, wide))
+        else:
+            _set_lane(out, 0, w, tree_sum(t, [v if act else 0 for v, act in zip(vals, active)]))
+        return out
+    found = extreme(o, t, vals, active)
+    if found is not None:
+        _set_lane(out, 0, w, found[0])
+        _set_lane(out, 1, w, found[1])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# 10. bitwise, shifts, fused multiply-add, element broadcast (CONTRACT 6.5)
+# ---------------------------------------------------------------------------
+#
+# Choices where the contract is silent:
+# * a scalar shift count is read as an unsigned 32-bit value (its low 32 bits), so a negative
+#   count is huge and shifts everything out (0, or all sign bits for a signed VSHR); a per-lane
+#   count (register form with Vb) is the lane read as an unsigned integer of T's width;
+# * the tensor VSHL of a signed type keeps the sign bit for every count, a count of the width
+#   or more included: the shifted bits are all 0, so the result is the sign bit alone
+#   (0x8000 for a negative s16, 0 for a non-negative one);
+# * FMA results: NaN is the canonical quiet NaN; an exact zero is +0 except (-0) + (-0).
+
+BITWISE_TYPES = ('s16', 'u16', 's32', 'u32')
+BITWISE_BINARY_OPS = ('and', 'or', 'xor')
+SHIFT_OPS = ('shl', 'shr')
+FMA_TYPES = ('f16', 'bf16', 'f32')
+
+
+def lane_bitwise(op, t, xb, yb=None):
+    """and / or / xor / not of one lane of a 16/32-bit integer type, on bits."""
+    _check_type(t, BITWISE_TYPES)
+    full = (1 << (8 * SIZE[t])) - 1
+    if op == 'not':
+        return ~int(xb) & full
+    if op == 'and':
+        return int(xb) & int(yb) & full
+    if op == 'or':
+        return (int(xb) | int(yb)) & full
+    if op == 'xor':
+        return (int(xb) ^ int(yb)) & full
+    raise ValueError('unknown bitwise op %r' % (op,))
+
+
+def shift_count(count_bits):
+    """A scalar shift count: its low 32 bits, unsigned (a negative count is huge)."""
+    return int(count_bits) & 0xFFFFFFFF
+
+
+def lane_shift(op, t, xb, n, tensor=False):
+    """VSHL / VSHR of one lane by the unsigned count n.  VSHR: logical on unsigned, arithmetic
+    on signed types (n >= width: 0, or all sign bits).  VSHL: n >= width gives 0; with
+    tensor=True a signed type keeps its sign bit: (src & sign) | ((src << n) & ~sign)."""
+    _check_type(t, BITWISE_TYPES)
+    if op not in SHIFT_OPS:
+        raise ValueError('unknown shift %r (shl, shr)' % (op,))
+    width = 8 * SIZE[t]
+    full = (1 << width) - 1
+    sign = 1 << (width - 1)
+    xb = int(xb) & full
+    n = int(n)
+    if n < 0:
+        raise ValueError('a shift count is unsigned, got %d' % n)
+    if op == 'shl':
+        shifted = (xb << n) & full if n < width else 0
+        if tensor and t in SIGNED_TYPES:
+            return (xb & sign) | (shifted & (sign - 1))
+        return shifted
+    if t in SIGNED_TYPES:
+        return _int_bits(_bits_int(xb, t) >> min(n, width), t)   # Python >> is arithmetic
+    return xb >> n if n < width else 0
+
+
+def fma_bits(t, ab, bb, cb):
+    """a * b + c of a float type on bit patterns, computed exactly and rounded ONCE (nearest
+    even).  IEEE specials: NaN in, 0 * inf, or inf - inf gives NaN; an exact zero result is
+    -0 only when a*b is a -0 and c is -0."""
+    _check_type(t, FMA_TYPES)
+    a = _bits_float(ab, t)
+    b = _bits_float(bb, t)
+    c = _bits_float(cb, t)
+    if math.isnan(a) or math.isnan(b) or math.isnan(c):
+        return QNAN[t]
+    product_neg = _signbit(a) != _signbit(b)
+    if math.isinf(a) or math.isinf(b):
+        if a == 0.0 or b == 0.0:
+            return QNAN[t]                         # 0 * inf
+        if math.isinf(c) and _signbit(c) != product_neg:
+            return QNAN[t]                         # inf - inf
+        return _float_bits(-math.inf if product_neg else math.inf, t)
+    if math.isinf(c):
+        return cb
+    product = Fraction(a) * Fraction(b)
+    total = product + Fraction(c)
+    if total == 0:
+        neg = product == 0 and c == 0.0 and product_neg and _signbit(c)
+        return _float_bits(-0.0 if neg else 0.0, t)
+    return _float_bits(round_fraction(total, t, 'rint'), t)
+
+
+def _tensor_lanes(ub, t, dst, srcs, fn, repeat, dst_blk, src_blk, dst_rep, src_rep, mask, count,
+                  binary, read_dst=False):
+    """Element-wise tensor instruction: dst lane = fn(src lanes..., [dst lane]) for the active
+    lanes, per iteration read everything first, then write; masked-off lanes unchanged."""
+    _check_mem(ub)
+    dst = int(dst)
+    srcs = tuple(int(s) for s in srcs)
+    src_blk = _as_tuple(src_blk, len(srcs), 'src_blk')
+    src_rep = _as_tuple(src_rep, len(srcs), 'src_rep')
+    _check_unary_fields(dst_blk, src_blk, dst_rep, src_rep, binary=binary)
+    for addr in (dst,) + srcs:
+        _check_align(addr, 'UB operand')
+    size = SIZE[t]
+    lanes = VL // size
+    actives = _iteration_actives(mask, count, repeat, t)
+    iterations = len(actives)
+    _check_operand(ub, dst, dst_blk, dst_rep, iterations, 8, 'dst datablock')
+    for s in range(len(srcs)):
+        _check_operand(ub, srcs[s], src_blk[s], src_rep[s], iterations, 8, 'src%d datablock' % s)
+    for r in range(iterations):
+        vals = [[_read(ub, _lane_addr(srcs[s], src_blk[s], src_rep[s], r, i, size), size)
+                 for i in range(lanes)] for s in range(len(srcs))]
+        if read_dst:
+            vals.append([_read(ub, _lane_addr(dst, dst_blk, dst_rep, r, i, size), size)
+                         for i in range(lanes)])
+        results = {}
+        for i in range(lanes):
+            if actives[r][i]:
+                results[i] = fn(*[v[i] for v in vals])
+        for i, bits in results.items():
+            _write(ub, _lane_addr(dst, dst_blk, dst_rep, r, i, size), size, bits)
+
+
+def tensor_bitwise(ub, op, t, dst, srcs, *, repeat=1, dst_blk=1, src_blk=(1, 1), dst_rep=8,
+                   src_rep=(8, 8), mask=None, count=None):
+    """Tensor VAND / VOR / VXOR (op 'and', 'or', 'xor', two sources, binary fields) and VNOT
+    (op 'not', one source, unary fields), 16/32-bit integer types."""
+    _check_type(t, BITWISE_TYPES)
+    if isinstance(srcs, (int, np.integer)):
+        srcs = (int(srcs),)
+    srcs = tuple(srcs)
+    if op == 'not':
+        nsrc, binary = 1, False
+    elif op in BITWISE_BINARY_OPS:
+        nsrc, binary = 2, True
+    else:
+        raise ValueError('unknown bitwise op %r' % (op,))
+    if len(srcs) != nsrc:
+        raise ValueError('%s needs %d source(s), got %d' % (op, nsrc, len(srcs)))
+    _tensor_lanes(ub, t, dst, srcs, lambda *x: lane_bitwise(op, t, *x), repeat, dst_blk,
+                  src_blk, dst_rep, src_rep, mask, count, binary)
+
+
+def tensor_and(ub, t, dst, src0, src1, **fields):
+    """Tensor VAND.T [dst], [src0], [src1] (binary fields)."""
+    tensor_bitwise(ub, 'and', t, dst, (src0, src1), **fields)
+
+
+def tensor_or(ub, t, dst, src0, src1, **fields):
+    """Tensor VOR.T [dst], [src0], [src1] (binary fields)."""
+    tensor_bitwise(ub, 'or', t, dst, (src0, src1), **fields)
+
+
+def tensor_xor(ub, t, dst, src0, src1, **fields):
+    """Tensor VXOR.T [dst], [src0], [src1] (binary fields)."""
+    tensor_bitwise(ub, 'xor', t, dst, (src0, src1), **fields)
+
+
+def tensor_not(ub, t, dst, src, *, repeat=1, dst_blk=1, src_blk=1, dst_rep=8, src_rep=8,
+               mask=None, count=None):
+    """Tensor VNOT.T [dst], [src] (unary fields)."""
+    tensor_bitwise(ub, 'not', t, dst, (src,), repeat=repeat, dst_blk=dst_blk, src_blk=src_blk,
+                   dst_rep=dst_rep, src_rep=src_rep, mask=mask, count=count)
+
+
+def tensor_shift(ub, op, t, dst, src, count_bits, *, repeat=1, dst_blk=1, src_blk=1, dst_rep=8,
+                 src_rep=8, mask=None, count=None):
+    """Tensor VSHL / VSHR.T [dst], [src], SCALAR (op 'shl' / 'shr'; unary fields; ``count`` is
+    the counter-mode field, the shift count is ``count_bits``, read as an unsigned 32-bit
+    value).  The signed VSHL keeps the sign bit (lane_shift with tensor=True)."""
+    _check_type(t, BITWISE_TYPES)
+    if op not in SHIFT_OPS:
+        raise ValueError('unknown shift %r (shl, shr)' % (op,))
+    n = shift_count(count_bits)
+    _tensor_lanes(ub, t, dst, (src,), lambda x: lane_shift(op, t, x, n, tensor=True), repeat,
+                  dst_blk, src_blk, dst_rep, src_rep, mask, count, False)
+
+
+def _check_fma_type(t):
+    _check_type(t, FMA_TYPES)
+
+
+def tensor_axpy(ub, t, dst, src, scalar_bits, *, repeat=1, dst_blk=1, src_blk=1, dst_rep=8,
+                src_rep=8, mask=None, count=None):
+    """Tensor VAXPY.T [dst], [src], SCALAR: dst = src * SCALAR + dst, rounded once; unary
+    fields; the scalar as bits (its low bits)."""
+    _check_fma_type(t)
+    sb = _scalar_bits(scalar_bits, t)
+    _tensor_lanes(ub, t, dst, (src,), lambda x, d: fma_bits(t, x, sb, d), repeat, dst_blk,
+                  src_blk, dst_rep, src_rep, mask, count, False, read_dst=True)
+
+
+def tensor_mla(ub, t, dst, src0, src1, *, repeat=1, dst_blk=1, src_blk=(1, 1), dst_rep=8,
+               src_rep=(8, 8), mask=None, count=None):
+    """Tensor VMLA.T [dst], [src0], [src1]: dst = src0 * src1 + dst, rounded once; binary fields."""
+    _check_fma_type(t)
+    _tensor_lanes(ub, t, dst, (src0, src1), lambda x, y, d: fma_bits(t, x, y, d), repeat, dst_blk,
+                  src_blk, dst_rep, src_rep, mask, count, True, read_dst=True)
+
+
+def tensor_madd(ub, t, dst, src0, src1, *, repeat=1, dst_blk=1, src_blk=(1, 1), dst_rep=8,
+                src_rep=(8, 8), mask=None, count=None):
+    """Tensor VMADD.T [dst], [src0], [src1]: dst = src0 * dst + src1, rounded once; binary fields."""
+    _check_fma_type(t)
+    _tensor_lanes(ub, t, dst, (src0, src1), lambda x, y, d: fma_bits(t, x, d, y), repeat, dst_blk,
+                  src_blk, dst_rep, src_rep, mask, count, True, read_dst=True)
+
+
+def _register_lanes(t, fn, regs, pmask):
+    """Register form: lane i = fn(i, lanes of regs...) where active, 0 elsewhere."""
+    regs = [_check_vreg(r) for r in regs]
+    pmask = _check_pmask(pmask)
+    w = SIZE[t]
+    out = np.zeros(VL, dtype=np.uint8)
+    for i in range(VL // w):
+        if lane_active(pmask, i, w):
+            _set_lane(out, i, w, fn(i, *[_get_lane(r, i, w) for r in regs]))
+    return out
+
+
+def vbitwise(op, t, a, b, pmask):
+    """Register VAND / VOR / VXOR.T Vd, Va, Vb, Pm (op 'and', 'or', 'xor'); b is ignored for
+    'not' (VNOT.T Vd, Va, Pm: use vnot).  Lanes outside Pm are zero."""
+    _check_type(t, BITWISE_TYPES)
+    if op == 'not':
+        return vnot(t, a, pmask)
+    if op not in BITWISE_BINARY_OPS:
+        raise ValueError('unknown bitwise op %r' % (op,))
+    return _register_lanes(t, lambda i, x, y: lane_bitwise(op, t, x, y), (a, b), pmask)
+
+
+def vand(t, a, b, pmask):
+    return vbitwise('and', t, a, b, pmask)
+
+
+def vor(t, a, b, pmask):
+    return vbitwise('or', t, a, b, pmask)
+
+
+def vxor(t, a, b, pmask):
+    return vbitwise('xor', t, a, b, pmask)
+
+
+def vnot(t, a, pmask):
+    """Register VNOT.T Vd, Va, Pm."""
+    _check_type(t, BITWISE_TYPES)
+    return _register_lanes(t, lambda i, x: lane_bitwise('not', t, x), (a,), pmask)
+
+
+def vshift(op, t, a, count, pmask):
+    """Register VSHL / VSHR.T Vd, Va, SCALAR|Vb, Pm: count a scalar (int, its low 32 bits
+    unsigned) or a vector register of per-lane counts (each lane unsigned, T's width).  The
+    register VSHL is a plain shift, signed types included."""
+    _check_type(t, BITWISE_TYPES)
+    if op not in SHIFT_OPS:
+        raise ValueError('unknown shift %r (shl, shr)' % (op,))
+    if isinstance(count, np.ndarray):
+        return _register_lanes(t, lambda i, x, n: lane_shift(op, t, x, n), (a, count), pmask)
+    n = shift_count(count)
+    return _register_lanes(t, lambda i, x: lane_shift(op, t, x, n), (a,), pmask)
+
+
+def vaxpy(t, a, scalar_bits, d, pmask):
+    """Register VAXPY.T Vd, Va, SCALAR, Pm: new Vd = a * SCALAR + d, rounded once."""
+    _check_fma_type(t)
+    sb = _scalar_bits(scalar_bits, t)
+    return _register_lanes(t, lambda i, x, z: fma_bits(t, x, sb, z), (a, d), pmask)
+
+
+def vmla(t, a, b, d, pmask):
+    """Register VMLA.T Vd, Va, Vb, Pm: new Vd = a * b + d, rounded once."""
+    _check_fma_type(t)
+    return _register_lanes(t, lambda i, x, y, z: fma_bits(t, x, y, z), (a, b, d), pmask)
+
+
+def vmadd(t, a, b, d, pmask):
+    """Register VMADD.T Vd, Va, Vb, Pm: new Vd = a * d + b, rounded once."""
+    _check_fma_type(t)
+    return _register_lanes(t, lambda i, x, y, z: fma_bits(t, x, z, y), (a, b, d), pmask)
+
+
+def tensor_brcb(ub, t, dst, src, *, repeat=1, dst_blk=1, dst_rep=8):
+    """Tensor VBRCB.T [dst], [src]: iteration r reads the 8 consecutive elements at
+    src + 8 * r * size and fills datablock j of its destination (dst + (r * dst_rep +
+    j * dst_blk) * 32) with element j, bit for bit; 16/32-bit types; no mask."""
+    _check_mem(ub)
+    _check_type(t, TENSOR_TYPES)
+    dst, src = int(dst), int(src)
+    _check_unary_fields(dst_blk, (), dst_rep, ())
+    _check_align(dst, 'UB operand')
+    _check_align(src, 'UB operand')
+    if not 0 <= repeat <= 255:
+        raise ValueError('repeat %d outside 0..255' % (repeat,))
+    size = SIZE[t]
+    if repeat:
+        _check_range(ub, src, 8 * repeat * size, 'VBRCB source')
+    _check_operand(ub, dst, dst_blk, dst_rep, repeat, 8, 'dst datablock')
+    for r in range(repeat):
+        elems = [_read(ub, src + (8 * r + j) * size, size) for j in range(8)]
+        for j in range(8):
+            base = _block_addr(dst, dst_blk, dst_rep, r, j)
+            for k in range(BLOCK // size):
+                _write(ub, base + k * size, size, elems[j])

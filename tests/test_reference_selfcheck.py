@@ -1266,3 +1266,522 @@ def test_mov64_range():
         R.mov64(2 ** 64)
     with pytest.raises(ValueError):
         R.mov64(-2 ** 63 - 1)
+
+
+# ---------------------------------------------------------------------------
+# section 6.4: reductions
+# ---------------------------------------------------------------------------
+
+F16_NAN_A = 0x7E01          # two distinguishable f16 NaNs
+F16_NAN_B = 0x7E00
+
+
+def u16_at(ub, addr):
+    return int(ub[addr]) | (int(ub[addr + 1]) << 8)
+
+
+def u32_at(ub, addr):
+    return sum(int(ub[addr + k]) << (8 * k) for k in range(4))
+
+
+def test_cadd_f16_tree_differs_from_sequential():
+    # 128 f16 lanes: 2048, then 127 ones. In [2048, 4096) the f16 spacing is 2.
+    # Sequential: 2048 + 1 = 2049 is a tie -> 2048 (even significand 1024), forever: 2048.
+    # Tree: level 1: 2048+1 -> 2048, 63 x (1+1=2); level 2: 2048+2 = 2050, 31 x 4;
+    # level 3: 2050+4 = 2054, 15 x 8; level 4: 2054+8 = 2062, 7 x 16; level 5: 2062+16 = 2078,
+    # 3 x 32; level 6: 2078+32 = 2110, 64; level 7: 2110+64 = 2174 (exact: 2175).
+    # 2174 = 0x6800 + (2174 - 2048) / 2 = 0x6800 + 63 = 0x683F.
+    ub = new_ub()
+    put(ub, 0x0, 'f16', [2048.0] + [1.0] * 127)
+    put(ub, 0x1000, 'f16', [SENT_F16] * 4)
+    R.tensor_cadd(ub, 'f16', 0x1000, 0x0)
+    assert u16_at(ub, 0x1000) == 0x683F
+    assert get_list(ub, 0x1002, 'f16', 1) == [SENT_F16]          # one T per iteration
+    # only lanes 0 and 1 (mask=2): 2048 + 1 -> 2048 = 0x6800
+    R.tensor_cadd(ub, 'f16', 0x1000, 0x0, mask=2)
+    assert u16_at(ub, 0x1000) == 0x6800
+    # bit mask lanes 1, 2, 3: tree (0 + 1) + (1 + 1) = 3
+    R.tensor_cadd(ub, 'f16', 0x1000, 0x0, mask=(0b1110, 0))
+    assert get_list(ub, 0x1000, 'f16', 1) == [3.0]
+
+
+def test_cadd_dst_advance_count_and_f32_tree():
+    # f32 64 lanes; iteration r's lanes k = r * 64 + k hold [2**24, 0, 1, 1, 0, ...].
+    # tree: level 1: 2**24 + 0 = 2**24, 1 + 1 = 2; level 2: 2**24 + 2 = 16777218 (exact in f32,
+    # spacing 2 above 2**24). A left-to-right sum would give 2**24 (2**24 + 1 ties to even).
+    row = [2.0 ** 24, 0.0, 1.0, 1.0] + [0.0] * 60
+    ub = new_ub()
+    put(ub, 0x0, 'f32', row * 3)
+    put(ub, 0x1000, 'f32', [SENT_F16] * 8)
+    # repeat 3, dst_rep 2: results at dst + r * 2 * 4 = 0x1000, 0x1008, 0x1010
+    R.tensor_cadd(ub, 'f32', 0x1000, 0x0, repeat=3, dst_rep=2)
+    assert get_list(ub, 0x1000, 'f32', 6) == [16777218.0, SENT_F16] * 3
+    # count=66: iteration 0 full, iteration 1 lanes 0, 1 only: 2**24 + 0 = 2**24
+    R.tensor_cadd(ub, 'f32', 0x1000, 0x0, count=66)
+    assert get_list(ub, 0x1000, 'f32', 3) == [16777218.0, 2.0 ** 24, 16777218.0]
+    # dst_rep 0: every iteration writes dst + 0, the last one stays
+    put(ub, 0x200, 'f32', [5.0] * 64)                            # iteration 2: 64 * 5 = 320
+    R.tensor_cadd(ub, 'f32', 0x1000, 0x0, repeat=3, dst_rep=0)
+    assert get_list(ub, 0x1000, 'f32', 1) == [320.0]
+
+
+def test_cadd_integer_wrap():
+    ub = new_ub()
+    # s16: 128 x 300 = 38400 -> 38400 - 65536 = -27136
+    put(ub, 0x0, 's16', [300] * 128)
+    R.tensor_cadd(ub, 's16', 0x1000, 0x0)
+    assert get_list(ub, 0x1000, 's16', 1) == [-27136]
+    # u16: 128 x 1000 = 128000 -> 128000 - 65536 = 62464
+    put(ub, 0x0, 'u16', [1000] * 128)
+    R.tensor_cadd(ub, 'u16', 0x1000, 0x0)
+    assert get_list(ub, 0x1000, 'u16', 1) == [62464]
+    # s32: 0x7FFFFFFF + 0x7FFFFFFF = 0xFFFFFFFE = -2 (the other lanes are 0)
+    ub[0:0x100] = 0
+    put(ub, 0x0, 's32', [0x7FFFFFFF, 0x7FFFFFFF])
+    R.tensor_cadd(ub, 's32', 0x1000, 0x0)
+    assert get_list(ub, 0x1000, 's32', 1) == [-2]
+    # inactive lanes take no part: u32 lanes 0..3 = 1, 2, 4, 8, mask lanes 1 and 3 -> 10
+    put(ub, 0x0, 'u32', [1, 2, 4, 8])
+    R.tensor_cadd(ub, 'u32', 0x1000, 0x0, mask=(0b1010, 0))
+    assert get_list(ub, 0x1000, 'u32', 1) == [10]
+
+
+def test_cmax_cmin_ties_orders_and_lane():
+    # f16 lanes: 1, 5, -7, 5, 0 (lanes 4..127 zero), lane 6 = -7.
+    # max 5: lanes 1 and 3 tie -> lane 1; min -7: lanes 2 and 6 tie -> lane 2.
+    # f16 5.0 = 0x4500, -7.0 = 0xC700.
+    vals = [1.0, 5.0, -7.0, 5.0, 0.0, 0.0, -7.0] + [0.0] * 121
+    ub = new_ub()
+    put(ub, 0x0, 'f16', vals)
+    ub[0x1000:0x1040] = 0xEE
+    R.tensor_cmax(ub, 'f16', 0x1000, 0x0)                        # order vi: value, lane
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002), u16_at(ub, 0x1004)] == [0x4500, 1, 0xEEEE]
+    R.tensor_cmin(ub, 'f16', 0x1000, 0x0, order='iv')            # lane, value
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [2, 0xC700]
+    ub[0x1000:0x1040] = 0xEE
+    R.tensor_cmax(ub, 'f16', 0x1000, 0x0, order='v')             # value alone, 2 bytes
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [0x4500, 0xEEEE]
+    R.tensor_cmin(ub, 'f16', 0x1000, 0x0, order='i')             # the lane alone as a u32
+    assert list(ub[0x1000:0x1006]) == [2, 0, 0, 0, 0xEE, 0xEE]
+    # with a mask excluding lane 1, the max 5 is lane 3
+    R.tensor_cmax(ub, 'f16', 0x1000, 0x0, mask=(0b1101, 0))
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [0x4500, 3]
+
+
+def test_cmax_dst_units_per_order():
+    # f32, 2 iterations: iteration 0 max 3.0 at lane 5, iteration 1 max 9.0 at lane 63.
+    # vi unit 8: iteration 1 at dst + 1 * 2 * 8 = +16 with dst_rep 2;
+    # v unit 4: +4 * dst_rep; i unit 4 (u32 lane)
+    it0 = [0.0] * 64
+    it0[5] = 3.0
+    it1 = [-1.0] * 64
+    it1[63] = 9.0
+    ub = new_ub()
+    put(ub, 0x0, 'f32', it0 + it1)
+    ub[0x1000:0x1040] = 0xEE
+    R.tensor_cmax(ub, 'f32', 0x1000, 0x0, repeat=2, dst_rep=2)
+    assert get_list(ub, 0x1000, 'f32', 1) == [3.0] and u32_at(ub, 0x1004) == 5
+    assert u32_at(ub, 0x1008) == 0xEEEEEEEE
+    assert get_list(ub, 0x1010, 'f32', 1) == [9.0] and u32_at(ub, 0x1014) == 63
+    ub[0x1000:0x1040] = 0xEE
+    R.tensor_cmax(ub, 'f32', 0x1000, 0x0, repeat=2, order='v', dst_rep=3)
+    assert get_list(ub, 0x1000, 'f32', 1) == [3.0] and get_list(ub, 0x100C, 'f32', 1) == [9.0]
+    assert u32_at(ub, 0x1004) == 0xEEEEEEEE
+    ub[0x1000:0x1040] = 0xEE
+    R.tensor_cmax(ub, 'f32', 0x1000, 0x0, repeat=2, order='i')
+    assert [u32_at(ub, 0x1000), u32_at(ub, 0x1004), u32_at(ub, 0x1008)] == [5, 63, 0xEEEEEEEE]
+    ub[0x1000:0x1040] = 0xEE
+    R.tensor_cmin(ub, 'f16', 0x1000, 0x0, order='i', count=130)  # f16: still a 4-byte unit
+    # f16 view of the f32 data: iteration 0 is zero bits except lanes 10, 11 = halves of
+    # f32 3.0 = 0x40400000 (0x0000, 0x4040 > 0) -> min +0 at lane 0; iteration 1's two lanes
+    # are the halves of f32 -1.0 = 0xBF800000: lane 0 = 0x0000 (+0), lane 1 = 0xBF80 (f16
+    # -1.875) -> min at lane 1
+    assert [u32_at(ub, 0x1000), u32_at(ub, 0x1004), u32_at(ub, 0x1008)] == [0, 1, 0xEEEEEEEE]
+
+
+def test_cmax_cmin_nan_and_signed_zero():
+    # lanes 1, NaN_A, 3, NaN_B, 100: both max and min give the first NaN (lane 1, its bits)
+    ub = new_ub()
+    ub[0:10] = [0x00, 0x3C, 0x01, 0x7E, 0x00, 0x42, 0x00, 0x7E, 0x40, 0x56]
+    R.tensor_cmax(ub, 'f16', 0x1000, 0x0)
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [F16_NAN_A, 1]
+    R.tensor_cmin(ub, 'f16', 0x1000, 0x0)
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [F16_NAN_A, 1]
+    # NaN lanes outside the mask take no part: lanes 0, 2, 4 -> max 100 (0x5640) lane 4
+    R.tensor_cmax(ub, 'f16', 0x1000, 0x0, mask=(0b10101, 0))
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [0x5640, 4]
+    # lanes 0..2 only: NaN_A at lane 1 is the only NaN -> lane 1
+    R.tensor_cmin(ub, 'f16', 0x1000, 0x0, mask=3, order='iv')
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [1, F16_NAN_A]
+    # +0 / -0 compare equal: the lowest lane of the two wins, its bits written as they are.
+    # f32 lanes -0, +0, then -1 everywhere: max is lane 0 with bits 0x80000000
+    ub = new_ub()
+    put(ub, 0x0, 'f32', [-0.0, 0.0] + [-1.0] * 62)
+    R.tensor_cmax(ub, 'f32', 0x1000, 0x0)
+    assert [u32_at(ub, 0x1000), u32_at(ub, 0x1004)] == [0x80000000, 0]
+    # lanes +0, -0, then +1: min is lane 0, bits 0
+    put(ub, 0x0, 'f32', [0.0, -0.0] + [1.0] * 62)
+    R.tensor_cmin(ub, 'f32', 0x1000, 0x0)
+    assert [u32_at(ub, 0x1000), u32_at(ub, 0x1004)] == [0, 0]
+    # +-inf take part normally: max(-inf, 1, +inf) = +inf at lane 2 (0x7F800000)
+    put(ub, 0x0, 'f32', [-math.inf, 1.0, math.inf] + [0.0] * 61)
+    R.tensor_cmax(ub, 'f32', 0x1000, 0x0)
+    assert [u32_at(ub, 0x1000), u32_at(ub, 0x1004)] == [0x7F800000, 2]
+
+
+def test_cmax_integers_signed_and_unsigned():
+    # the same bits 0xFFFF, 0x0001: as u16 65535 is the max (lane 0), as s16 -1 is the min (lane 0)
+    ub = new_ub()
+    ub[0:4] = [0xFF, 0xFF, 0x01, 0x00]
+    R.tensor_cmax(ub, 'u16', 0x1000, 0x0)
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [0xFFFF, 0]
+    R.tensor_cmax(ub, 's16', 0x1000, 0x0)
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [1, 1]
+    R.tensor_cmin(ub, 's16', 0x1000, 0x0)
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [0xFFFF, 0]
+    R.tensor_cmin(ub, 'u16', 0x1000, 0x0)                        # lanes 2..127 are 0: lane 2
+    assert [u16_at(ub, 0x1000), u16_at(ub, 0x1002)] == [0, 2]
+
+
+def test_cgroup_identity_per_profile():
+    # f16: block b = lanes 16b .. 16b+15. Mask: block 0 lanes 0..3 and all of block 2.
+    # Block 0 lanes 1, 2, 3, 4 -> tree (1+2)+(3+4) = 10, max 4, min 1;
+    # block 2 lanes all 0.5 except lane 40 = -3 -> sum 15 * 0.5 - 3 = 4.5, max 0.5, min -3.
+    # Empty blocks: 950 -> 0 / -inf (0xFC00) / +inf (0x7C00); a2 -> untouched.
+    vals = [0.0] * 128
+    vals[0:4] = [1.0, 2.0, 3.0, 4.0]
+    vals[4:16] = [100.0] * 12                                    # masked off
+    vals[32:48] = [0.5] * 16
+    vals[40] = -3.0
+    vals[48:] = [7.0] * 80                                       # masked off
+    low = 0xF | (0xFFFF << 32)
+    ub = new_ub()
+    put(ub, 0x0, 'f16', vals)
+    for op, fn, b0, b2, ident in (('sum', R.tensor_cgadd, 10.0, 4.5, 0x0000),
+                                  ('max', R.tensor_cgmax, 4.0, 0.5, 0xFC00),
+                                  ('min', R.tensor_cgmin, 1.0, -3.0, 0x7C00)):
+        put(ub, 0x1000, 'f16', [SENT_F16] * 16)
+        fn(ub, 'f16', 0x1000, 0x0, mask=(low, 0))
+        got = bits16(ub, 0x1000, 9)
+        assert got[0] == R.encode(b0, 'f16') and got[2] == R.encode(b2, 'f16'), op
+        assert [got[1], *got[3:8]] == [ident] * 6, op
+        assert got[8] == R.encode(SENT_F16, 'f16'), op               # 8 results per iteration
+        put(ub, 0x1000, 'f16', [SENT_F16] * 16)
+        fn(ub, 'f16', 0x1000, 0x0, mask=(low, 0), profile='a2')
+        got = get_list(ub, 0x1000, 'f16', 9)
+        assert got == [b0, SENT_F16, b2] + [SENT_F16] * 6, op
+    with pytest.raises(ValueError):
+        R.tensor_cgadd(ub, 'f16', 0x1000, 0x0, profile='910')
+    with pytest.raises(ValueError):
+        R.tensor_cgmax(ub, 's16', 0x1000, 0x0)                   # float types only
+
+
+def test_cgroup_f32_tree_nan_and_advance():
+    # f32: 8 lanes per block. Iteration r at dst + r * dst_rep * 32.
+    # block 0: 2**24, 1, 1, 1, 1, 0, 0, 0 -> (2**24+1 -> 2**24) + 2 = 2**24 + 2 ... : level 1:
+    # 2**24 (tie, even), 2, 1, 0; level 2: 2**24 + 2 = 16777218, 1; level 3: 16777219 -> tie
+    # between 16777218 and 16777220 -> even significand: 16777220 (= 2**24 + 4).
+    # block 1: NaN at lane 9 (NaN bits 0x7FC00001) -> max = those bits; others 0.
+    ub = new_ub()
+    put(ub, 0x0, 'f32', [2.0 ** 24, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0] + [0.0] * 56)
+    ub[36:40] = [0x01, 0x00, 0xC0, 0x7F]
+    put(ub, 0x100, 'f32', [float(k) for k in range(64)])          # iteration 1
+    R.tensor_cgadd(ub, 'f32', 0x1000, 0x0, repeat=2, dst_rep=2)
+    assert get_list(ub, 0x1000, 'f32', 1) == [2.0 ** 24 + 4]
+    assert R._is_nan_bits(u32_at(ub, 0x1004), 'f32')
+    # iteration 1 at 0x1000 + 64: block b = 8b .. 8b+7 -> 64b + 28
+    assert get_list(ub, 0x1040, 'f32', 8) == [64.0 * b + 28 for b in range(8)]
+    assert (ub[0x1020:0x1040] == 0).all()                       # dst_rep 2 leaves a gap
+    R.tensor_cgmax(ub, 'f32', 0x1000, 0x0)
+    assert u32_at(ub, 0x1004) == 0x7FC00001                      # the NaN lane's own bits
+    assert get_list(ub, 0x1000, 'f32', 1) == [2.0 ** 24]
+    R.tensor_cgmin(ub, 'f32', 0x1000, 0x0)
+    assert get_list(ub, 0x1000, 'f32', 1) == [0.0]
+
+
+def test_cpadd_pairs_mask_and_advance():
+    # f16 lane k = k: pair sums (2k) + (2k+1) = 4k + 1, 64 per iteration, 128 bytes.
+    ub = new_ub()
+    put(ub, 0x0, 'f16', [float(k) for k in range(128)] + [2048.0, 1.0] + [0.0] * 126)
+    put(ub, 0x1000, 'f16', [SENT_F16] * 256)
+    R.tensor_cpadd(ub, 'f16', 0x1000, 0x0, repeat=2, dst_rep=2)
+    assert get_list(ub, 0x1000, 'f16', 64) == [4.0 * k + 1 for k in range(64)]
+    assert get_list(ub, 0x1080, 'f16', 64) == [SENT_F16] * 64    # dst_rep 2: iteration 1 at +256
+    # iteration 1: 2048 + 1 -> tie -> 2048; the other pairs 0
+    assert get_list(ub, 0x1100, 'f16', 3) == [2048.0, 0.0, 0.0]
+    # mask 3: pair 0 = 0 + 1, pair 1 = 2 + (inactive) = 2, pairs 2.. have no active lane: +0
+    put(ub, 0x1000, 'f16', [SENT_F16] * 128)
+    R.tensor_cpadd(ub, 'f16', 0x1000, 0x0, mask=3)
+    assert bits16(ub, 0x1000, 65) == [0x3C00, 0x4000] + [0] * 62 + [R.encode(SENT_F16, 'f16')]
+    with pytest.raises(ValueError):
+        R.tensor_cpadd(ub, 's32', 0x1000, 0x0)
+
+
+def test_reduction_errors_write_nothing():
+    ub = new_ub(4096)
+    put(ub, 0x0, 'f16', [1.0] * 128)
+    before = ub.copy()
+    with pytest.raises(IndexError):
+        R.tensor_cadd(ub, 'f16', 4096 - 32, 0x0, repeat=20, dst_rep=1)   # 4064 + 19*2 + 2 > 4096
+    with pytest.raises(IndexError):
+        R.tensor_cmax(ub, 'f16', 0x800, 0x0, repeat=20)                  # src 20 * 256 > 4096
+    with pytest.raises(IndexError):
+        R.tensor_cpadd(ub, 'f16', 4096 - 96, 0x0)                        # 128 bytes from 4000
+    with pytest.raises(ValueError):
+        R.tensor_cmax(ub, 'f16', 0x800, 0x0, order='xy')
+    with pytest.raises(ValueError):
+        R.tensor_cadd(ub, 's8', 0x800, 0x0)
+    with pytest.raises(ValueError):
+        R.tensor_cadd(ub, 'f16', 0x802, 0x0)                             # 32-byte aligned base
+    with pytest.raises(ValueError):
+        R.tensor_cadd(ub, 'f16', 0x800, 0x0, count=10, mask=3)
+    assert (ub == before).all()
+    R.tensor_cadd(ub, 'f16', 0x800, 0x0, repeat=0)                       # no operation
+    assert (ub == before).all()
+
+
+def test_vreduce_lanes():
+    # f32 lanes 1, 2, 3, 4, 100 with Pm = first 4 lanes: SUM (1+2)+(3+4) = 10 in lane 0
+    a = vreg_of('f32', [1.0, 2.0, 3.0, 4.0, 100.0])
+    d = R.vreduce('SUM', 'f32', a, R.pset(32, 'VL4'))
+    assert lanes_of(d, 'f32')[0] == 10.0 and not d[4:].any()
+    # MAX: 4 at lane 3 -> lane 0 = 4.0, lane 1 = u32 3, the rest 0
+    d = R.vreduce('max', 'f32', a, R.pset(32, 'VL4'))
+    assert lanes_of(d, 'f32')[0] == 4.0 and list(d[4:8]) == [3, 0, 0, 0] and not d[8:].any()
+    # MIN over ALL: lanes 5..63 are 0 -> 0 at lane 5
+    d = R.vreduce('MIN', 'f32', a, R.pset(32, 'ALL'))
+    assert list(d[0:8]) == [0, 0, 0, 0, 5, 0, 0, 0] and not d[8:].any()
+    # f16 MAX with ties: lanes 7, 9, 9 -> lane 1 (a 16-bit index in bytes 2..3)
+    d = R.vreduce('MAX', 'f16', vreg_of('f16', [7.0, 9.0, 9.0]), R.pset(16, 'VL3'))
+    assert bits16(d, 0, 3) == [0x4880, 1, 0]                     # 9.0 = 0x4880
+    assert not d[4:].any()
+    # s16 SUM is a 32-bit integer: 128 x 300 = 38400 = 0x9600 (no 16-bit wrap)
+    d = R.vreduce('SUM', 's16', vreg_of('s16', [300] * 128), R.pset(16, 'ALL'))
+    assert list(d[0:4]) == [0x00, 0x96, 0x00, 0x00] and not d[4:].any()
+    # s16 -1 x 128 -> -128 as s32 = 0xFFFFFF80 (sign extended); u16 0xFFFF x 128 = 0x7FFF80
+    d = R.vreduce('SUM', 's16', vreg_of('s16', [-1] * 128), R.pset(16, 'ALL'))
+    assert list(d[0:4]) == [0x80, 0xFF, 0xFF, 0xFF]
+    d = R.vreduce('SUM', 'u16', vreg_of('u16', [0xFFFF] * 128), R.pset(16, 'ALL'))
+    assert list(d[0:4]) == [0x80, 0xFF, 0x7F, 0x00]
+    # s32 SUM wraps in 32 bits: 0x7FFFFFFF + 1 = -2**31
+    d = R.vreduce('SUM', 's32', vreg_of('s32', [0x7FFFFFFF, 1]), R.pset(32, 'ALL'))
+    assert list(d[0:4]) == [0, 0, 0, 0x80] and not d[4:].any()
+    # f32 register tree: [2**24, 0, 1, 1] -> 2**24 + 2 (sequential would give 2**24)
+    d = R.vreduce('SUM', 'f32', vreg_of('f32', [2.0 ** 24, 0.0, 1.0, 1.0]), R.pset(32, 'ALL'))
+    assert lanes_of(d, 'f32')[0] == 16777218.0
+    # inactive lanes take no part: a NaN outside Pm does not win; u16 MAX 0xFFFF outside Pm
+    d = R.vreduce('MAX', 'f16', vreg_of('f16', [1.0, math.nan, 2.0]), R.make_mask(2, [True, False, True]))
+    assert bits16(d, 0, 2) == [0x4000, 2]
+    d = R.vreduce('MAX', 'f16', vreg_of('f16', [1.0, math.nan, 2.0]), R.pset(16, 'ALL'))
+    assert R._is_nan_bits(bits16(d, 0, 1)[0], 'f16') and bits16(d, 2, 1) == [1]
+    # no active lane: SUM 0, MAX/MIN an all-zero register (choice)
+    assert not R.vreduce('SUM', 'f16', vreg_of('f16', [1.0]), R.pset(16, 'ALLF')).any()
+    assert not R.vreduce('MIN', 'f16', vreg_of('f16', [1.0]), R.pset(16, 'ALLF')).any()
+    with pytest.raises(ValueError):
+        R.vreduce('PROD', 'f32', a, R.pset(32, 'ALL'))
+    with pytest.raises(ValueError):
+        R.vreduce('SUM', 'u8', a, R.pset(8, 'ALL'))
+
+
+# ---------------------------------------------------------------------------
+# section 6.5: bitwise, shifts, fused multiply-add, VBRCB
+# ---------------------------------------------------------------------------
+
+def test_bitwise_tensor_and_register():
+    ub = new_ub()
+    put(ub, 0x0, 'u16', [0xF0F0, 0x1234] * 64)
+    put(ub, 0x100, 'u16', [0xFF00, 0x00FF] * 64)
+    put(ub, 0x1000, 'u16', [0xEEEE] * 128)
+    R.tensor_and(ub, 'u16', 0x1000, 0x0, 0x100, mask=3)
+    assert bits16(ub, 0x1000, 4) == [0xF000, 0x0034, 0xF000, 0xEEEE]
+    R.tensor_or(ub, 'u16', 0x1000, 0x0, 0x100)
+    assert bits16(ub, 0x1000, 2) == [0xFFF0, 0x12FF]
+    R.tensor_xor(ub, 's16', 0x1000, 0x0, 0x100)
+    assert bits16(ub, 0x1000, 2) == [0x0FF0, 0x12CB]
+    R.tensor_not(ub, 'u16', 0x1000, 0x0, count=1)
+    assert bits16(ub, 0x1000, 2) == [0x0F0F, 0x12CB]
+    # u32: ~0x0000FFFF = 0xFFFF0000; register lanes outside Pm zero
+    d = R.vnot('u32', vreg_of('u32', [0x0000FFFF, 5]), R.pset(32, 'VL1'))
+    assert lanes_of(d, 'u32')[:2] == [0xFFFF0000, 0]
+    d = R.vxor('s32', vreg_of('s32', [-1, 6]), vreg_of('s32', [0x0F, 3]), R.pset(32, 'VL2'))
+    assert lanes_of(d, 's32')[:3] == [-16, 5, 0]
+    d = R.vbitwise('and', 'u16', vreg_of('u16', [0xABCD]), vreg_of('u16', [0x0FF0]), R.pset(16, 'ALL'))
+    assert lanes_of(d, 'u16')[:2] == [0x0BC0, 0]
+    for bad in ('f16', 's8', 'f32'):
+        with pytest.raises(ValueError):
+            R.tensor_and(ub, bad, 0x1000, 0x0, 0x100)
+        with pytest.raises(ValueError):
+            R.vnot(bad, vreg_of('u8', [0]), R.pset(8, 'ALL'))
+
+
+def test_shift_counts_at_and_past_width():
+    s = R.lane_shift
+    # u16 0x8001: shl 1 = 0x0002, shl 15 = 0x8000, shl 16 / 17 = 0; shr 1 = 0x4000, shr 15 = 1,
+    # shr 16 = 0 (logical)
+    assert [s('shl', 'u16', 0x8001, n) for n in (0, 1, 15, 16, 17)] == [0x8001, 0x0002, 0x8000, 0, 0]
+    assert [s('shr', 'u16', 0x8001, n) for n in (1, 15, 16, 40)] == [0x4000, 1, 0, 0]
+    # s16 0x8001 = -32767 arithmetic: >> 1 = -16384 = 0xC000, >> 15 = -1, >> 16 and more: -1
+    assert [s('shr', 's16', 0x8001, n) for n in (1, 15, 16, 100)] == [0xC000, 0xFFFF, 0xFFFF, 0xFFFF]
+    # s16 0x4001 >> 14 = 1, >> 15 and >> 16 = 0
+    assert [s('shr', 's16', 0x4001, n) for n in (14, 15, 16)] == [1, 0, 0]
+    # 32 bits: s32 0x80000000 >> 31 = -1, >> 32 = -1; u32 >> 31 = 1, >> 32 = 0; shl 32 = 0
+    assert s('shr', 's32', 0x80000000, 31) == 0xFFFFFFFF
+    assert s('shr', 's32', 0x80000000, 32) == 0xFFFFFFFF
+    assert s('shr', 'u32', 0x80000000, 31) == 1
+    assert s('shr', 'u32', 0x80000000, 32) == 0
+    assert s('shl', 'u32', 1, 31) == 0x80000000 and s('shl', 'u32', 1, 32) == 0
+    # the register VSHL of a signed type is a plain shift: 0xAAAA << 1 = 0x5554
+    assert s('shl', 's16', 0xAAAA, 1) == 0x5554
+    assert s('shl', 's32', 0xFFFFFFFF, 32) == 0
+    # a negative scalar count reads as a huge unsigned 32-bit value (choice)
+    assert R.shift_count(-1) == 0xFFFFFFFF
+    d = R.vshift('shr', 's16', vreg_of('s16', [-5, 5]), -1, R.pset(16, 'VL2'))
+    assert lanes_of(d, 's16')[:3] == [-1, 0, 0]
+    d = R.vshift('shl', 'u32', vreg_of('u32', [3]), -1, R.pset(32, 'ALL'))
+    assert lanes_of(d, 'u32')[0] == 0
+
+
+def test_tensor_shl_signed_keeps_sign_bit():
+    # doc example 0b1010...1010 << 1 = 0b1101...0100: 0xAAAA: (0xAAAA << 1) & 0x7FFF = 0x5554,
+    # | sign 0x8000 = 0xD554. 0x2AAA << 2 = 0xAAA8 -> & 0x7FFF = 0x2AA8, sign 0.
+    # count 16: the shifted bits are all 0, the sign bit stays: 0xAAAA -> 0x8000, 0x2AAA -> 0 (choice)
+    ub = new_ub()
+    put(ub, 0x0, 'u16', [0xAAAA, 0x2AAA, 0xFFFF, 0x0001])
+    for n, want in ((1, [0xD554, 0x5554, 0xFFFE, 0x0002]),
+                    (2, [0xAAA8, 0x2AA8, 0xFFFC, 0x0004]),
+                    (15, [0x8000, 0x0000, 0x8000, 0x0000]),
+                    (16, [0x8000, 0x0000, 0x8000, 0x0000])):
+        R.tensor_shift(ub, 'shl', 's16', 0x1000, 0x0, n, mask=4)
+        assert bits16(ub, 0x1000, 4) == want, n
+    # an unsigned tensor VSHL is plain: 0xAAAA << 1 = 0x5554
+    R.tensor_shift(ub, 'shl', 'u16', 0x1000, 0x0, 1, mask=1)
+    assert bits16(ub, 0x1000, 1) == [0x5554]
+    # s32: 0x80000001 << 1 -> (0x00000002) | sign = 0x80000002
+    put(ub, 0x100, 'u32', [0x80000001, 0x40000000])
+    R.tensor_shift(ub, 'shl', 's32', 0x1100, 0x100, 1, count=2)
+    assert get_list(ub, 0x1100, 'u32', 2) == [0x80000002, 0x00000000]
+    # tensor VSHR with counter mode and strides: s16 -8 >> 2 = -2
+    put(ub, 0x200, 's16', [-8] * 128)
+    R.tensor_shift(ub, 'shr', 's16', 0x1200, 0x200, 2, count=3)
+    assert get_list(ub, 0x1200, 's16', 4) == [-2, -2, -2, 0]
+    # register with a per-lane count vector: u16 1 << [1, 2, 3, 16] = [2, 4, 8, 0]
+    d = R.vshift('shl', 'u16', vreg_of('u16', [1, 1, 1, 1]), vreg_of('u16', [1, 2, 3, 16]), R.pset(16, 'VL4'))
+    assert lanes_of(d, 'u16')[:5] == [2, 4, 8, 0, 0]
+    # per-lane count of s16 -1 reads as 65535: arithmetic -> all sign bits
+    d = R.vshift('shr', 's16', vreg_of('s16', [-4, 4]), vreg_of('s16', [-1, -1]), R.pset(16, 'ALL'))
+    assert lanes_of(d, 's16')[:2] == [-1, 0]
+    with pytest.raises(ValueError):
+        R.tensor_shift(ub, 'rol', 's16', 0x1000, 0x0, 1)
+    with pytest.raises(ValueError):
+        R.tensor_shift(ub, 'shl', 'f16', 0x1000, 0x0, 1)
+
+
+def test_fma_rounds_once():
+    # f32 a = b = 1 + 2**-12: a*b = 1 + 2**-11 + 2**-24, which is a tie between 1 + 2**-11 and
+    # 1 + 2**-11 + 2**-23 -> even -> 1 + 2**-11. c = -(1 + 2**-11): two steps give +0,
+    # fused gives 2**-24 = 0x33800000.
+    a = f32b(1 + 2 ** -12)
+    c = f32b(-(1 + 2 ** -11))
+    assert R.fma_bits('f32', a, a, c) == 0x33800000
+    # f16 a = 1 + 2**-6: a*a = 1 + 2**-5 + 2**-12 -> (2**-12 < half ulp 2**-11) 1 + 2**-5;
+    # c = -(1 + 2**-5): fused 2**-12 = f16 exponent 3 -> 0x0C00
+    assert R.fma_bits('f16', f16b(1 + 2 ** -6), f16b(1 + 2 ** -6), f16b(-(1 + 2 ** -5))) == 0x0C00
+    # bf16 a = 1 + 2**-4 (0x3F88): a*a = 1 + 2**-3 + 2**-8, c = -(1 + 2**-3) (0xBF90): 2**-8 = 0x3B80
+    assert R.fma_bits('bf16', 0x3F88, 0x3F88, 0xBF90) == 0x3B80
+    # specials: 0 * inf = NaN; inf + -inf = NaN; -0 * 1 + -0 = -0; +0 * -1 + +0 = +0;
+    # 1 * 1 + inf = inf; overflow: 65504 * 2 + 0 = inf in f16
+    assert R._is_nan_bits(R.fma_bits('f32', 0x7F800000, 0, 0), 'f32')
+    assert R._is_nan_bits(R.fma_bits('f32', 0x7F800000, f32b(1.0), 0xFF800000), 'f32')
+    assert R.fma_bits('f32', 0x80000000, f32b(1.0), 0x80000000) == 0x80000000
+    assert R.fma_bits('f32', 0x00000000, f32b(-1.0), 0x00000000) == 0x00000000
+    assert R.fma_bits('f32', f32b(1.0), f32b(1.0), 0x7F800000) == 0x7F800000
+    assert R.fma_bits('f16', f16b(65504.0), f16b(2.0), 0) == 0x7C00
+    # 2 * 3 - 6 = exact zero: +0
+    assert R.fma_bits('f16', f16b(2.0), f16b(3.0), f16b(-6.0)) == 0x0000
+
+
+def test_fma_tensor_and_register_forms():
+    a = 1 + 2 ** -12
+    c = -(1 + 2 ** -11)
+    tiny = 2.0 ** -24
+    ub = new_ub()
+    # VAXPY: dst = src * s + dst
+    put(ub, 0x0, 'f32', [a, 2.0])
+    put(ub, 0x1000, 'f32', [c, 1.0, SENT_F16])
+    R.tensor_axpy(ub, 'f32', 0x1000, 0x0, f32b(a), mask=2)
+    assert get_list(ub, 0x1000, 'f32', 3) == [tiny, 2 * a + 1, SENT_F16]
+    # 2a + 1 = 3 + 2**-11 is exact in f32
+    # VMLA: dst = src0 * src1 + dst
+    put(ub, 0x100, 'f32', [a, 3.0])
+    put(ub, 0x1000, 'f32', [c, 1.0])
+    R.tensor_mla(ub, 'f32', 0x1000, 0x0, 0x100, mask=2)
+    assert get_list(ub, 0x1000, 'f32', 2) == [tiny, 7.0]           # 2 * 3 + 1
+    # VMADD: dst = src0 * dst + src1
+    put(ub, 0x100, 'f32', [c, 3.0])
+    put(ub, 0x1000, 'f32', [a, 5.0])
+    R.tensor_madd(ub, 'f32', 0x1000, 0x0, 0x100, mask=2)
+    assert get_list(ub, 0x1000, 'f32', 2) == [tiny, 13.0]          # 2 * 5 + 3
+    # the dst operand is read with its own strides: dst_blk 2 reads and writes block 1 at +64
+    put(ub, 0x2000, 'f16', [SENT_F16] * 128)
+    put(ub, 0x2040, 'f16', [1.0] * 16)
+    put(ub, 0x0, 'f16', [float(k) for k in range(128)])
+    R.tensor_axpy(ub, 'f16', 0x2000, 0x0, f16b(2.0), dst_blk=2, mask=(0xFFFF << 16, 0))
+    # lanes 16..31 (block 1, at 0x2040): 2 * k + 1
+    assert get_list(ub, 0x2040, 'f16', 16) == [2.0 * k + 1 for k in range(16, 32)]
+    assert get_list(ub, 0x2000, 'f16', 32) == [SENT_F16] * 32
+    # register forms: lanes outside Pm are zero
+    pm = R.pset(32, 'VL1')
+    va = vreg_of('f32', [a, 2.0])
+    d = R.vaxpy('f32', va, f32b(a), vreg_of('f32', [c, 1.0]), pm)
+    assert lanes_of(d, 'f32')[:2] == [tiny, 0.0]
+    d = R.vmla('f32', va, va, vreg_of('f32', [c, 1.0]), R.pset(32, 'VL2'))
+    assert lanes_of(d, 'f32')[:3] == [tiny, 5.0, 0.0]
+    # vmadd: d = a * d + b
+    d = R.vmadd('f32', va, vreg_of('f32', [c, 3.0]), vreg_of('f32', [a, 5.0]), R.pset(32, 'VL2'))
+    assert lanes_of(d, 'f32')[:3] == [tiny, 13.0, 0.0]
+    with pytest.raises(ValueError):
+        R.tensor_mla(ub, 's16', 0x1000, 0x0, 0x100)
+    with pytest.raises(ValueError):
+        R.vaxpy('s32', va, 1, va, pm)
+
+
+def test_brcb_layout():
+    # u16 src elements 1..16: iteration r reads elements 8r .. 8r+7 (at src + 16 r).
+    # default strides (dst_blk 1, dst_rep 8): block j of iteration r at dst + 256 r + 32 j
+    # holds 16 copies of element 8r + j + 1.
+    ub = new_ub()
+    put(ub, 0x0, 'u16', list(range(1, 17)))
+    put(ub, 0x1000, 'u16', [0xEEEE] * 512)
+    R.tensor_brcb(ub, 'u16', 0x1000, 0x0, repeat=2)
+    got = get_list(ub, 0x1000, 'u16', 512)
+    assert got[:256] == [v for v in range(1, 17) for _ in range(16)]
+    assert got[256:] == [0xEEEE] * 256
+    # dst_blk 2, dst_rep 1: iteration 0 block j at 64 j, iteration 1 block j at 32 + 64 j:
+    # interleaved 1, 9, 2, 10, ...
+    put(ub, 0x1000, 'u16', [0xEEEE] * 512)
+    R.tensor_brcb(ub, 'u16', 0x1000, 0x0, repeat=2, dst_blk=2, dst_rep=1)
+    got = get_list(ub, 0x1000, 'u16', 512)
+    order = [x for j in range(8) for x in (j + 1, j + 9)]
+    assert got[:256] == [v for v in order for _ in range(16)]
+    assert got[256:] == [0xEEEE] * 256
+    # f32: 8 copies per block, bits kept (a NaN payload survives)
+    ub[0x100:0x104] = [0x01, 0x00, 0xC0, 0x7F]
+    put(ub, 0x104, 'f32', [float(k) for k in range(1, 8)])
+    R.tensor_brcb(ub, 'f32', 0x1000, 0x100)
+    assert all(u32_at(ub, 0x1000 + 4 * k) == 0x7FC00001 for k in range(8))
+    assert get_list(ub, 0x1020, 'f32', 56) == [float(j) for j in range(1, 8) for _ in range(8)]
+    with pytest.raises(ValueError):
+        R.tensor_brcb(ub, 'u16', 0x1000, 0x0, dst_blk=0)
+    with pytest.raises(ValueError):
+        R.tensor_brcb(ub, 's8', 0x1000, 0x0)
+    small = new_ub(1024)
+    before = small.copy()
+    with pytest.raises(IndexError):
+        R.tensor_brcb(small, 'u16', 0x0, 0x0, repeat=5)          # 4 x 256 B fit, the 5th does not
+    assert (small == before).all()
+    assert (small == before).all()
+    R.tensor_brcb(small, 'u16', 0x0, 0x0, repeat=4)
+    assert get_list(small, 0x3E0, 'u16', 16) == [0] * 16         # element 31 of a zero UB
+    small[0:2] = [7, 0]
+    R.tensor_brcb(small, 'u16', 0x20, 0x0, repeat=1)              # element 0 = 7 into block 0
+    assert get_list(small, 0x20, 'u16', 17) == [7] * 16 + [0]

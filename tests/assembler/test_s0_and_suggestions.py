@@ -79,8 +79,8 @@ def _unknown(mnemonic: str) -> str:
 
 
 @pytest.mark.parametrize(("mnemonic", "what"), [
-    ("VCADD", "reduction"), ("VAND", "bitwise and"), ("VSHL", "shift left"), ("VAXPY", "fused multiply-add"),
-    ("VBRCB", "element broadcast"), ("SYNCALL", "barrier between cores"),
+    ("VCADD", "reduction"), ("VCMAX", "reduction"), ("VCGADD", "per-datablock reduction"),
+    ("VCPADD", "pairwise sum"), ("SYNCALL", "barrier between cores"),
 ])
 def test_an_operation_vcore_lacks_is_said_plainly(mnemonic, what):
     message = _unknown(mnemonic)

@@ -57,6 +57,17 @@ REGISTER_LINES = {
     ("POR", "mask-logic"): "POR P0, P1, P2",
     ("PXOR", "mask-logic"): "PXOR P0, P1, P2",
     ("PNOT", "mask-not"): "PNOT P0, P1",
+    ("VAND", "reg-binary"): "VAND.u16 V0, V1, V2, P0",
+    ("VOR", "reg-binary"): "VOR.s32 V0, V1, V2, P0",
+    ("VXOR", "reg-binary"): "VXOR.u32 V0, V1, V2, P0",
+    ("VNOT", "reg-unary"): "VNOT.s16 V0, V1, P0",
+    ("VSHL", "reg-scalar"): "VSHL.u32 V0, V1, 3, P0",
+    ("VSHR", "reg-scalar"): "VSHR.s16 V0, V1, S2, P0",
+    ("VSHL", "reg-binary"): "VSHL.s32 V0, V1, V2, P0",
+    ("VSHR", "reg-binary"): "VSHR.u16 V0, V1, V2, P0",
+    ("VAXPY", "reg-axpy"): "VAXPY.f32 V0, V1, 2.0, P0",
+    ("VMLA", "reg-fma"): "VMLA.f16 V0, V1, V2, P0",
+    ("VMADD", "reg-fma"): "VMADD.bf16 V0, V1, V2, P0",
 }
 
 

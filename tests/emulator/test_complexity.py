@@ -181,6 +181,10 @@ WAVE_ONE_TENSOR = {
     "tensor-compare-scalar": ("VCMPS.NE.f32 [0x30000], [0x0], 1.0, mask=33",),
     "tensor-select": ("VSEL.f16 [0x20000], [0x0], [0x10000], [0x30000]",),
     "tensor-select-scalar": ("VSELS.f32 [0x20000], [0x0], 2.0, [0x30000], mask=(0xFF00FF, 0)",),
+    "tensor-bitwise": ("VXOR.u16 [0x20000], [0x0], [0x10000]", "VNOT.s32 [0x20000], [0x0], mask=9",
+                       "VSHL.s16 [0x20000], [0x0], 3", "VSHR.s32 [0x20000], [0x0], 7, mask=(0xF0F0, 0)"),
+    "tensor-fma": ("VAXPY.f32 [0x20000], [0x0], 0.5", "VMLA.f16 [0x20000], [0x0], [0x10000], mask=77",
+                   "VMADD.bf16 [0x20000], [0x0], [0x10000]", "VBRCB.u32 [0x20000], [0x0], dstblk=2, dstrep=16"),
 }
 
 
@@ -189,7 +193,8 @@ def test_every_tensor_form_is_covered_here():
 
     covered = {line.split()[0].split(".")[0] for lines in WAVE_ONE_TENSOR.values() for line in lines}
     old = {"VADD", "VSUB", "VMUL", "VMAX", "VMIN", "VEXP", "VABS", "VRELU", "VLN", "VSQRT", "VADDS", "VMULS",
-           "VMAXS", "VMINS", "VDIV", "VREC"}  # the forms of the tests above (VREC: as VRSQRT)
+           "VMAXS", "VMINS", "VDIV", "VREC", "VAND", "VOR"}  # the forms of the tests above (VREC: as VRSQRT;
+    # VAND, VOR: as VXOR)
     assert {r.mnemonic for r in TABLE if r.form.startswith("tensor-")} <= covered | old
 
 

@@ -338,7 +338,7 @@ FAMILY_WEIGHTS = ((("tensor",), 5), (("tensor_conv", "tensor_compare", "tensor_s
                   (("dma",), 4), (("ld", "st"), 2), (("barrier",), 2), (("nop",), 1))
 INSIDE_WEIGHTS = (
     (("vld", "vst"), 4), (("vbinary", "vunary", "vscalar"), 4), (("vgather_ub", "vgather_reg", "vscatter"), 2),
-    (("vconv", "vdup", "varange", "vcompare", "vselect"), 3), (("pset", "pupdate", "pld", "pst", "plogic"), 3),
+    (("vconv", "vdup", "varange", "vcompare", "vselect", "vfma"), 3), (("pset", "pupdate", "pld", "pst", "plogic"), 3),
     (("mov", "alu"), 2),
 )
 FAMILIES = [fams for fams, weight in FAMILY_WEIGHTS for _ in range(weight)]
