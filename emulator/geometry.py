@@ -30,6 +30,7 @@ class Layout:
     blk: int = 1
     rep: int = BLOCKS_PER_VL
     bit_bytes: int = 0  # an operand of contiguous runs (bits, VBRCB's source): bytes an iteration
+    run_step: int | None = None  # such an operand's bytes from one iteration to the next (default: bit_bytes)
 
     @property
     def count(self) -> int:
@@ -39,12 +40,14 @@ class Layout:
     @property
     def contiguous(self) -> bool:
         """Iteration r's elements are elements [r * count, (r + 1) * count) from the base."""
-        return self.blocks == 0 or (self.blk == 1 and self.rep == self.blocks)
+        return self.advance == self.count * self.esize and (self.blocks == 0 or self.blk == 1)
 
     @property
     def advance(self) -> int:
         """Bytes from one iteration's first byte to the next one's."""
-        return self.bit_bytes if self.blocks == 0 else self.rep * BLOCK_BYTES
+        if self.blocks == 0:
+            return self.bit_bytes if self.run_step is None else self.run_step
+        return self.rep * BLOCK_BYTES
 
     @property
     def span(self) -> int:
@@ -61,7 +64,8 @@ def element_offsets(layout: Layout, iterations: int) -> np.ndarray:
     """(iterations, count) element offsets from the operand base, read-only."""
     count = layout.count
     if layout.blocks == 0:
-        out = np.arange(iterations * count, dtype=np.int64).reshape(iterations, count)
+        step = layout.advance // layout.esize
+        out = np.arange(iterations, dtype=np.int64)[:, None] * step + np.arange(count, dtype=np.int64)[None, :]
     else:
         per_block = BLOCK_BYTES // layout.esize
         lane = np.arange(count, dtype=np.int64)
@@ -75,8 +79,10 @@ def element_offsets(layout: Layout, iterations: int) -> np.ndarray:
 def block_offsets(layout: Layout, iterations: int) -> np.ndarray:
     """(iterations, blocks) byte offsets of each iteration's datablocks from the operand base (a
     bit operand: the one block its bytes are in, as they never cross one)."""
-    if layout.blocks == 0:
-        out = (np.arange(iterations, dtype=np.int64) * layout.bit_bytes // BLOCK_BYTES * BLOCK_BYTES)[:, None]
+    if layout.blocks == 0:  # the blocks its bytes are in (at most 4, for VCPADD's 128)
+        first = np.arange(iterations, dtype=np.int64) * layout.advance // BLOCK_BYTES
+        width = -(-layout.bit_bytes // BLOCK_BYTES)
+        out = (first[:, None] + np.arange(width, dtype=np.int64)[None, :]) * BLOCK_BYTES
     else:
         rows = np.arange(iterations, dtype=np.int64)[:, None] * layout.rep
         out = (rows + np.arange(layout.blocks, dtype=np.int64)[None, :] * layout.blk) * BLOCK_BYTES

@@ -27,6 +27,9 @@ MAX_SEQUENTIAL_PASSES = 1 << 16  # dependent iterations run in at most this many
 SAMPLED_ITERATIONS = 8192  # UB holds at most 8192 datablocks
 _BYTES = TYPES["u8"]
 RUN = "run"  # an operand that is 8 contiguous elements an iteration (VBRCB's source)
+UNITS = "units"  # a reduction's destination: its results an iteration, ``dstrep`` units apart
+# What one iteration of a reduction writes, in elements of T (None: half its lanes).
+REDUCED = {"cadd": 1, "cpadd": None}
 
 # Per form, each UB operand in order: its name in messages and the prefix of its stride fields
 # (None: a bit operand, which has no strides).
@@ -43,6 +46,7 @@ _FORMS = {
     "tensor-axpy": (("destination", "dst"), ("source", "src")),
     "tensor-fma": (("destination", "dst"), ("source 0", "src0"), ("source 1", "src1")),
     "tensor-brcb": (("destination", "dst"), ("source", RUN)),
+    "tensor-reduce": (("destination", UNITS), ("source", "src")),
 }
 # Forms whose destination is a source too (a fused multiply-add adds to it): its values come last.
 READS_DST = ("tensor-axpy", "tensor-fma")
@@ -84,6 +88,10 @@ def layouts_of(inst: Inst) -> list[geometry.Layout]:
             out.append(geometry.Layout(1, blocks=0, bit_bytes=lanes // 8))
         elif prefix == RUN:
             out.append(geometry.Layout(etype.size, blocks=0, bit_bytes=8 * etype.size))
+        elif prefix == UNITS:
+            results = REDUCED[inst.row.op] or lanes // 2
+            unit = results * etype.size
+            out.append(geometry.Layout(etype.size, blocks=0, bit_bytes=unit, run_step=inst.kw("dstrep") * unit))
         else:
             out.append(geometry.Layout(etype.size, lanes * etype.size // 32, inst.kw(f"{prefix}blk"),
                                        inst.kw(f"{prefix}rep")))
@@ -121,6 +129,8 @@ def bind_tensor(inst: Inst, pc: int):
     sizes = [t.size for t in types]
     layouts = layouts_of(inst)
     bits = [prefix is None for _, prefix in form]
+    reduction = inst.row.form == "tensor-reduce"
+    whole = bits[0] or reduction  # every element of the destination is written, whatever the mask
     fill = inst.row.form == "tensor-fill"
     reads_dst = inst.row.form in READS_DST
     iterations = iterations_of(inst)
@@ -203,8 +213,8 @@ def bind_tensor(inst: Inst, pc: int):
         """The write of iterations [first, first + chunk) of the result to their elements: the active
         lanes only, and in counter mode the elements before the count (a bit destination: all its
         bytes, the bits of inactive lanes 0)."""
-        if bits[0]:
-            return ((view, target, result.reshape(-1)),)
+        if whole:  # (in C order: with dstrep=0 the later iteration's write wins)
+            return ((view, target if isinstance(target, slice) else target.reshape(-1), result.reshape(-1)),)
         if count is not None:
             active_n = max(0, min(chunk * lanes, count - first * lanes))
             if isinstance(target, slice):
@@ -234,6 +244,8 @@ def bind_tensor(inst: Inst, pc: int):
             srcs = [source(views, bases, k, first, chunk) for k in range(1, nmem)]
             if reads_dst:
                 srcs.append(source(views, bases, 0, first, chunk))
+            if reduction and (lanes_on is not None or count is not None):  # lanes that take no part add +0
+                srcs[0] = np.where(active(first, chunk), srcs[0], np.zeros(1, dtype=srcs[0].dtype))
         result = kernel(srcs, scalar)  # the run sets np.errstate
         if bits[0]:  # compare results: one bit a lane, 0 for the lanes that take no part
             result = np.packbits(result & active(first, chunk), axis=1, bitorder="little")
@@ -296,7 +308,7 @@ def bind_tensor(inst: Inst, pc: int):
                 result, target = compute(inner, shifted, scalar, first, chunk)
                 land(writes(inner[0], target, result, first, chunk))
         dst_view = inner[0]
-        if layouts[0].contiguous and lanes_on is None and count is None:  # one run of elements, every one written
+        if layouts[0].contiguous and ((lanes_on is None and count is None) or whole):  # every element written
             first, total = shifted[0], iterations * layouts[0].count
             return ((views[0], slice(bases[0], bases[0] + total), dst_view[first:first + total]),)
         # The elements some iteration wrote (the active lanes, before the count), each once: at most

@@ -256,6 +256,7 @@ def _build() -> tuple[Instruction, ...]:
     _wave_one(rows)
     _bitwise(rows)
     _fused(rows)
+    _reductions(rows)
     return tuple(rows)
 
 
@@ -404,6 +405,25 @@ def _fused(rows: list[Instruction]) -> None:
         rows.append(_row(mn, "reg-fma", 0xB6 + i, floats, (_v("vd"), _v("va"), _v("vb"), _p("pm")), pipe="V",
                          timing="reg.alu", family="vfma", op=op,
                          summary=f"register d = {text}, rounded once; inactive lanes zero"))
+
+
+REDUCE_FIELDS = (
+    REPEAT,
+    _stride("srcblk", 16, 0, 1, "source block stride"),
+    _stride("srcrep", 12, 0, 8, "source repeat stride"),
+    _stride("dstrep", 12, 0, 1, "destination repeat stride, in destination units"),
+)
+
+
+def _reductions(rows: list[Instruction]) -> None:
+    """Reductions of each iteration (docs/isa.md)."""
+    rows.append(_row("VCADD", "tensor-reduce", 0x95, T.TENSOR_TYPES, (_ub("dst"), _ub("src")), REDUCE_FIELDS,
+                     pipe="V", timing="tensor.reduce", family="tensor", op="cadd", mask=True,
+                     summary="tensor: each iteration's sum (a pairwise tree, every node rounded to T), one T at "
+                             "dst + r * dstrep * size"))
+    rows.append(_row("VCPADD", "tensor-reduce", 0x96, T.TENSOR_FLOAT, (_ub("dst"), _ub("src")), REDUCE_FIELDS,
+                     pipe="V", timing="tensor.unary", family="tensor", op="cpadd", mask=True,
+                     summary="tensor: sums of adjacent pairs, lanes / 2 of them at dst + r * dstrep * 128"))
 
 
 TABLE: tuple[Instruction, ...] = _build()

@@ -79,8 +79,8 @@ def _unknown(mnemonic: str) -> str:
 
 
 @pytest.mark.parametrize(("mnemonic", "what"), [
-    ("VCADD", "reduction"), ("VCMAX", "reduction"), ("VCGADD", "per-datablock reduction"),
-    ("VCPADD", "pairwise sum"), ("SYNCALL", "barrier between cores"),
+    ("VCMAX", "reduction"), ("VCMIN", "reduction"), ("VCGADD", "per-datablock reduction"),
+    ("VREDUCE", "register reduction"), ("SYNCALL", "barrier between cores"),
 ])
 def test_an_operation_vcore_lacks_is_said_plainly(mnemonic, what):
     message = _unknown(mnemonic)

@@ -185,6 +185,8 @@ WAVE_ONE_TENSOR = {
                        "VSHL.s16 [0x20000], [0x0], 3", "VSHR.s32 [0x20000], [0x0], 7, mask=(0xF0F0, 0)"),
     "tensor-fma": ("VAXPY.f32 [0x20000], [0x0], 0.5", "VMLA.f16 [0x20000], [0x0], [0x10000], mask=77",
                    "VMADD.bf16 [0x20000], [0x0], [0x10000]", "VBRCB.u32 [0x20000], [0x0], dstblk=2, dstrep=16"),
+    "tensor-reduce": ("VCADD.f16 [0x20000], [0x0], mask=100", "VCADD.s32 [0x20000], [0x0], dstrep=3",
+                      "VCPADD.f32 [0x20000], [0x0], mask=33"),
 }
 
 

@@ -159,6 +159,10 @@ KNOWN_BUGS: list[KnownBug] = [
     # scheduled job at once (Machine.settle), so a job dispatched later that overlaps one of them in
     # time is not checked against it; the races of a paused run then differ from those of a full run.
     KnownBug("paused-run-races", (Symptom,), text="a paused run names the races of jobs a pause landed early"),
+    # test_fuzz_regressions.py::test_a_paused_run_and_a_launch_agree_on_a_masked_store: inside a function,
+    # a VST under an all-false mask writes no block; the launch still names a WAR with an earlier load
+    # of those blocks, the stepped (paused) run does not.
+    KnownBug("paused-function-races", (Symptom,), text="a paused run misses races inside a vector function"),
 ]
 
 

@@ -146,7 +146,7 @@ def test_word_counts_follow_the_documented_forms():
     """docs/encoding.md: short 1 word; tensor binary/unary, conversion, compare, fill, select and DMA
     2 words (so is the wide MOV); tensor scalar and the selects 3 words."""
     two = ("tensor-binary", "tensor-unary", "tensor-conv", "tensor-compare", "tensor-compare-scalar", "tensor-fill",
-           "tensor-fma", "tensor-brcb", "dma-in", "dma-out", "scalar-mov-wide")
+           "tensor-fma", "tensor-brcb", "tensor-reduce", "dma-in", "dma-out", "scalar-mov-wide")
     three = ("tensor-scalar", "tensor-select", "tensor-select-scalar", "tensor-axpy")
     for row in TABLE:
         if row.form in two:
@@ -264,7 +264,7 @@ def test_contract_field_ranges_and_defaults():
 def test_contract_types():
     tensor = {"f16", "bf16", "f32", "s16", "u16", "s32", "u32"}
     for row in TABLE:
-        if row.mnemonic in ("VDIV", "VREC", "VRSQRT", "VLRELU", "VAXPY", "VMLA", "VMADD"):  # 6.2, 6.5: float T
+        if row.mnemonic in ("VDIV", "VREC", "VRSQRT", "VLRELU", "VAXPY", "VMLA", "VMADD", "VCPADD"):  # float T
             assert set(row.types) == {"f16", "bf16", "f32"}, row.form
         elif row.mnemonic in ("VAND", "VOR", "VXOR", "VNOT", "VSHL", "VSHR"):  # CONTRACT 6.5: 16/32-bit integers
             assert set(row.types) == {"s16", "u16", "s32", "u32"}, row.form
