@@ -293,12 +293,12 @@ class _Assembler:
         if row.conditions:
             if stmt.suffix is None or stmt.suffix2 is None:
                 raise LocatedError(stmt.suffix_loc or stmt.mnemonic_loc,
-                                   f"{row.mnemonic} is written {row.mnemonic}.C.T, C one of "
-                                   f"{', '.join(row.conditions)} (e.g. {row.mnemonic}.LT.f16)")
+                                   f"{row.mnemonic} is written {row.mnemonic}.{row.part}.T, {row.part} one of "
+                                   f"{', '.join(row.conditions)} (e.g. {row.mnemonic}.{row.conditions[-1]}.f16)")
             cond = stmt.suffix.upper()
             if cond not in row.conditions:
-                raise LocatedError(stmt.suffix_loc, f"unknown condition '.{stmt.suffix}': {row.mnemonic} takes "
-                                                    + ", ".join(row.conditions))
+                raise LocatedError(stmt.suffix_loc, f"unknown {row.part_word} '.{stmt.suffix}': {row.mnemonic} "
+                                                    "takes " + ", ".join(row.conditions))
             return self._one_type(row, row.types, stmt.suffix2, stmt.suffix2_loc, stmt), None, cond
         if row.source_types:
             if stmt.suffix is None or stmt.suffix2 is None:

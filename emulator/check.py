@@ -4,7 +4,7 @@ priced by every built-in profile). Run once, at import."""
 
 from __future__ import annotations
 
-from emulator import numerics
+from emulator import numerics, reductions
 from emulator.costs import check_classes, is_arithmetic
 from emulator.profile import BUILTIN, load_profile
 from emulator.semantics import missing_families
@@ -15,8 +15,9 @@ class IncompleteEmulator(RuntimeError):
     """A row the emulator cannot run or price: a developer's mistake, found before any program runs."""
 
 
-# Families whose arithmetic is a kernel of ``emulator.numerics`` (the conversion, compare and select
-# families build theirs from the type pair or the condition, for any of their rows' types).
+# Families whose arithmetic is a kernel of ``emulator.numerics`` or ``emulator.reductions`` (the
+# conversion, compare and select families build theirs from the type pair or the condition, for any
+# of their rows' types).
 KERNEL_FAMILIES = ("tensor", "vbinary", "vunary", "vscalar", "vfma")
 # Types whose numpy dtype comes from ml_dtypes, an import of about a second: at import only their op
 # is checked; the test suite builds their kernels too (``missing_kernels(every_type=True)``).
@@ -29,14 +30,15 @@ def missing_kernels(table=TABLE, every_type: bool = False) -> list[str]:
     for row in table:
         if not is_arithmetic(row.timing) or row.family not in KERNEL_FAMILIES:
             continue
-        if row.op not in numerics.kernel_ops():
+        build = reductions.kernel if row.op in reductions.OPS else numerics.kernel
+        if row.op not in numerics.kernel_ops() and row.op not in reductions.OPS:
             found.append(f"{row.mnemonic} ({row.form}): op {row.op!r} has no kernel in emulator.numerics")
             continue
         for name in row.types:
             if name in _LAZY_TYPES and not every_type:
                 continue
             try:
-                numerics.kernel(row.op, TYPES[name])
+                build(row.op, TYPES[name])
             except (KeyError, TypeError, ValueError) as err:
                 found.append(f"{row.mnemonic}.{name} ({row.form}): its kernel cannot be built ({err!r})")
     return found

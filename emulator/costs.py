@@ -163,6 +163,8 @@ class CostModel:
         row, reg = inst.row, self.register
         timing = row.timing
         latency = reg[price_key(timing)[1]]
+        if isinstance(latency, dict):  # by operation (VREDUCE.O)
+            latency = latency[inst.cond]
         if timing in _ONE_CYCLE:
             return Cost(1, latency)
         size = inst.type.size
@@ -176,6 +178,10 @@ class CostModel:
         if row.op == "add" and inst.type.name == "f32":
             per_cycle = reg["elements_per_cycle"]["float32_add"]
         return Cost(max(1, math.ceil(lanes / per_cycle)), latency)
+
+    def single_issue(self, inst: Inst) -> bool:
+        """Whether a register instruction issues alone: ``register.CLASS_single_issue`` (reductions)."""
+        return bool(self.register.get(f"{inst.row.timing.partition('.')[2]}_single_issue", False))
 
     def dma_cost(self, inst: Inst, job) -> Cost:
         direction = inst.row.op

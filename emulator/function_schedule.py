@@ -28,6 +28,7 @@ class InnerPlan(NamedTuple):
     v_writes: int  # how many of them are vector registers (the write ports' limit counts those)
     ub_reads: int  # 1 when it reads UB
     ub_writes: int  # 1 when it writes UB
+    alone: bool  # single-issue: no other instruction of its unit issues in its cycle
 
 
 class Schedule(NamedTuple):
@@ -54,7 +55,8 @@ def plan_of(fn, job: Job) -> InnerPlan:
         memory_reads = len(reads) < len(job.footprint_reads) or inst.row.family == "vgather_ub"
         memory_writes = len(writes) < len(job.footprint_writes) or inst.row.family == "vscatter"
         plan = InnerPlan(cost.latency, cost.occupancy, _UNIT.get(inst.row.family, "exec"), reads, writes,
-                         sum(space[0] == "V" for space in writes), int(memory_reads), int(memory_writes))
+                         sum(space[0] == "V" for space in writes), int(memory_reads), int(memory_writes),
+                         fn.costs.single_issue(inst))
         fn.plans[job.pc] = plan
     return plan
 
@@ -99,7 +101,7 @@ def schedule(fn, items: list) -> Schedule:
             if item.footprint_writes is None:  # binders set both footprints or neither
                 item.footprint_reads, item.footprint_writes = footprint(item.reads), footprint(item.writes)
             plan = plan_of(fn, item)
-        latency, occupancy, unit, reads, writes, v_writes, ub_reads, ub_writes = plan
+        latency, occupancy, unit, reads, writes, v_writes, ub_reads, ub_writes, alone = plan
         k = len(starts)
         ready = front
         if k >= window and starts[k - window] > ready:
@@ -133,7 +135,8 @@ def schedule(fn, items: list) -> Schedule:
                     after = skip[first]
                     skip[first] = cycle
                     first = after
-            if occupancy > 1 and not all(units.get(cycle + j, 0) < cap for j in range(1, occupancy)):
+            if (occupancy > 1 and not all(units.get(cycle + j, 0) < cap for j in range(1, occupancy))) or (
+                    alone and units.get(cycle, 0)):
                 cycle += 1
                 continue
             used = usage.get(cycle)
@@ -147,7 +150,14 @@ def schedule(fn, items: list) -> Schedule:
             used[0] += v_writes
             used[1] += ub_reads
             used[2] += ub_writes
-        if occupancy == 1:
+        if alone:  # its issue cycle is the unit's whole width
+            units[cycle] = cap
+            skip[cycle] = cycle + 1
+            for j in range(1, occupancy):
+                held = units[cycle + j] = units.get(cycle + j, 0) + 1
+                if held == cap:
+                    skip[cycle + j] = cycle + j + 1
+        elif occupancy == 1:
             held = units[cycle] = units.get(cycle, 0) + 1
             if held == cap:
                 skip[cycle] = cycle + 1

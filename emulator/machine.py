@@ -11,7 +11,7 @@ import numpy as np
 from attrs import evolve, frozen
 
 # Importing the families registers their semantics.
-from emulator import dma, masks, register_forms, register_lanes, register_memory, scalar, tensor  # noqa: F401
+from emulator import dma, masks, reductions, register_forms, register_lanes, register_memory, scalar, tensor  # noqa: F401
 from emulator.faults import Fault, ProgramError
 from emulator.functions import Function, FunctionContext
 from emulator.profile import Profile, load_profile

@@ -146,8 +146,6 @@ def kernel(op: str, etype: ElementType):
         return shift_kernel(op, etype)
     if op in FMA_OPS:
         return _fma(op, etype)
-    if op in ("cadd", "cpadd"):
-        return _pair_sums(etype, op == "cadd")
     if op == "brcb":  # each of an iteration's 8 elements fills its datablock
         per_block = 32 // etype.size
         return lambda srcs, scalar=None: np.repeat(srcs[0], per_block, axis=1)
@@ -180,24 +178,7 @@ FMA_OPS = {"axpy", "mla", "madd"}
 def kernel_ops() -> set[str]:
     """Every op ``kernel`` can build."""
     return set(BINARY_OPS) | set(UNARY_OPS) | set(SCALAR_BASE) | FILL_OPS | SCALAR_OPS | FMA_OPS | {
-        "rsqrt", "brcb", "cadd", "cpadd"}
-
-
-def _pair_sums(etype: ElementType, whole: bool):
-    """``fn([a])`` over (iterations, lanes): the sums of adjacent lanes (2k with 2k + 1), rounded to
-    T; with ``whole``, their sums in turn down to one per iteration: the pairwise tree, every node
-    rounded to T (log2(lanes) numpy additions, not a loop over iterations). Integers wrap."""
-    out_dtype = dtype_of(etype)
-    work = F32 if etype.is_float and etype.size == 2 else out_dtype  # f32 then rounded: exact for one add
-
-    def fn(srcs, scalar=None):
-        x = srcs[0]
-        while True:
-            x = (x[:, 0::2].astype(work) + x[:, 1::2].astype(work)).astype(out_dtype)
-            if not whole or x.shape[1] == 1:
-                return x
-
-    return fn
+        "rsqrt", "brcb"}
 
 
 def _fma(op: str, etype: ElementType):

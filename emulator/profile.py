@@ -115,7 +115,8 @@ def parse_profile(text: str, origin: str) -> Profile:
     for key, value in table["register"].items():
         # A result lands at least a cycle after its instruction starts: a job that ended as it
         # started would land before it had read its sources.
-        if key.endswith("_latency") and value < 1:
+        values = value.values() if isinstance(value, dict) else (value,)  # a latency may be a table by operation
+        if key.endswith("_latency") and any(v < 1 for v in values):
             raise ProfileError(f"{origin}: register.{key} must be at least 1")
     return Profile(table["name"], table, text)
 

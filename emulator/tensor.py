@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from emulator import conversion, geometry, numerics
+from emulator import conversion, geometry, numerics, reductions
 from emulator.faults import Fault
 from emulator.jobs import Job, land, runs_of
 from emulator.semantics import implements
@@ -28,8 +28,6 @@ SAMPLED_ITERATIONS = 8192  # UB holds at most 8192 datablocks
 _BYTES = TYPES["u8"]
 RUN = "run"  # an operand that is 8 contiguous elements an iteration (VBRCB's source)
 UNITS = "units"  # a reduction's destination: its results an iteration, ``dstrep`` units apart
-# What one iteration of a reduction writes, in elements of T (None: half its lanes).
-REDUCED = {"cadd": 1, "cpadd": None}
 
 # Per form, each UB operand in order: its name in messages and the prefix of its stride fields
 # (None: a bit operand, which has no strides).
@@ -89,13 +87,17 @@ def layouts_of(inst: Inst) -> list[geometry.Layout]:
         elif prefix == RUN:
             out.append(geometry.Layout(etype.size, blocks=0, bit_bytes=8 * etype.size))
         elif prefix == UNITS:
-            results = REDUCED[inst.row.op] or lanes // 2
-            unit = results * etype.size
+            unit = reductions.results_of(inst.row.op, etype, order_of(inst)) * etype.size
             out.append(geometry.Layout(etype.size, blocks=0, bit_bytes=unit, run_step=inst.kw("dstrep") * unit))
         else:
             out.append(geometry.Layout(etype.size, lanes * etype.size // 32, inst.kw(f"{prefix}blk"),
                                        inst.kw(f"{prefix}rep")))
     return out
+
+
+def order_of(inst: Inst) -> str:
+    """VCMAX/VCMIN's ``order=`` (vi when left out or on another row)."""
+    return reductions.ORDERS[inst.kw("order") or 0] if inst.row.keyword("order") else "vi"
 
 
 def kernel_of(inst: Inst):
@@ -108,6 +110,8 @@ def kernel_of(inst: Inst):
         return lambda srcs, scalar=None: convert(srcs[0])
     if family == "tensor_compare":
         return numerics.compare_kernel(inst.cond, inst.type)
+    if inst.row.form == "tensor-reduce":  # sources [values, the lanes that take part]
+        return reductions.kernel(op, inst.type, order_of(inst))
     if family == "tensor_select":
         if op == "sel":
             return lambda srcs, scalar=None: np.where(srcs[2], srcs[0], srcs[1])
@@ -130,6 +134,9 @@ def bind_tensor(inst: Inst, pc: int):
     layouts = layouts_of(inst)
     bits = [prefix is None for _, prefix in form]
     reduction = inst.row.form == "tensor-reduce"
+    # VCGADD/VCGMAX/VCGMIN leave a datablock with no active lane untouched on a2 (the 950 writes the
+    # identity): only when some lane takes no part, and known when the run says which profile.
+    may_leave = op in reductions.GROUPS and (inst.mask is not None)
     whole = bits[0] or reduction  # every element of the destination is written, whatever the mask
     fill = inst.row.form == "tensor-fill"
     reads_dst = inst.row.form in READS_DST
@@ -183,7 +190,8 @@ def bind_tensor(inst: Inst, pc: int):
             scalar = numerics.element_of_bits(m.s[scalar_ref.reg], etype)
         footprint = [("ub", runs + addr // 32) for addr, runs in zip(addrs, relative_runs, strict=True)]
         reads = footprint if reads_dst else footprint[1:]
-        m.submit(Job(pc, lambda: perform(m, addrs, scalar), reads, footprint[:1], iterations=iterations,
+        leaves = may_leave and m.profile["machine"]["isa"] == "a2"
+        m.submit(Job(pc, lambda: perform(m, addrs, scalar, leaves), reads, footprint[:1], iterations=iterations,
                      conflicts=lambda costs: conflicts(costs, addrs)))
         return next_pc
 
@@ -209,11 +217,20 @@ def bind_tensor(inst: Inst, pc: int):
             on = on & (np.arange(first * lanes, (first + chunk) * lanes).reshape(chunk, lanes) < count)
         return on
 
-    def writes(view, target, result, first: int, chunk: int) -> tuple:
+    def kept(first: int, chunk: int) -> np.ndarray:
+        """Which results of a per-datablock reduction are written on a2: those of blocks with an active lane."""
+        return active(first, chunk).reshape(chunk, 8, -1).any(axis=2)
+
+    def writes(view, target, result, first: int, chunk: int, leaves: bool = False) -> tuple:
         """The write of iterations [first, first + chunk) of the result to their elements: the active
         lanes only, and in counter mode the elements before the count (a bit destination: all its
-        bytes, the bits of inactive lanes 0)."""
+        bytes, the bits of inactive lanes 0; a reduction's destination: all its units, but on a2
+        no result of a datablock without an active lane)."""
         if whole:  # (in C order: with dstrep=0 the later iteration's write wins)
+            if leaves:
+                where = kept(first, chunk).reshape(-1)
+                flat = np.arange(target.start, target.stop) if isinstance(target, slice) else target.reshape(-1)
+                return ((view, flat[where], result.reshape(-1)[where]),)
             return ((view, target if isinstance(target, slice) else target.reshape(-1), result.reshape(-1)),)
         if count is not None:
             active_n = max(0, min(chunk * lanes, count - first * lanes))
@@ -244,8 +261,8 @@ def bind_tensor(inst: Inst, pc: int):
             srcs = [source(views, bases, k, first, chunk) for k in range(1, nmem)]
             if reads_dst:
                 srcs.append(source(views, bases, 0, first, chunk))
-            if reduction and (lanes_on is not None or count is not None):  # lanes that take no part add +0
-                srcs[0] = np.where(active(first, chunk), srcs[0], np.zeros(1, dtype=srcs[0].dtype))
+            if reduction:  # and which lanes take part
+                srcs.append(active(first, chunk) if lanes_on is not None or count is not None else None)
         result = kernel(srcs, scalar)  # the run sets np.errstate
         if bits[0]:  # compare results: one bit a lane, 0 for the lanes that take no part
             result = np.packbits(result & active(first, chunk), axis=1, bitorder="little")
@@ -273,7 +290,7 @@ def bind_tensor(inst: Inst, pc: int):
         land(writes(view, target, state.reshape(1, lanes), 0, 1))
         return True
 
-    def perform(m, addrs: list[int], scalar):
+    def perform(m, addrs: list[int], scalar, leaves: bool = False):
         """Read the sources now and return the writes of the results (``emulator.jobs``)."""
         bases = [addr // size for addr, size in zip(addrs, sizes, strict=True)]
         views = [m.view("ub", t) for t in types]
@@ -291,7 +308,7 @@ def bind_tensor(inst: Inst, pc: int):
                 # wins; in counter mode the last may be partial, so the one before it counts too.
                 first = iterations - 1 if count is None else max(0, iterations - 2)
             result, target = compute(views, bases, scalar, first, iterations - first)
-            return writes(views[0], target, result, first, iterations - first)
+            return writes(views[0], target, result, first, iterations - first, leaves)
         # Later iterations read what earlier ones wrote: the passes run in order on a copy of the
         # bytes the operands span, and the destination's elements are written from it.
         lo = min(addrs)
@@ -306,9 +323,9 @@ def bind_tensor(inst: Inst, pc: int):
             for first in range(0, iterations, step):
                 chunk = min(step, iterations - first)
                 result, target = compute(inner, shifted, scalar, first, chunk)
-                land(writes(inner[0], target, result, first, chunk))
+                land(writes(inner[0], target, result, first, chunk, leaves))
         dst_view = inner[0]
-        if layouts[0].contiguous and ((lanes_on is None and count is None) or whole):  # every element written
+        if layouts[0].contiguous and ((lanes_on is None and count is None) or (whole and not leaves)):  # all written
             first, total = shifted[0], iterations * layouts[0].count
             return ((views[0], slice(bases[0], bases[0] + total), dst_view[first:first + total]),)
         # The elements some iteration wrote (the active lanes, before the count), each once: at most
@@ -317,7 +334,7 @@ def bind_tensor(inst: Inst, pc: int):
         for first in range(0, iterations, MAX_CHUNK):
             chunk = min(MAX_CHUNK, iterations - first)
             every = np.ones((chunk, layouts[0].count), dtype=bool)
-            land(writes(written, region(shifted[0], first, chunk, 0), every, first, chunk))
+            land(writes(written, region(shifted[0], first, chunk, 0), every, first, chunk, leaves))
         where = np.flatnonzero(written)
         return ((views[0], where + bases[0] - shifted[0], dst_view[where]),)
 

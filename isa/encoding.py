@@ -11,7 +11,6 @@ from attrs import frozen
 from isa.conversions import ROUND_MODES, pair_problem
 from isa.model import (
     BARRIER_PIPES,
-    CONDITIONS,
     GM_ABS_BITS,
     GM_OFFSET_BITS,
     MASK_EXT_WORDS,
@@ -63,7 +62,7 @@ class Inst:
     keywords: tuple  # one value per ``row.keywords`` entry (None: an absent optional field)
     mask: Mask | None = None
     source: ElementType | None = None  # VCONV.D.S: S (``type`` is D)
-    cond: str | None = None  # VCMP.C.T: C, one of ``CONDITIONS``
+    cond: str | None = None  # VCMP.C.T's C or VREDUCE.O.T's O: one of the row's ``conditions``
 
     def kw(self, name: str):
         for spec, value in zip(self.row.keywords, self.keywords, strict=True):
@@ -168,8 +167,8 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
         return [("type", f"{row.mnemonic} needs two types, VCONV.D.S" if row.source_types
                  else f"{row.mnemonic} takes one type")]
     if bool(row.conditions) != (inst.cond is not None) or (inst.cond is not None and inst.cond not in row.conditions):
-        return [("condition", f"{row.mnemonic} needs a condition: " + ", ".join(row.conditions) if row.conditions
-                 else f"{row.mnemonic} takes no condition")]
+        return [("condition", f"{row.mnemonic} needs a {row.part_word}: " + ", ".join(row.conditions)
+                 if row.conditions else f"{row.mnemonic} takes no condition")]
     if len(inst.operands) != len(row.operands) or len(inst.keywords) != len(row.keywords):
         return [("type", f"{row.mnemonic} takes {len(row.operands)} operands and {len(row.keywords)} fields")]
     if inst.mask is not None and (not row.has_mask or inst.mask.mode == MaskMode.ALL):
@@ -324,7 +323,7 @@ def encode(inst: Inst) -> list[int]:
     if row.source_types:
         bits |= inst.source.code << row.field("source_type").lo
     if row.conditions:
-        bits |= CONDITIONS.index(inst.cond) << row.field("condition").lo
+        bits |= row.conditions.index(inst.cond) << row.field("condition").lo
     for operand, value in zip(row.operands, inst.operands, strict=True):
         bits |= _operand_raw(operand, value) << row.field(operand.name).lo
     for spec, value in zip(row.keywords, inst.keywords, strict=True):
@@ -374,9 +373,9 @@ def decode(words, index: int = 0) -> Inst:
         if source is None or source.name not in row.source_types:
             raise DecodeError(pc, f"{row.mnemonic}: source type code {take('source_type')} not allowed")
     if row.conditions:
-        if take("condition") >= len(CONDITIONS):
-            raise DecodeError(pc, f"{row.mnemonic}: condition code {take('condition')} out of range")
-        cond = CONDITIONS[take("condition")]
+        if take("condition") >= len(row.conditions):
+            raise DecodeError(pc, f"{row.mnemonic}: {row.part_word} code {take('condition')} out of range")
+        cond = row.conditions[take("condition")]
     operands = []
     for operand in row.operands:
         value = _operand_value(operand, take(operand.name))

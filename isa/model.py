@@ -35,6 +35,9 @@ class Kind(enum.Enum):
 PIPES = ("S", "V", "MTE2", "MTE3")
 BARRIER_PIPES = (*PIPES, "ALL")
 CONDITIONS = ("EQ", "NE", "LT", "GT", "LE", "GE")  # VCMP.C.T: src0 C src1
+REDUCTIONS = ("SUM", "MAX", "MIN")  # VREDUCE.O.T
+# The dotted part a row may take between its mnemonic and its type: its letter in the syntax -> its name.
+PARTS = {"C": "condition", "O": "operation"}
 PATTERNS = ("ALL", "ALLF", "VL1", "VL2", "VL3", "VL4", "VL8", "VL16", "VL32", "VL64", "VL128", "M3", "M4", "H", "Q")
 
 # UB operand: 19 bits. Bit 18 clear: bits [0:18) are an absolute byte address (0..0x3FFFF, the
@@ -193,8 +196,15 @@ class Instruction:
     # VCONV.D.S: ``types`` are the destination types D, these the source types S (the pairs that
     # exist are ``isa.conversions.PAIRS``), encoded in a second type field.
     source_types: tuple[str, ...] = ()
-    # VCMP.C.T: the conditions C written between the mnemonic and the type, encoded in a 3-bit field.
+    # VCMP.C.T: the conditions C written between the mnemonic and the type, encoded in a 3-bit field;
+    # VREDUCE.O.T: the operations O, in the same place (``part`` names which: a ``PARTS`` key).
     conditions: tuple[str, ...] = ()
+    part: str = "C"
+
+    @property
+    def part_word(self) -> str:
+        """What the dotted part between mnemonic and type is called in messages."""
+        return PARTS[self.part]
 
     @property
     def typed(self) -> bool:
@@ -215,7 +225,7 @@ class Instruction:
     @property
     def syntax(self) -> str:
         """The assembly syntax, generated for the docs and for diagnostics."""
-        head = self.mnemonic + (".C" if self.conditions else "") + (".D.S" if self.source_types else
+        head = self.mnemonic + (f".{self.part}" if self.conditions else "") + (".D.S" if self.source_types else
                                                                    ".T" if self.typed else "")
         shapes = {
             Kind.VREG: "Vn",

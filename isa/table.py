@@ -13,6 +13,7 @@ from isa.conversions import DESTINATIONS, ROUND_MODES, SOURCES
 from isa.model import (
     CONDITIONS,
     MASK_MODE_BITS,
+    REDUCTIONS,
     WORD_BITS,
     BitField,
     Instruction,
@@ -35,7 +36,7 @@ FUNCTION_SCALAR_FAMILIES = ("mov", "alu")
 
 def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands, keywords=(), *,
          pipe: str, timing: str, family: str, op: str, summary: str, mask: bool = False,
-         source_types: tuple[str, ...] = (), conditions: tuple[str, ...] = ()) -> Instruction:
+         source_types: tuple[str, ...] = (), conditions: tuple[str, ...] = (), part: str = "C") -> Instruction:
     fields = [BitField("opcode", 0, OPCODE_BITS)]
     pos = OPCODE_BITS
     if types:
@@ -61,7 +62,7 @@ def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands
                        keywords=tuple(keywords), pipe=pipe, timing=timing, family=family, op=op, summary=summary,
                        has_mask=mask, fields=tuple(fields), words=words,
                        register=opcode in REGISTER_OPCODES, structure=opcode in FUNCTION_OPCODES,
-                       source_types=tuple(source_types), conditions=tuple(conditions))
+                       source_types=tuple(source_types), conditions=tuple(conditions), part=part)
 
 
 def _ub(name: str) -> Operand:
@@ -415,15 +416,38 @@ REDUCE_FIELDS = (
 )
 
 
+ORDERS = ("vi", "iv", "v", "i")  # VCMAX/VCMIN: what an iteration writes (value, lane index)
+ORDER = Keyword("order", 2, 0, len(ORDERS) - 1, default=0, choices=ORDERS,
+                doc="what each iteration writes: vi value then lane (default), iv lane then value, v the value, "
+                    "i the lane as a u32")
+
+
 def _reductions(rows: list[Instruction]) -> None:
     """Reductions of each iteration (docs/isa.md)."""
-    rows.append(_row("VCADD", "tensor-reduce", 0x95, T.TENSOR_TYPES, (_ub("dst"), _ub("src")), REDUCE_FIELDS,
+    source = (_ub("dst"), _ub("src"))
+    rows.append(_row("VCADD", "tensor-reduce", 0x95, T.TENSOR_TYPES, source, REDUCE_FIELDS,
                      pipe="V", timing="tensor.reduce", family="tensor", op="cadd", mask=True,
                      summary="tensor: each iteration's sum (a pairwise tree, every node rounded to T), one T at "
                              "dst + r * dstrep * size"))
-    rows.append(_row("VCPADD", "tensor-reduce", 0x96, T.TENSOR_FLOAT, (_ub("dst"), _ub("src")), REDUCE_FIELDS,
+    rows.append(_row("VCPADD", "tensor-reduce", 0x96, T.TENSOR_FLOAT, source, REDUCE_FIELDS,
                      pipe="V", timing="tensor.unary", family="tensor", op="cpadd", mask=True,
                      summary="tensor: sums of adjacent pairs, lanes / 2 of them at dst + r * dstrep * 128"))
+    for i, (mn, op, what) in enumerate((("VCMAX", "cmax", "max"), ("VCMIN", "cmin", "min"))):
+        rows.append(_row(mn, "tensor-reduce", 0x97 + i, T.TENSOR_TYPES, source, (*REDUCE_FIELDS, ORDER),
+                         pipe="V", timing="tensor.unary", family="tensor", op=op, mask=True,
+                         summary=f"tensor: each iteration's {what} and its lane (the lowest on ties, the first NaN), "
+                                 "as order= says, at dst + r * dstrep * unit"))
+    for i, (mn, op, what) in enumerate((("VCGADD", "cgadd", "sum"), ("VCGMAX", "cgmax", "max"),
+                                        ("VCGMIN", "cgmin", "min"))):
+        rows.append(_row(mn, "tensor-reduce", 0x99 + i, T.TENSOR_FLOAT, source, REDUCE_FIELDS,
+                         pipe="V", timing="tensor.unary", family="tensor", op=op, mask=True,
+                         summary=f"tensor: the {what} of each datablock, 8 results an iteration at "
+                                 "dst + r * dstrep * 8 * size (a block with no active lane: a2 leaves it, 950 "
+                                 "writes the identity)"))
+    rows.append(_row("VREDUCE", "reg-reduce", 0xB8, T.TENSOR_TYPES, (_v("vd"), _v("va"), _p("pm")), pipe="V",
+                     timing="reg.reduce", family="vreduce", op="reduce", conditions=REDUCTIONS, part="O",
+                     summary="register: the sum, max or min of Pm's lanes of Va in lane 0 of Vd (and for MAX/MIN "
+                             "its lane index in lane 1; s16/u16 SUM: a 32-bit sum in bytes 0..3); the rest zero"))
 
 
 TABLE: tuple[Instruction, ...] = _build()

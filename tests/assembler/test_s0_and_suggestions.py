@@ -79,8 +79,7 @@ def _unknown(mnemonic: str) -> str:
 
 
 @pytest.mark.parametrize(("mnemonic", "what"), [
-    ("VCMAX", "reduction"), ("VCMIN", "reduction"), ("VCGADD", "per-datablock reduction"),
-    ("VREDUCE", "register reduction"), ("SYNCALL", "barrier between cores"),
+    ("SYNCALL", "barrier between cores"),
 ])
 def test_an_operation_vcore_lacks_is_said_plainly(mnemonic, what):
     message = _unknown(mnemonic)
@@ -94,7 +93,7 @@ def test_vcast_names_the_mnemonic_it_will_have():
 
 @pytest.mark.parametrize(("name", "meant"), [
     ("DIV", "VDIV"), ("VCAST", "VCONV.D.S"), ("CAST", "VCONV.D.S"), ("COMPARE", "VCMP.C"), ("VCMPV", "VCMP.C"),
-    ("SELECT", "VSEL"), ("DUPLICATE", "VDUP"),
+    ("SELECT", "VSEL"), ("DUPLICATE", "VDUP"), ("REDUCESUM", "VCADD"),
 ])
 def test_a_name_for_an_instruction_vcore_has_now_points_to_it(name, meant):
     assert _unknown(name).endswith(f"did you mean {meant}?")
@@ -112,3 +111,11 @@ def test_a_typo_still_gets_its_instruction(typo, meant):
 def test_no_look_alike_of_another_kind(word):
     message = _unknown(word)
     assert "did you mean" not in message and "no such instruction" in message, message
+
+
+def test_vreduce_without_its_operation_says_how_it_is_written():
+    with pytest.raises(AsmError) as info:
+        assemble("VF.BEGIN\n    VREDUCE.f32 V0, V1, P0\n    VREDUCE.AVG.f32 V0, V1, P0\nVF.END\n", "t.asm")
+    found = [(d.location.line, d.location.col, d.message) for d in info.value.diagnostics]
+    assert found == [(2, 13, "VREDUCE is written VREDUCE.O.T, O one of SUM, MAX, MIN (e.g. VREDUCE.MIN.f16)"),
+                     (3, 13, "unknown operation '.avg': VREDUCE takes SUM, MAX, MIN")], found

@@ -68,6 +68,7 @@ REGISTER_LINES = {
     ("VAXPY", "reg-axpy"): "VAXPY.f32 V0, V1, 2.0, P0",
     ("VMLA", "reg-fma"): "VMLA.f16 V0, V1, V2, P0",
     ("VMADD", "reg-fma"): "VMADD.bf16 V0, V1, V2, P0",
+    ("VREDUCE", "reg-reduce"): "VREDUCE.MAX.s16 V0, V1, P0",
 }
 
 

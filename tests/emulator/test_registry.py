@@ -73,6 +73,7 @@ VCMP.LT.f32 P1, V0, V1, P0
 VSEL.f32 V0, V1, V2, P0
 PNOT P0, P1
 VMLA.f32 V0, V1, V2, P0
+VREDUCE.SUM.f16 V0, V1, P0
 VF.END
 VCONV.s32.f16 [0], [256], round=floor, srcrep=4
 VCMPS.EQ.f16 [0], [256], 1.0

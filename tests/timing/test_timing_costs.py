@@ -333,3 +333,49 @@ def test_register_instructions_by_hand():
     assert row(rep, "VF.BEGIN")["cycles"] == 34  # its whole run, from reaching V
     assert [row(rep, t)["cycles"] for t in ("VLD.f32 V0", "VLD.f32 V1", "PSET", "VADD", "VST")] == [9, 9, 1, 7, 9]
     assert rep["stalls"]["dependency"] == 0  # waits inside a function overlap other work: not stalls of V
+
+
+def test_register_reductions_issue_alone_and_take_their_latency():
+    """950: VREDUCE is single-issue (register.reduce_single_issue) with reduce_latency SUM 22, MAX 16,
+    MIN 16; VADD is dual-issue, alu_latency 7. All read V0 (zero at launch: no load to wait for)."""
+    from timing_support import slices
+
+    text = """\
+    VF.BEGIN
+    PSET.b16 P0, ALL
+    VREDUCE.SUM.f16 V1, V0, P0
+    VREDUCE.MAX.f16 V2, V0, P0
+    VADD.f16 V3, V0, V0, P0
+    VADD.f16 V4, V0, V0, P0
+    VREDUCE.MIN.f16 V5, V0, P0
+    VADD.f16 V6, V0, V0, P0
+    VF.END
+    HALT
+"""
+    m, r, rep = run(text, "950", trace=True)
+    assert r.fault is None and rep["races"] == []
+    # VF.BEGIN reaches V at 0; its first instruction issues at 0 + 8 = 8.
+    # PSET issues at 8 (mask latency 1): P0 ready at 9.
+    # VREDUCE.SUM waits for P0: issues alone at 9 (22: until 31). VREDUCE.MAX: the cycle 9 is taken
+    # whole, so 10 (16: 26). VADD, VADD: 11, both (a pair shares a cycle): 18 each.
+    # VREDUCE.MIN: 11 has two instructions, so 12 (16: 28). The last VADD: 13 (20); with no
+    # single-issue rule it would have shared 9 with the SUM.
+    assert slices(m, "PSET") == [("V", 8, 9)]
+    assert slices(m, "VREDUCE.SUM") == [("V", 9, 31)]
+    assert slices(m, "VREDUCE.MAX") == [("V", 10, 26)]
+    assert [s[1:] for s in slices(m, "VADD")] == [(11, 18), (11, 18), (13, 20)]
+    assert slices(m, "VREDUCE.MIN") == [("V", 12, 28)]
+    assert r.total_cycles == 31
+
+
+@pytest.mark.parametrize(("text", "per_repeat"), [
+    ("VCMAX.f16 [0x8000], [0x0]", 7), ("VCMIN.f32 [0x8000], [0x0], order=v", 7),  # msKPP: 7 a repeat
+    ("VCGADD.f16 [0x8000], [0x0]", 7), ("VCGMAX.f32 [0x8000], [0x0]", 1),       # msKPP: fp16 7, fp32 1
+    ("VCPADD.f16 [0x8000], [0x0]", 1),                                           # msKPP: 1
+])
+def test_a2_reductions_cost_the_measured_cycles_a_repeat(text, per_repeat):
+    # a2: 128 / 18.286 = 64 / 9.143 = 6.9999 (the documented 128/7 and 64/7 elements a cycle), so
+    # n repeats take ceil(6.9999 n) = 7n cycles up to n = 255, plus tensor.startup 1.
+    for n in (1, 2, 255):
+        e = tensor_row("a2", f"{text}, repeat={n}")
+        assert (e["cycles"], e["bank_conflict_cycles"]) == (per_repeat * n + 1, 0), (n, e)
