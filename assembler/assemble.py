@@ -9,12 +9,14 @@ import difflib
 import math
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import attrs
 
 from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location
 from assembler.lexer import strip_comment, tokenize
 from assembler.parser import parse_line
+from assembler.preprocess import Expander
 from assembler.suggest import unknown_mnemonic
 from assembler.syntax import Binary, Bits, Directive, Field, Group, Mem, Name, Num, Reg, Statement, Unary
 from isa import MNEMONICS, TYPES, Inst, Instruction, Kind, Mask, MaskMode, RegOrImm, encode, problems
@@ -28,6 +30,7 @@ REGISTER_NAME = re.compile(r"[VvPpSs][0-9]+$")
 WIDE_MOV = next(row for row in MNEMONICS["MOV"] if row.form == "scalar-mov-wide")
 DATA_DIRECTIVES = {"ub": ("ub", "list"), "gm": ("gm", "list"), "ubfill": ("ub", "fill"), "gmfill": ("gm", "fill")}
 DIRECTIVES = ("equ", *DATA_DIRECTIVES)
+EXPANSION_DIRECTIVES = ("include", "macro", "endm", "rept", "endr")  # handled by assembler.preprocess
 MAX_SHIFT = 127
 MAX_MAGNITUDE = 1 << 128  # expressions stay far inside this, and no input can make a huge integer
 U32_MAX = (1 << 32) - 1
@@ -78,6 +81,9 @@ def _apply(op: str, a: int, b: int) -> int:
     return a >> b
 
 
+_MNEMONICS = frozenset(m.upper() for m in MNEMONICS)
+
+
 def all_mnemonics() -> list[str]:
     return sorted(MNEMONICS)
 
@@ -107,11 +113,28 @@ def _shape_fits(kind: Kind, node) -> bool:
     return not isinstance(node, (Reg, Mem, Group))
 
 
+def _read_text(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8-sig")
+
+
 class _Assembler:
-    def __init__(self, text: str, filename: str) -> None:
+    def __init__(self, text: str, filename: str, defines: dict[str, int] | None = None, read=_read_text) -> None:
         self.filename = filename
-        # Only \n ends a line (a form feed or U+2028 inside a comment must not shift line numbers).
-        self.lines = [line.removesuffix("\r") for line in text.split("\n")]
+        self.text = text
+        self.defines = dict(defines or {})
+        # Each file's lines (only \n ends a line: a form feed or U+2028 inside a comment must not
+        # shift line numbers), and each expanded line's text by its place (a macro's body after
+        # its arguments went in): what a diagnostic quotes.
+        self.files: dict[str, list[str]] = {filename: [line.removesuffix("\r") for line in text.split("\n")]}
+        self.expanded: dict[tuple, str] = {}
+
+        def reading(path: str) -> str:
+            found = read(path)
+            self.files[path] = [line.removesuffix("\r") for line in found.split("\n")]
+            return found
+
+        self.expander = Expander(reading, self._rept_count, lambda name: name.upper() in _MNEMONICS)
+        self.constants_only = False  # evaluating a .rept count: labels are not known yet
         self.diagnostics: list[Diagnostic] = []
         self.warnings: list[Diagnostic] = []
         self.labels: dict[str, tuple[int, Location]] = {}
@@ -124,9 +147,29 @@ class _Assembler:
     def error(self, location: Location, message: str, severity: str = "error") -> None:
         if not message:
             return
-        source = self.lines[location.line - 1] if 0 < location.line <= len(self.lines) else ""
+        source = self.source_of(location)
         found = Diagnostic(location, message, source.rstrip("\n"), severity)
         (self.warnings if severity == "warning" else self.diagnostics).append(found)
+
+    def source_of(self, location: Location) -> str:
+        """The text of the line a location is in, as expanded."""
+        found = self.expanded.get((location.file, location.line, location.via))
+        if found is not None:
+            return found
+        lines = self.files.get(location.file, ())
+        return lines[location.line - 1] if 0 < location.line <= len(lines) else ""
+
+    def _rept_count(self, item, location: Location) -> int:
+        """A .rept count: an expression of constants (.equ above it, -D), evaluated where it stands."""
+        line = parse_line(tokenize(item.text, item.file, item.line, item.via), item.line)
+        args = line.statement.args if isinstance(line.statement, Directive) else ()
+        if len(args) != 1:
+            raise LocatedError(location, ".rept is written .rept COUNT")
+        self.constants_only = True
+        try:
+            return self.eval_int(args[0])
+        finally:
+            self.constants_only = False
 
     def warn_s0_written(self, row: Instruction, stmt: Statement, inst: Inst, given: dict[str, Field]) -> None:
         """S0 reads as 0 and ignores writes: a destination S0 (or a post= base S0) is almost surely a
@@ -150,10 +193,17 @@ class _Assembler:
         if previous is not None:
             self.error(location, f"duplicate {what} '{name}' (first defined at line {previous[1].line})")
             return False
+        if what == "label" and name in self.defines:
+            self.error(location, f"'{name}' is defined with -D, so a label cannot be called that")
+            return False
         return True
 
     def value_of(self, name: str, location: Location) -> int:
+        if name in self.defines:  # -D wins over a .equ of the same name
+            return self.defines[name]
         if name in self.labels:
+            if self.constants_only:
+                raise LocatedError(location, f"'{name}' is a label: a .rept count must be a constant (.equ or -D)")
             return self.labels[name][0]
         if name in self.equ_values:
             return self.equ_values[name]
@@ -169,8 +219,9 @@ class _Assembler:
                 self.evaluating.discard(name)
             self.equ_values[name] = value
             return value
-        known = list(self.labels) + list(self.equs)
-        raise LocatedError(location, f"undefined symbol '{name}'{_suggest(name, known)}")
+        known = list(self.labels) + list(self.equs) + list(self.defines)
+        later = " (a .rept count may use only constants defined above it)" if self.constants_only else ""
+        raise LocatedError(location, f"undefined symbol '{name}'{_suggest(name, known)}{later}")
 
     def _equ_order(self) -> list[str]:
         """The constants in an order where those a constant uses come before it (a depth-first
@@ -463,14 +514,15 @@ class _Assembler:
         parsed = []
         label_slots: list[tuple[str, int]] = []  # each label and the statement it stands before
         pc = 0
-        for lineno, text in enumerate(self.lines, start=1):
+        for item in self.expander.expand(self.text, self.filename):
+            self.expanded[(item.file, item.line, item.via)] = item.shown or item.text
             try:
-                line = parse_line(tokenize(text, self.filename, lineno), lineno)
+                line = parse_line(tokenize(item.text, item.file, item.line, item.via), item.line)
             except LocatedError as err:
                 self.error(err.location, err.message)
                 continue
             except RecursionError:
-                self.error(Location(self.filename, lineno, 1, 1), TOO_DEEP)
+                self.error(Location(item.file, item.line, 1, 1, item.via), TOO_DEEP)
                 continue
             for label in line.labels:
                 if self.define(label.text, label.location, "label"):
@@ -480,6 +532,8 @@ class _Assembler:
             if isinstance(stmt, Directive):
                 if stmt.name == "equ":
                     self.pass1_equ(stmt)
+                elif stmt.name in EXPANSION_DIRECTIVES:
+                    self.error(stmt.loc, f".{stmt.name} stands alone on its line (no label before it)")
                 elif stmt.name not in DIRECTIVES:
                     self.error(stmt.loc, f"unknown directive '.{stmt.name}'"
                                          + _suggest(stmt.name, DIRECTIVES).replace("mean ", "mean ."))
@@ -493,6 +547,8 @@ class _Assembler:
                     continue
                 parsed.append((stmt, row, pc))
                 pc += self.size_of(row, stmt)
+        for err in self.expander.errors:
+            self.error(err.location, err.message)
         while self._widen_movs(parsed, label_slots):
             pass
         for name in self._equ_order():
@@ -517,8 +573,8 @@ class _Assembler:
             try:
                 if row is None:
                     data.append(self.data_record(stmt))
-                    code = strip_comment(self.lines[stmt.loc.line - 1])[stmt.loc.col - 1:]
-                    data_source.append((stmt.loc.line, stmt.loc.col, code.strip()))
+                    code = strip_comment(self.source_of(stmt.loc))[stmt.loc.col - 1:]
+                    data_source.append((_program_line(stmt.loc), stmt.loc.col, code.strip()))
                     continue
                 inst = self.instruction(row, stmt)
             except LocatedError as err:
@@ -531,12 +587,12 @@ class _Assembler:
             self.check_in_function(inst, stmt, functions)
             words += encode(inst)
             # The statement as written, without its label or comment: reports and faults quote it.
-            code = strip_comment(self.lines[stmt.line - 1])[stmt.mnemonic_loc.col - 1:]
-            source[at] = SourceLine(stmt.line, code.strip(), stmt.mnemonic_loc.col)
+            code = strip_comment(self.source_of(stmt.mnemonic_loc))[stmt.mnemonic_loc.col - 1:]
+            source[at] = SourceLine(_program_line(stmt.mnemonic_loc), code.strip(), stmt.mnemonic_loc.col)
         if self.diagnostics:
             raise AsmError(self.diagnostics)
         labels = {name: pc for name, (pc, _) in self.labels.items()}
-        warnings = tuple(sorted(self.warnings, key=lambda d: (d.location.line, d.location.col)))
+        warnings = AsmError(self.warnings).diagnostics
         return Program(tuple(words), tuple(data), source, self.filename, labels, tuple(data_source), warnings)
 
     def _widen_movs(self, parsed: list, label_slots: list) -> bool:
@@ -604,6 +660,38 @@ def _names_in(node) -> list[str]:
 TOO_DEEP = "expression nested too deeply, or a chain of constants too long, for the assembler"
 
 
-def assemble(text: str, filename: str = "<input>") -> Program:
-    """Assemble source text; raises ``AsmError`` with every diagnostic."""
-    return _Assembler(text, filename).run()
+def parse_define(text: str) -> tuple[str, int]:
+    """``NAME=VALUE`` of ``-D``: VALUE is a constant expression (4096, 0x1000, 64 * 4, -1). Raises
+    ValueError with the reason."""
+    name, eq, value = text.partition("=")
+    name = name.strip()
+    if not eq or not value.strip():
+        raise ValueError(f"-D {text}: write -D NAME=VALUE")
+    if not re.fullmatch(r"[A-Za-z_.$][\w.$]*", name):
+        raise ValueError(f"-D {text}: '{name}' is not a name")
+    if REGISTER_NAME.match(name):
+        raise ValueError(f"-D {text}: '{name}' is a register name")
+    if name.upper() in _MNEMONICS:
+        raise ValueError(f"-D {text}: '{name}' is an instruction")
+    evaluator = _Assembler("", "-D")
+    try:
+        tokens = tokenize(value, "-D", 1)
+        line = parse_line(tokenize(".equ X, " + value, "-D", 1), 1) if tokens else None
+        args = line.statement.args if line is not None and isinstance(line.statement, Directive) else ()
+        if len(args) != 2:
+            raise ValueError(f"-D {text}: '{value}' is not a constant expression")
+        evaluator.constants_only = True
+        return name, evaluator.eval_int(args[1])
+    except LocatedError as err:
+        raise ValueError(f"-D {text}: {err.message}") from None
+
+
+def _program_line(location: Location) -> int:
+    """The line of the program (not of a macro body or an included file) a statement came from."""
+    return location.via[-1].line if location.via else location.line
+
+
+def assemble(text: str, filename: str = "<input>", defines: dict[str, int] | None = None, read=_read_text) -> Program:
+    """Assemble source text; raises ``AsmError`` with every diagnostic. ``defines`` are -D
+    constants (they win over a .equ of the same name); ``read(path)`` reads an included file."""
+    return _Assembler(text, filename, defines, read).run()

@@ -46,7 +46,7 @@ def strip_comment(line: str) -> str:
     return line[:cut]
 
 
-def tokenize(line: str, file: str, lineno: int) -> list[Token]:
+def tokenize(line: str, file: str, lineno: int, via: tuple = ()) -> list[Token]:
     """Tokens of one source line, ending with an ``end`` token placed after the last character."""
     code = strip_comment(line)
     tokens: list[Token] = []
@@ -54,15 +54,15 @@ def tokenize(line: str, file: str, lineno: int) -> list[Token]:
     while pos < len(code):
         m = _TOKEN.match(code, pos)
         if m is None:
-            raise LocatedError(Location(file, lineno, pos + 1), f"unexpected character {code[pos]!r}")
+            raise LocatedError(Location(file, lineno, pos + 1, 1, via), f"unexpected character {code[pos]!r}")
         kind = m.lastgroup
         if kind == "int" and m.end() < len(code) and (code[m.end()].isalnum() or code[m.end()] == "_"):
             end = m.end()
             while end < len(code) and (code[end].isalnum() or code[end] == "_"):
                 end += 1
-            raise LocatedError(Location(file, lineno, pos + 1, end - pos), f"malformed number {code[pos:end]!r}")
+            raise LocatedError(Location(file, lineno, pos + 1, end - pos, via), f"malformed number {code[pos:end]!r}")
         if kind != "ws":
-            tokens.append(Token(kind, m.group(), Location(file, lineno, pos + 1, m.end() - pos)))
+            tokens.append(Token(kind, m.group(), Location(file, lineno, pos + 1, m.end() - pos, via)))
         pos = m.end()
-    tokens.append(Token("end", "", Location(file, lineno, len(code.rstrip()) + 1)))
+    tokens.append(Token("end", "", Location(file, lineno, len(code.rstrip()) + 1, 1, via)))
     return tokens

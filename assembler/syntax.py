@@ -11,7 +11,7 @@ from assembler.lexer import Token
 def span(first: Location, last: Location) -> Location:
     if first.line != last.line:
         return first
-    return Location(first.file, first.line, first.col, max(1, last.col + last.length - first.col))
+    return Location(first.file, first.line, first.col, max(1, last.col + last.length - first.col), first.via)
 
 
 @frozen

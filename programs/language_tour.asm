@@ -18,6 +18,12 @@ loop:                           ; a label
     SETFLAG MTE2, V, 0          ; order the V pipe after the DMA...
     WAITFLAG MTE2, V, 0         ; ...before it reads what the DMA wrote
     VADDS.u16 [0x3100], [0x3000], 100, mask=2
+.macro BUMP reg, by             ; a macro: \reg and \by are its parameters
+    ADD \reg, \reg, \by
+.endm
+.rept 3                         ; the lines up to .endr, 3 times (vcore run -D sets constants too)
+    BUMP S5, N                  ; a use of the macro: ADD S5, S5, N
+.endr
     MOV S3, OUT
     MOV S4, 0x4000
     VF.BEGIN                    ; a vector function (950): register instructions run only in one
@@ -40,3 +46,4 @@ loop:                           ; a label
 ; EXPECT S2 = 0x1200
 ; EXPECT S3 = 0x1000
 ; EXPECT S4 = 0x4000
+; EXPECT S5 = 192

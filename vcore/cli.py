@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from assembler import AsmError, disassemble, listing
+from assembler import AsmError, disassemble, listing, parse_define
 from emulator import Fault, Machine, ProfileError, ProgramError, load_profile
 from emulator.faults import check_range
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
@@ -49,6 +49,28 @@ class _Int(click.ParamType):
 INT = _Int()
 
 
+class _Define(click.ParamType):
+    """``-D NAME=VALUE``: a constant for the assembler (it wins over a .equ of the same name)."""
+
+    name = "NAME=VALUE"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        try:
+            return parse_define(str(value))
+        except ValueError as err:
+            self.fail(str(err), param, ctx)
+
+
+DEFINE = _Define()
+_DEFINE_HELP = "define a constant NAME (an expression); wins over a .equ NAME in the program (repeatable)"
+
+
+def define_option(command):
+    return click.option("-D", "defines", type=DEFINE, multiple=True, metavar="NAME=VALUE", help=_DEFINE_HELP)(command)
+
+
 def _fail(message: str, status: int = 2):
     click.echo(message, err=True)
     sys.exit(status)
@@ -60,9 +82,9 @@ def _fail_loading(err: Fault, path: str):
     _fail(str(err) if err.where else f"{path}: error: {err}", 1)
 
 
-def _read(path: str):
+def _read(path: str, defines=()):
     try:
-        program = read_program_file(path)
+        program = read_program_file(path, dict(defines))
     except (AsmError, LoadError) as err:
         _fail(str(err))
     for warning in program.warnings:  # the assembler's: the program is valid, but likely not what was meant
@@ -87,9 +109,10 @@ def main() -> None:
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="output .vbin (default: SOURCE with .vbin)")
 @click.option("--listing", "show_listing", is_flag=True, help="print address, words and source line")
-def asm_command(source: str, output: str | None, show_listing: bool) -> None:
+@define_option
+def asm_command(source: str, output: str | None, show_listing: bool, defines) -> None:
     """Assemble SOURCE into a .vbin file."""
-    program = _read(source)
+    program = _read(source, defines)
     if program.source is None:
         _fail(f"{source}: error: already a vcore binary, not assembly text")
     _write(output or str(Path(source).with_suffix(".vbin")), to_bytes(program))
@@ -150,15 +173,16 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
 @click.option("--max-cycles", type=click.IntRange(min=1), default=None, help="fault past this many cycles")
 @click.option("--strict", is_flag=True, help="a race is a fault, not a warning")
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="write a Chrome trace (Perfetto)")
+@define_option
 def run_command(program_path, profile_name, loads, dumps, report_format, report_file, gm_size,
-                max_instructions, max_cycles, strict, trace_file) -> None:
+                max_instructions, max_cycles, strict, trace_file, defines) -> None:
     """Run a program and print its report."""
     profile, load_specs, load_data = _run_inputs(profile_name, gm_size, loads)
     try:
         dump_specs = [parse_dump(s) for s in dumps]
     except SpecError as err:
         _fail(f"vcore: error: {err}")
-    program = _read(program_path)
+    program = _read(program_path, defines)
     try:
         machine = Machine(program, profile, gm_size)
     except ProgramError as err:
@@ -221,10 +245,11 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
 @click.option("--profile", "profile_name", default="950", show_default=True, help="950, a2, or FILE.toml")
 @click.option("--load", "loads", multiple=True, metavar="SPACE:ADDR[:TYPE]=FILE", help=_LOAD_HELP)
 @click.option("--gm-size", type=INT, default=DEFAULT_GM_SIZE, show_default=True, help="bytes of GM")
-def debug_command(program_path, profile_name, loads, gm_size) -> None:
+@define_option
+def debug_command(program_path, profile_name, loads, gm_size, defines) -> None:
     """Step through a program: commands on stdin (help lists them)."""
     profile, load_specs, load_data = _run_inputs(profile_name, gm_size, loads)
-    program = _read(program_path)
+    program = _read(program_path, defines)
     try:
         debugger = Debugger(program, profile, gm_size, [(s.space, s.addr, d) for s, d in zip(load_specs, load_data,
                                                                                            strict=True)])

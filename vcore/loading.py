@@ -15,9 +15,13 @@ class LoadError(Exception):
     """A program file that cannot be read or decoded; the message names the file."""
 
 
-def load_program(data: bytes | str, filename: str = "<input>") -> Program:
-    """A program from ``.vbin`` bytes or assembly text; raises AsmError or LoadError."""
+def load_program(data: bytes | str, filename: str = "<input>", defines: dict[str, int] | None = None) -> Program:
+    """A program from ``.vbin`` bytes or assembly text (``defines``: -D constants); raises AsmError
+    or LoadError."""
     if isinstance(data, bytes) and data.startswith(MAGIC):
+        if defines:
+            raise LoadError(f"{filename}: error: -D applies to assembly source; this is a vcore binary, "
+                            "already assembled")
         try:
             program = from_bytes(data, filename)
             decode_program(program.words)
@@ -32,15 +36,15 @@ def load_program(data: bytes | str, filename: str = "<input>") -> Program:
         except UnicodeDecodeError as err:
             raise LoadError(f"{filename}: error: neither a vcore binary nor UTF-8 assembly text ({err.reason} "
                             f"at byte {err.start})") from None
-    return assemble(data, filename)
+    return assemble(data, filename, defines)
 
 
-def read_program_file(path: str | os.PathLike) -> Program:
+def read_program_file(path: str | os.PathLike, defines: dict[str, int] | None = None) -> Program:
     try:
         blob = Path(path).read_bytes()
     except OSError as err:
         raise LoadError(f"{path}: error: cannot read: {err.strerror or err}") from None
-    return load_program(blob, str(path))
+    return load_program(blob, str(path), defines)
 
 
 def write_atomic(path: str | os.PathLike, data: bytes | str) -> None:

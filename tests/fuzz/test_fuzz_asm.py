@@ -40,7 +40,8 @@ FILE = "soup.asm"
 MNEMONICS = sorted(isa.MNEMONICS)
 TYPE_NAMES = sorted(isa.TYPES)
 KEYWORDS = sorted({kw.name for row in isa.TABLE for kw in row.keywords} | {"mask", "count"})
-DIRECTIVES = ["equ", "ub", "gm", "ubfill", "gmfill", "EQU", "Ub", "text", "", "u b"]
+DIRECTIVES = ["equ", "ub", "gm", "ubfill", "gmfill", "EQU", "Ub", "text", "", "u b", "macro", "endm", "rept",
+              "endr", "include", "MACRO", "Rept"]
 LABELS = ["loop", "end", "L1", "top", "_x", "a" * 40, "S1", "V0", "gm", "bits", "inf", "nan", "ALL", "MTE2"]
 PIPES = [*isa.BARRIER_PIPES, "mte2", "v", "all", "MTE4"]
 PATTERNS = [*isa.PATTERNS, "vl8", "VL0", "VL256", "M5"]
@@ -242,7 +243,19 @@ def _stress(draw) -> str:
     """Structures whose size, not content, is the hazard: nesting, chains, many operands."""
     n = draw(st.one_of(st.integers(1, 64), st.integers(1, 6000)))
     kind = draw(st.sampled_from(["parens", "unary", "sum", "product", "shift", "equ-chain", "equ-chain-back",
-                                 "operands", "fields", "mask-group", "labels", "brackets", "bits"]))
+                                 "operands", "fields", "mask-group", "labels", "brackets", "bits", "macro-chain",
+                                 "macro-self", "rept-nest", "rept-unclosed"]))
+    if kind == "macro-chain":  # each macro uses the one before: nested n deep (refused past 64)
+        lines = [".macro M0 a\n    ADD S1, S1, \\a\n.endm"]
+        lines += [f".macro M{i} a\n    M{i - 1} \\a\n.endm" for i in range(1, n)]
+        return "\n".join(lines) + f"\n    M{n - 1} 1\nHALT\n"
+    if kind == "macro-self":
+        return ".macro M\n" + "    M\n" * min(n, 4) + ".endm\n    M\n"
+    if kind == "rept-nest":  # 2^depth lines (a .rept past the expansion limit: test_macros_includes_defines)
+        depth = min(n, 11)
+        return ".rept 2\n" * depth + "    NOP\n" + ".endr\n" * depth + "HALT\n"
+    if kind == "rept-unclosed":
+        return ".rept 2\n" * n + "    NOP\n"
     if kind == "parens":
         body = "(" * n + "1" + ")" * draw(st.sampled_from([n, n - 1, n + 1]))
         return f"MOV S1, {body}\n"
