@@ -9,6 +9,14 @@ Lines of a program (comments, so the program still assembles):
     ; EXPECT-RACE RAW                               the run must report a race of this kind (any race
                                                     not declared so fails the program)
     ; PROFILE a2                                    run with this profile (default 950)
+    ; DEFINE TILE=64                                a -D constant for the assembler (repeatable)
+    ; LOAD gm:0x0 = x.npy                           copy a file (relative to the program) into
+                                                    memory before the run (--load's SPACE:ADDR[:TYPE])
+    ; RUN --profile a2 --strict                     run options (--profile, --strict, --max-instructions)
+    ; EXPECT gm:0x1000:f32:4096 ~= golden.npy rtol=1e-4 atol=1e-5
+                                                    memory against a .npy array within a tolerance
+                                                    (|got - want| <= atol + rtol * |want|; NaN = NaN);
+                                                    a failure names the worst element
 
 Point it at folders with ``pytest --vcore-programs DIR`` (repeatable) or the ini option
 ``vcore_programs``. Float expectations are rounded to the element type first and compared bit for
@@ -18,6 +26,7 @@ bit (``nan`` matches any NaN), unless ``within N ulp`` is given.
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +37,11 @@ _EXPECT = re.compile(r"^\s*(?:;|//)\s*EXPECT\s+(?P<what>\S+)\s*=\s*(?P<values>.*
 _FAULT = re.compile(r"^\s*(?:;|//)\s*EXPECT-FAULT\s+(?P<text>.+?)\s*$", re.IGNORECASE)
 _RACE = re.compile(r"^\s*(?:;|//)\s*EXPECT-RACE\s+(?P<kind>RAW|WAR|WAW)\s*$", re.IGNORECASE)
 _PROFILE = re.compile(r"^\s*(?:;|//)\s*PROFILE\s+(?P<name>\S+)\s*$", re.IGNORECASE)
+_DEFINE = re.compile(r"^\s*(?:;|//)\s*DEFINE\s+(?P<define>\S.*?)\s*$", re.IGNORECASE)
+_LOAD = re.compile(r"^\s*(?:;|//)\s*LOAD\s+(?P<target>\S+?)\s*=\s*(?P<file>\S+)\s*$", re.IGNORECASE)
+_RUN = re.compile(r"^\s*(?:;|//)\s*RUN\s+(?P<options>.*?)\s*$", re.IGNORECASE)
+_CLOSE = re.compile(r"^\s*(?:;|//)\s*EXPECT\s+(?P<what>\S+)\s*~=\s*(?P<file>\S+)(?P<tolerances>(?:\s+\w+=\S+)*)\s*$",
+                    re.IGNORECASE)
 
 
 def pytest_addoption(parser) -> None:
@@ -70,30 +84,56 @@ def _ulps(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
 
 class ProgramItem(pytest.Item):
     def runtest(self) -> None:
-        from emulator import Machine, ProgramError
+        from assembler import AsmError, parse_define
+        from emulator import Fault, Machine, ProgramError
         from isa import TYPES
         from isa.values import dtype_of, float_bits
         from vcore.loading import read_program_file
-        from vcore.specs import parse_dump
+        from vcore.specs import SpecError, parse_dump, parse_load, read_load
 
         text = self.path.read_text()
         expects, faults, races, profile = [], [], set(), "950"
+        defines, loads, close, strict, max_instructions = {}, [], [], False, None
         for lineno, line in enumerate(text.splitlines(), start=1):
+            where = f"{self.path}:{lineno}"
             if m := _FAULT.match(line):
                 faults.append(m.group("text"))
+            elif m := _CLOSE.match(line):
+                close.append((where, m.group("what"), m.group("file"), _tolerances(where, m.group("tolerances"))))
+            elif m := _DEFINE.match(line):
+                try:
+                    name, value = parse_define(m.group("define"))
+                except ValueError as err:
+                    raise ProgramFailure(f"{where}: {err}") from None
+                defines[name] = value
+            elif m := _LOAD.match(line):
+                loads.append((where, m.group("target"), m.group("file")))
+            elif m := _RUN.match(line):
+                profile, strict, max_instructions = _run_options(where, m.group("options"), profile, strict,
+                                                                 max_instructions)
             elif m := _EXPECT.match(line):
                 expects.append((lineno, m.group("what"), m.group("values").split(), m.group("ulp")))
             elif m := _RACE.match(line):
                 races.add(m.group("kind").upper())
             elif m := _PROFILE.match(line):
                 profile = m.group("name")
-        if not expects and not faults:
+        if not expects and not faults and not close:
             raise ProgramFailure(f"{self.path}: no EXPECT lines")
         try:
-            machine = Machine(read_program_file(self.path), profile)
+            machine = Machine(read_program_file(self.path, defines), profile)
         except ProgramError as err:  # e.g. register instructions on a2: refused before the run
             raise ProgramFailure(str(err)) from None
-        result = machine.run()
+        except AsmError as err:
+            raise ProgramFailure(str(err)) from None
+        for where, target, file in loads:
+            try:
+                spec = parse_load(f"{target}={self.path.parent / file}")
+                data, _ = read_load(spec)
+                machine.write(spec.space, spec.addr, data)
+            except (SpecError, Fault) as err:
+                raise ProgramFailure(f"{where}: LOAD {target} = {file}: {err}") from None
+        result = machine.run(strict=strict) if max_instructions is None else machine.run(
+            strict=strict, max_instructions=max_instructions)
         if faults:
             if result.fault is None:
                 raise ProgramFailure(f"{self.path}: expected a fault containing {faults[0]!r}, the run ended cleanly")
@@ -136,6 +176,8 @@ class ProgramItem(pytest.Item):
                 i = int(np.flatnonzero(bad)[0])
                 raise ProgramFailure(f"{where}: element {i} of {what} is {got[i]}, expected {values[i]} "
                                      f"({int(bad.sum())} of {spec.count} differ)")
+        for where, what, file, (rtol, atol) in close:
+            _check_close(machine, where, what, self.path.parent / file, rtol, atol)
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, ProgramFailure):
@@ -148,3 +190,66 @@ class ProgramItem(pytest.Item):
 
 class ProgramFailure(Exception):
     """A program whose results differ from its EXPECT lines."""
+
+
+def _tolerances(where: str, text: str) -> tuple[float, float]:
+    found = {"rtol": 0.0, "atol": 0.0}
+    for item in text.split():
+        key, _, value = item.partition("=")
+        if key.lower() not in found:
+            raise ProgramFailure(f"{where}: EXPECT ~= takes rtol= and atol=, not '{key}'")
+        try:
+            found[key.lower()] = float(value)
+        except ValueError:
+            raise ProgramFailure(f"{where}: {key}={value} is not a number") from None
+    return found["rtol"], found["atol"]
+
+
+def _run_options(where: str, text: str, profile: str, strict: bool, max_instructions):
+    words = shlex.split(text)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--strict":
+            strict = True
+        elif word in ("--profile", "--max-instructions") and i + 1 < len(words):
+            i += 1
+            if word == "--profile":
+                profile = words[i]
+            else:
+                try:
+                    max_instructions = int(words[i], 0)
+                except ValueError:
+                    raise ProgramFailure(f"{where}: RUN --max-instructions {words[i]}: not a number") from None
+        else:
+            raise ProgramFailure(f"{where}: RUN takes --profile NAME, --strict and --max-instructions N, "
+                                 f"not '{word}'")
+        i += 1
+    return profile, strict, max_instructions
+
+
+def _check_close(machine, where: str, what: str, path: Path, rtol: float, atol: float) -> None:
+    """Memory against a .npy golden: every element within atol + rtol * |want| (NaN matches NaN)."""
+    from vcore.specs import SpecError, parse_dump, read_load_file
+
+    try:
+        spec = parse_dump(what)
+        want = np.asarray(read_load_file(str(path)))
+    except SpecError as err:
+        raise ProgramFailure(f"{where}: {err}") from None
+    if not isinstance(want, np.ndarray) or want.size != spec.count:
+        size = want.size if isinstance(want, np.ndarray) else "not a .npy array"
+        raise ProgramFailure(f"{where}: {path.name} holds {size} elements, {what} names {spec.count}")
+    got = machine.read(spec.space, spec.addr, spec.type, spec.count).astype(np.float64)
+    want = want.reshape(-1).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        error = np.abs(got - want)
+        allowed = atol + rtol * np.abs(want)
+        bad = ~((np.isnan(got) & np.isnan(want)) | (error <= allowed))
+    if bad.any():
+        excess = np.where(bad, np.nan_to_num(error - allowed, nan=np.inf, posinf=np.inf), -np.inf)
+        i = int(np.argmax(excess))
+        raise ProgramFailure(f"{where}: {int(bad.sum())} of {spec.count} elements of {what} differ from {path.name} "
+                             f"(rtol={rtol}, atol={atol}); the worst, element {i}: {float(got[i])!r}, "
+                             f"expected {float(want[i])!r} "
+                             f"(off by {error[i]:.6g}, allowed {allowed[i]:.6g})")

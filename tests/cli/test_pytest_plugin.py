@@ -1,0 +1,52 @@
+"""The pytest plugin's CONTRACT 10 lines: ; DEFINE, ; LOAD, ; RUN and ; EXPECT ... ~= golden.npy with
+rtol= and atol= (the failure names the worst element). One pytest run over a folder of programs
+written here, each passing or failing as worked out by hand."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+
+PROGRAMS = {
+    # -D constant: the .rept runs 5 times, so S1 = 15.
+    "define.asm": ".equ N, 2\n.rept N\n    ADD S1, S1, 3\n.endr\n    HALT\n; DEFINE N=5\n; EXPECT S1 = 15\n",
+    # x.npy (1, 2, 3, 4 as f32) loaded into GM, copied to UB, doubled: 2 4 6 8.
+    "load.asm": """\
+    DMA.GM2UB [0x0], gm[0x40], len=1
+    SETFLAG MTE2, V, 0
+    WAITFLAG MTE2, V, 0
+    VADD.f32 [0x100], [0x0], [0x0], mask=4
+    HALT
+; LOAD gm:0x40 = x.npy
+; EXPECT ub:0x100:f32:4 = 2 4 6 8
+""",
+    # golden.npy holds 2, 4, 6, 8.0001: within rtol 1e-4, not with rtol 0.
+    "close_pass.asm": ".ub 0x0, f32, 1, 2, 3, 4\nVADD.f32 [0x100], [0x0], [0x0], mask=4\nHALT\n"
+                      "; EXPECT ub:0x100:f32:4 ~= golden.npy rtol=1e-4 atol=0\n",
+    "close_fail.asm": ".ub 0x0, f32, 1, 2, 3, 4\nVADD.f32 [0x100], [0x0], [0x0], mask=4\nHALT\n"
+                      "; EXPECT ub:0x100:f32:4 ~= golden.npy atol=1e-6\n",
+    # RUN --profile a2: register instructions are refused there, so this program fails.
+    "run_a2.asm": "VF.BEGIN\n    PSET.b32 P0, ALL\nVF.END\nHALT\n; RUN --profile a2\n; EXPECT S1 = 0\n",
+    "run_bad.asm": "HALT\n; RUN --cores 8 --fast\n; EXPECT S1 = 0\n",
+}
+
+
+def test_define_load_run_and_close_expectations(tmp_path):
+    for name, text in PROGRAMS.items():
+        (tmp_path / name).write_text(text)
+    np.save(tmp_path / "x.npy", np.array([1, 2, 3, 4], dtype=np.float32))
+    np.save(tmp_path / "golden.npy", np.array([2, 4, 6, 8.0001]))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "--vcore-programs",
+                        str(tmp_path), str(tmp_path), "-o", "vcore_programs="],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    out = r.stdout
+    status = {line.split()[1].partition("::")[0]: line.split()[0] for line in out.splitlines()
+              if line.startswith(("PASSED ", "FAILED "))}
+    assert status == {"define.asm": "PASSED", "load.asm": "PASSED", "close_pass.asm": "PASSED",
+                      "close_fail.asm": "FAILED", "run_a2.asm": "FAILED", "run_bad.asm": "FAILED"}, out
+    assert ("1 of 4 elements of ub:0x100:f32:4 differ from golden.npy (rtol=0.0, atol=1e-06); the worst, "
+            "element 3: 8.0, expected 8.0001") in out, out
+    assert "a2 profile has no vector functions" in out, out
+    assert "RUN takes --profile NAME, --strict and --max-instructions N, not '--cores'" in out, out
