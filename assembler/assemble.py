@@ -19,7 +19,7 @@ from assembler.parser import parse_line
 from assembler.preprocess import Expander
 from assembler.suggest import unknown_mnemonic
 from assembler.syntax import Binary, Bits, Directive, Field, Group, Mem, Name, Num, Reg, Statement, Unary
-from isa import MNEMONICS, TYPES, Inst, Instruction, Kind, Mask, MaskMode, RegOrImm, encode, problems
+from isa import CORE_VALUES, MNEMONICS, TYPES, Inst, Instruction, Kind, Mask, MaskMode, RegOrImm, encode, problems
 from isa.functions import layout, operand_problem
 from isa.model import GmRef, UbRef
 from isa.program import DataRecord, Program, SourceLine
@@ -27,6 +27,7 @@ from isa.types import ElementType
 from isa.values import float_bits, int_bits
 
 REGISTER_NAME = re.compile(r"[VvPpSs][0-9]+$")
+_CORE_WORDS = {"BLOCKIDX": "block index, 0..N-1", "BLOCKNUM": "number of cores N"}
 WIDE_MOV = next(row for row in MNEMONICS["MOV"] if row.form == "scalar-mov-wide")
 DATA_DIRECTIVES = {"ub": ("ub", "list"), "gm": ("gm", "list"), "ubfill": ("ub", "fill"), "gmfill": ("gm", "fill")}
 DIRECTIVES = ("equ", *DATA_DIRECTIVES)
@@ -52,6 +53,7 @@ _KIND_WORDS = {
     Kind.BARRIER_PIPE: "a pipe (S, V, MTE2, MTE3) or ALL",
     Kind.EVENT: "an event number 0..7",
     Kind.PATTERN: "a mask pattern",
+    Kind.CORE: "BLOCKIDX or BLOCKNUM",
 }
 
 
@@ -109,7 +111,11 @@ def _shape_fits(kind: Kind, node) -> bool:
     if kind in (Kind.SREG,):
         return isinstance(node, Reg) and node.bank == "S"
     if kind in (Kind.SCALAR, Kind.SRC, Kind.IMM):
+        if kind is Kind.IMM and isinstance(node, Name) and node.name.upper() in CORE_VALUES:
+            return False  # MOV Sd, BLOCKIDX is its own form
         return (isinstance(node, Reg) and node.bank == "S") or not isinstance(node, (Reg, Mem, Group))
+    if kind is Kind.CORE:
+        return isinstance(node, Name) and node.name.upper() in CORE_VALUES
     return not isinstance(node, (Reg, Mem, Group))
 
 
@@ -189,6 +195,10 @@ class _Assembler:
             self.error(location, f"'{name}' is a register name: a {what} cannot be called that (an operand "
                                  f"{name} always means the register)")
             return False
+        if name.upper() in CORE_VALUES:
+            self.error(location, f"'{name}' is a reserved name (MOV Sd, {name.upper()} reads the core's "
+                                 f"{_CORE_WORDS[name.upper()]}): a {what} cannot be called that")
+            return False
         previous = self.labels.get(name) or self.equs.get(name)
         if previous is not None:
             self.error(location, f"duplicate {what} '{name}' (first defined at line {previous[1].line})")
@@ -219,6 +229,9 @@ class _Assembler:
                 self.evaluating.discard(name)
             self.equ_values[name] = value
             return value
+        if name.upper() in CORE_VALUES:
+            raise LocatedError(location, f"{name.upper()} is not a constant: read it into a register with "
+                                         f"MOV Sd, {name.upper()} and compute with the register")
         known = list(self.labels) + list(self.equs) + list(self.defines)
         later = " (a .rept count may use only constants defined above it)" if self.constants_only else ""
         raise LocatedError(location, f"undefined symbol '{name}'{_suggest(name, known)}{later}")
@@ -673,6 +686,9 @@ def parse_define(text: str) -> tuple[str, int]:
         raise ValueError(f"-D {text}: '{name}' is a register name")
     if name.upper() in _MNEMONICS:
         raise ValueError(f"-D {text}: '{name}' is an instruction")
+    if name.upper() in CORE_VALUES:
+        raise ValueError(f"-D {text}: '{name}' is a reserved name (the core's {_CORE_WORDS[name.upper()]}, read "
+                         f"with MOV Sd, {name.upper()})")
     evaluator = _Assembler("", "-D")
     try:
         tokens = tokenize(value, "-D", 1)

@@ -53,7 +53,11 @@ PLANNED = {
     "VBRCB": ("element broadcast to blocks", "VBRCB"),
     "LD": ("scalar load from memory", "LD.T"),
     "ST": ("scalar store to memory", "ST.T"),
-    "SYNCALL": ("barrier between cores", "SYNCALL"),
+    "VTRANSPOSE": ("16x16 transpose", "VTRANSPOSE"),
+    "TRANSDATATO5HD": ("multi-address transpose (TransDataTo5HD)", "VNCHWCONV"),
+    "VNCHWCONV": ("multi-address transpose (TransDataTo5HD)", "VNCHWCONV"),
+    "VMRGSORT4": ("merge sort", "VMRGSORT4"),
+    "SORT": ("sort", "VMRGSORT4"),
 }
 
 # Kinds of operation, told apart by the mnemonic's shape: a suggestion never crosses kinds.

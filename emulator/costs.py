@@ -41,7 +41,7 @@ _KEY_OF = {
 _ONE_CYCLE = ("reg.mask", "reg.load", "reg.store", "reg.permute")
 _NOT_PER_OP = (*_ONE_CYCLE, "reg.gather")
 # A permute's result takes an ALU operation's latency (no separate figure is published).
-_SHARED_KEYS = {"reg.permute": ("register", "alu_latency")}
+_SHARED_KEYS = {"reg.permute": ("register", "alu_latency"), "sync.syncall": ("chip", "syncall")}
 
 
 def schedule_of(timing: str) -> str | None:
@@ -118,13 +118,19 @@ class Cost:
 
 
 class CostModel:
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, cores: int = 1) -> None:
+        """The prices of ``profile`` for one core of a kernel of ``cores``: GM transfers of all
+        cores share ``chip.gm_bytes_per_cycle`` in each direction, so each core's DMA rate is at most
+        its share (the cores of a kernel stream at once: each takes its slice of the same loop)."""
         self.profile = profile
         self.scalar = profile["scalar"]
         self.sync = profile["sync"]
         self.tensor = profile["tensor"]
         self.register = profile["register"]
-        self.dma = profile["dma"]
+        chip = profile["chip"]
+        self.syncall = chip["syncall"]
+        share = chip["gm_bytes_per_cycle"] / cores
+        self.dma = {k: min(v, share) if k.endswith("_bytes_per_cycle") else v for k, v in profile["dma"].items()}
         self.banks = BankRules(profile["banks"]["kind"], profile["banks"]["beats"])
 
     # -- the scalar pipe -----------------------------------------------------------------------
@@ -189,7 +195,7 @@ class CostModel:
         return Cost(cycles, cycles)
 
     def sync_cost(self, kind: str) -> Cost:
-        cycles = self.sync[{"set": "setflag", "wait": "waitflag", "barrier": "barrier"}[kind]]
+        cycles = self.sync[{"set": "setflag", "wait": "waitflag", "barrier": "barrier", "syncall": "barrier"}[kind]]
         return Cost(cycles, cycles)
 
     def job_cost(self, inst: Inst, job) -> Cost:

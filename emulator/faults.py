@@ -17,6 +17,15 @@ class Fault(Exception):
         return f"{self.where}: error: {self.message}" if self.where else self.message
 
 
+class AtSyncAll(Exception):
+    """A core of a multi-core kernel has reached a SYNCALL, every pipe drained, at cycle ``arrival``:
+    its run pauses there until the kernel releases every core (``emulator.kernel``)."""
+
+    def __init__(self, arrival: int) -> None:
+        super().__init__(arrival)
+        self.arrival = arrival
+
+
 class ProgramError(Exception):
     """A program that the chosen profile cannot run at all (exit status 2): refused before it starts.
     The message names the first instruction in the way and the profile that would run it."""

@@ -12,7 +12,7 @@ from attrs import evolve, frozen
 
 # Importing the families registers their semantics.
 from emulator import dma, masks, reductions, register_forms, register_lanes, register_memory, scalar, tensor  # noqa: F401
-from emulator.faults import Fault, ProgramError
+from emulator.faults import AtSyncAll, Fault, ProgramError
 from emulator.functions import Function, FunctionContext
 from emulator.profile import Profile, load_profile
 from emulator.report import Report, build_report
@@ -44,8 +44,15 @@ class PipeStatus:
 class Machine(State):
     """An emulated vector core with one program loaded."""
 
-    def __init__(self, program: Program, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE) -> None:
+    def __init__(self, program: Program, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE,
+                 core: int = 0, cores: int = 1) -> None:
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
+        # Core ``core`` of a kernel of ``cores`` (``emulator.kernel``): BLOCKIDX and BLOCKNUM, the
+        # GM share of its DMA, and SYNCALL pausing until the kernel sets ``syncall_release``.
+        self.core, self.cores = core, cores
+        self.syncall_release: int | None = None
+        self.at_syncall: int | None = None  # the arrival cycle while paused at a SYNCALL
+        self.gm_log: list | None = None  # the kernel's record of GM accesses: (write, addr, bytes, pitch, blocks, pc)
         super().__init__(self.profile.ub_size, gm_size)
         self.program = program
         decoded = decode_program(program.words)
@@ -314,6 +321,7 @@ class Machine(State):
             self._max_cycles, self._trace, self.ran_timed = max_cycles, trace, timed
             self.stepping = pause_after is not None or breakpoints is not None
         self._max_instructions = max_instructions
+        self.at_syncall = None
         engine, max_cycles, trace = self.engine, self._max_cycles, self._trace
         ops, counts, s_cost = self._by_word, self._counts, self._s_cost
         end = len(ops)
@@ -371,6 +379,10 @@ class Machine(State):
             self.pc = pc
             if not paused:
                 engine.finish()
+        except AtSyncAll as arrived:  # a core of a kernel at a SYNCALL: it runs again once all have come
+            counts[index] -= 1
+            executed -= 1
+            self.at_syncall, paused = arrived.arrival, True
         except Fault as fault:
             self.fault = self._settle(fault)
         except KeyboardInterrupt:

@@ -31,6 +31,11 @@ class Report:
     fault: str | None = None
     fault_kind: str | None = None
     warnings: list[str] = field(factory=list)
+    # A kernel of several cores (run --cores N): the table is the slowest core's, the rest is summed.
+    cores: int | None = None
+    per_core: list[dict] | None = None
+    slowest_core: int | None = None
+    launch: int = 0
 
     @property
     def time_us(self) -> float:
@@ -38,6 +43,11 @@ class Report:
 
     def verdict(self) -> str:
         """One line: which pipe bounds the run and what it spent its time on."""
+        if self.per_core:
+            mine = next(c for c in self.per_core if c["core"] == self.slowest_core)
+            line = f"slowest core {self.slowest_core}: {mine['verdict']}"
+            between = sum(1 for r in self.races if "cores" in r)
+            return line + (f"; {between} race(s) between cores" if between else "")
         if not self.total_cycles:
             return "nothing ran"
         pipe = max(self.pipes, key=lambda p: self.pipes[p].busy_cycles)
@@ -79,6 +89,10 @@ class Report:
             "dumps": {k: [json_number(v) for v in values] for k, values in self.dumps.items()},
             "verdict": self.verdict(),
         }
+        if self.cores is not None:
+            out["cores"] = self.cores
+            out["per_core"] = self.per_core
+            out["launch_cycles"] = self.launch
         if self.warnings:
             out["warnings"] = self.warnings
         if self.fault is not None:
@@ -88,6 +102,9 @@ class Report:
     def to_text(self) -> str:
         lines = [f"profile {self.profile}: {self.total_cycles} cycles ({self.time_us:.3f} us at "
                  f"{self.clock_ghz:g} GHz), {self.instructions} instructions"]
+        if self.cores is not None:
+            lines.append(f"kernel of {self.cores} core(s): launch {self.launch} cycles, then the slowest core; the "
+                         f"table is core {self.slowest_core}'s, pipes and stalls are summed over the cores")
         if self.per_pc:
             lines += ["", f"{'pc':>6}  {'line':>4}  {'pipe':<4}  {'count':>7}  {'cycles':>8}  {'iters':>6}  "
                           f"{'bank':>5}  {'stalls':<24}  instruction"]
@@ -102,9 +119,20 @@ class Report:
         stalls = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.stalls.items() if v) or "none"
         lines += ["", f"stalls: {stalls}"]
         for race in self.races:
+            if "cores" in race:
+                a, b = race["first"], race["second"]
+                lines.append(f"race {race['kind']} between cores: core {a['core']} line/pc {a.get('line') or a['pc']} "
+                             f"vs core {b['core']} line/pc {b.get('line') or b['pc']} on gm "
+                             f"0x{race['start']:x}..0x{race['end']:x}")
+                continue
             lines.append(f"race {race['kind']}: line/pc {race['first'].get('line') or race['first']['pc']} "
                          f"({race['first']['pipe']}) vs {race['second'].get('line') or race['second']['pc']} "
                          f"({race['second']['pipe']}) on {race['space']} 0x{race['start']:x}..0x{race['end']:x}")
+        if self.per_core:
+            lines.append("")
+            for c in self.per_core:
+                lines.append(f"core {c['core']:>2}: {c['total_cycles']:>9} cycles, {c['instructions']:>8} "
+                             f"instructions; {c['verdict']}")
         lines += [f"warning: {w}" for w in self.warnings]
         lines.append(f"verdict: {self.verdict()}")
         if self.fault is not None:

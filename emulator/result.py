@@ -12,7 +12,7 @@ from attrs import define, field, frozen
 from emulator.faults import Fault
 from emulator.timing import PIPES
 
-STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full")
+STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full", "syncall")
 
 
 @define

@@ -60,6 +60,21 @@ def bind_mov(inst: Inst, pc: int):
     return run
 
 
+@implements("mov_core")
+def bind_mov_core(inst: Inst, pc: int):
+    """Sd = the core's block index (0..N-1) or the number of cores N of the kernel."""
+    sd, which = inst.operands
+    attr = "core" if which == "BLOCKIDX" else "cores"
+    next_pc = pc + inst.size
+
+    def run(m):  # m: the machine, or inside a vector function its context (whose ``machine`` it is)
+        if sd:
+            m.s[sd] = getattr(getattr(m, "machine", m), attr)
+        return next_pc
+
+    return run
+
+
 @implements("alu")
 def bind_alu(inst: Inst, pc: int):
     sd, sa, sb = inst.operands
@@ -131,12 +146,15 @@ def bind_flag(inst: Inst, pc: int):
     return run
 
 
-@implements("barrier")
+@implements("barrier", "syncall")
 def bind_barrier(inst: Inst, pc: int):
+    """BARRIER, and SYNCALL: every pipe of this core drains, then the core waits for the others
+    (``Engine._on_s``)."""
+    kind = inst.row.family
     next_pc = pc + inst.size
 
     def run(m):
-        m.submit(Job(pc, None, kind="barrier"))
+        m.submit(Job(pc, None, kind=kind))
         return next_pc
 
     return run
@@ -175,6 +193,8 @@ def bind_ld(inst: Inst, pc: int):
 
         job = Job(pc, perform, [span(space, addr, addr + size)], ())
         job.exact = {space: (addr, size, size, 1)}
+        if space == "gm" and m.gm_log is not None:
+            m.gm_log.append((False, addr, size, size, 1, pc))
         m.engine.scalar_access(job)
         if sd:
             m.s[sd] = wrap64(got[0])
@@ -199,6 +219,8 @@ def bind_st(inst: Inst, pc: int):
         memory = m.memory(space)
         job = Job(pc, lambda: ((memory, slice(addr, addr + size), data),), (), [span(space, addr, addr + size)])
         job.exact = {space: (addr, size, size, 1)}
+        if space == "gm" and m.gm_log is not None:
+            m.gm_log.append((True, addr, size, size, 1, pc))
         m.engine.scalar_access(job)
         return next_pc
 

@@ -14,7 +14,7 @@ import numpy as np
 from emulator.accounting import TRACE_LIMIT, Accounting, PcStats
 from emulator.costs import CostModel
 from emulator.data_movement import _END, _START, DataMovement
-from emulator.faults import Fault
+from emulator.faults import AtSyncAll, Fault
 from emulator.flags import Flags
 from emulator.jobs import Job, footprint
 from emulator.program_order import Diverged, ProgramOrder
@@ -42,7 +42,7 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self.m = machine
         self.pipe_of = machine.pipes  # pc -> pipe
         self.timed = timed
-        self.costs = CostModel(machine.profile)
+        self.costs = CostModel(machine.profile, machine.cores)
         self.in_order_v = bool(machine.profile["vector"]["in_order_results"])
         self.strict = strict
         self.max_cycles = max_cycles
@@ -151,6 +151,8 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
             when = self._flag_consume(job, m.now)
             self._stall(job.pc, "flag_wait", when - m.now)
             m.now = when
+        elif job.kind == "syncall":
+            self._syncall(job)
         else:  # BARRIER S or BARRIER ALL (pipe_of gives S for ALL)
             inst = self.m.inst_at(job.pc)
             if inst.operands[0] == "ALL":
@@ -163,6 +165,25 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         job.start, job.end = m.now, m.now + cost
         m.now += cost  # the run loop adds the issue cycle on top; a sync on S costs its own cycles too
         self._account(job, "S", cost, 0)
+
+    def _syncall(self, job: Job) -> None:
+        """SYNCALL: every pipe of this core drains and its data lands; a core of a kernel then pauses
+        (``AtSyncAll``) until the kernel sets ``m.syncall_release``, the cycle the last core arrived
+        plus ``chip.syncall``; a core on its own waits for itself."""
+        m = self.m
+        self.drain_schedule()
+        self.advance(float("inf"))
+        arrival = max(m.now, *self.done.values())
+        if m.cores == 1:
+            release = arrival + self.costs.syncall
+        elif m.syncall_release is None:
+            raise AtSyncAll(arrival)
+        else:
+            release, m.syncall_release = max(arrival, m.syncall_release), None
+        for pipe in PIPES:
+            self.free[pipe] = max(self.free[pipe], release)
+        self._stall(job.pc, "syncall", release - m.now)
+        m.now = release
 
     def scalar_access(self, job: Job) -> None:
         """LD and ST: a data job on S that starts at the scalar unit's cycle and is performed then

@@ -9,6 +9,7 @@ from isa.check import TableError, check_table
 from isa.encoding import BY_OPCODE, DecodeError, Inst, Mask, decode, decode_program, encode, problems
 from isa.model import (
     BARRIER_PIPES,
+    CORE_VALUES,
     PATTERNS,
     PIPES,
     GmRef,
@@ -31,7 +32,8 @@ for _row in TABLE:
 del _row
 
 __all__ = [
-    "BARRIER_PIPES", "BLOCK_BYTES", "BY_OPCODE", "MNEMONICS", "PATTERNS", "PIPES", "TABLE", "TYPES", "VL_BYTES",
+    "BARRIER_PIPES", "BLOCK_BYTES", "BY_OPCODE", "CORE_VALUES", "MNEMONICS", "PATTERNS", "PIPES", "TABLE", "TYPES",
+    "VL_BYTES",
     "DecodeError", "ElementType", "GmRef", "Inst", "Instruction", "Keyword", "Kind", "Mask", "MaskMode", "Operand",
     "RegOrImm", "TableError", "UbRef", "check_table", "decode", "decode_program", "encode", "problems",
 ]

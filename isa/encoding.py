@@ -11,6 +11,7 @@ from attrs import frozen
 from isa.conversions import ROUND_MODES, pair_problem
 from isa.model import (
     BARRIER_PIPES,
+    CORE_VALUES,
     GM_ABS_BITS,
     GM_OFFSET_BITS,
     MASK_EXT_WORDS,
@@ -148,6 +149,8 @@ def operand_problem(operand: Operand, value, etype: ElementType | None) -> str |
         return None if isinstance(value, int) and 0 <= value < 8 else "event must be 0..7"
     if kind is Kind.PATTERN:
         return None if value in PATTERNS else "pattern must be one of " + ", ".join(PATTERNS)
+    if kind is Kind.CORE:
+        return None if value in CORE_VALUES else "expected " + " or ".join(CORE_VALUES)
     raise AssertionError(kind)
 
 
@@ -270,6 +273,8 @@ def _operand_raw(operand: Operand, value) -> int:
         return BARRIER_PIPES.index(value)
     if kind is Kind.PATTERN:
         return PATTERNS.index(value)
+    if kind is Kind.CORE:
+        return CORE_VALUES.index(value)
     return value
 
 
@@ -311,6 +316,8 @@ def _operand_value(operand: Operand, raw: int):
         return BARRIER_PIPES[raw] if raw < len(BARRIER_PIPES) else _Bad("pipe code out of range")
     if kind is Kind.PATTERN:
         return PATTERNS[raw] if raw < len(PATTERNS) else _Bad("pattern code out of range")
+    if kind is Kind.CORE:
+        return CORE_VALUES[raw]
     return raw
 
 

@@ -30,6 +30,7 @@ class Kind(enum.Enum):
     BARRIER_PIPE = "barrier_pipe"  # a pipe or ALL
     EVENT = "event"  # 0..7
     PATTERN = "pattern"  # PSET patterns
+    CORE = "core"  # BLOCKIDX | BLOCKNUM: the core's block index, the number of cores
 
 
 PIPES = ("S", "V", "MTE2", "MTE3")
@@ -38,6 +39,7 @@ CONDITIONS = ("EQ", "NE", "LT", "GT", "LE", "GE")  # VCMP.C.T: src0 C src1
 REDUCTIONS = ("SUM", "MAX", "MIN")  # VREDUCE.O.T
 # The dotted part a row may take between its mnemonic and its type: its letter in the syntax -> its name.
 PARTS = {"C": "condition", "O": "operation"}
+CORE_VALUES = ("BLOCKIDX", "BLOCKNUM")  # MOV Sd, BLOCKIDX: reserved names, never labels or constants
 PATTERNS = ("ALL", "ALLF", "VL1", "VL2", "VL3", "VL4", "VL8", "VL16", "VL32", "VL64", "VL128", "M3", "M4", "H", "Q")
 
 # UB operand: 19 bits. Bit 18 clear: bits [0:18) are an absolute byte address (0..0x3FFFF, the
@@ -70,6 +72,7 @@ KIND_BITS = {
     Kind.BARRIER_PIPE: 3,
     Kind.EVENT: 3,
     Kind.PATTERN: 4,
+    Kind.CORE: 1,
 }
 # SRC and IMM: one flag bit (set: a register in the low 5 bits) plus a signed immediate whose
 # width the row gives (``Operand.imm_bits``).
@@ -242,6 +245,7 @@ class Instruction:
             Kind.BARRIER_PIPE: "PIPE|ALL",
             Kind.EVENT: "EVENT",
             Kind.PATTERN: "PATTERN",
+            Kind.CORE: "BLOCKIDX|BLOCKNUM",
         }
         parts = [f"{shapes[o.kind]}" if o.kind in (Kind.UB, Kind.GM) else f"{o.name}:{shapes[o.kind]}"
                  for o in self.operands]

@@ -31,7 +31,7 @@ REGISTER_OPCODES = frozenset(range(0x20, 0x40)) | frozenset(range(0xA0, 0xC0))
 # The opcode block of vector-function structure: VF.BEGIN, VF.END, LOOP, ENDLOOP, MEMBAR.
 FUNCTION_OPCODES = range(0x70, 0x78)
 # Scalar instructions a vector function may hold: they run on the vector unit's own scalar lane.
-FUNCTION_SCALAR_FAMILIES = ("mov", "alu")
+FUNCTION_SCALAR_FAMILIES = ("mov", "mov_core", "alu")
 
 
 def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands, keywords=(), *,
@@ -242,6 +242,9 @@ def _build() -> tuple[Instruction, ...]:
     rows.append(_row("BARRIER", "barrier", 0x64, (), (Operand("pipe", Kind.BARRIER_PIPE),), pipe="flag",
                      timing="sync.barrier", family="barrier", op="barrier",
                      summary="hold later work of PIPE (or every pipe) until its earlier work is done"))
+    rows.append(_row("SYNCALL", "none", 0x65, (), (), pipe="S", timing="sync.syncall", family="syncall", op="syncall",
+                     summary="wait until every pipe of this core is done and every core of the kernel has arrived "
+                             "(GM written before it is then seen by all)"))
     # 0x70..0x77: vector functions (the 950's __simd_vf__): their bounds, hardware loops, UB order.
     rows.append(_row("VF.BEGIN", "function", 0x70, (), (), pipe="V", timing="vf.launch", family="vf_begin",
                      op="begin", summary="launch the function up to VF.END on V; S goes on after VF.END"))
@@ -338,6 +341,9 @@ def _wave_one(rows: list[Instruction]) -> None:
     rows.append(_row("MOV", "scalar-mov-wide", 0x57, (), (_s("sd", writes=True), Operand("src", Kind.IMM, imm_bits=64)),
                      pipe="S", timing="scalar.alu", family="mov", op="mov",
                      summary="Sd = a 64-bit constant (the two-word MOV, for constants past 50 bits)"))
+    rows.append(_row("MOV", "scalar-mov-core", 0x49, (), (_s("sd", writes=True), Operand("src", Kind.CORE)),
+                     pipe="S", timing="scalar.alu", family="mov_core", op="core",
+                     summary="Sd = this core's block index (0..N-1) or the number of cores N (run --cores N)"))
     memory = T.SCALAR_MEMORY
     rows.append(_row("LD", "scalar-load-ub", 0x58, memory, (_s("sd", writes=True), Operand("addr", Kind.UB_BYTE)),
                      pipe="S", timing="scalar.load_ub", family="ld", op="ub",

@@ -28,7 +28,7 @@ from attrs import evolve, frozen
 from hypothesis import strategies as st
 
 import isa
-from isa import BARRIER_PIPES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
+from isa import BARRIER_PIPES, CORE_VALUES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
 from isa.conversions import EXACT_PAIRS, ODD_PAIRS
 from isa.conversions import PAIRS as CONVERSION_PAIRS
 from isa.program import DataRecord, Program
@@ -149,6 +149,8 @@ def operand_value(operand: isa.Operand, type_name: str | None, targets: st.Searc
         return edgy_int(0, 7)
     if kind is Kind.PATTERN:
         return st.sampled_from(PATTERNS)
+    if kind is Kind.CORE:
+        return st.sampled_from(CORE_VALUES)
     raise AssertionError(kind)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from assembler import AsmError, disassemble, listing, parse_define
 from emulator import Fault, Machine, ProfileError, ProgramError, load_profile
 from emulator.faults import check_range
+from emulator.kernel import MAX_CORES, Kernel
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
 from emulator.profile import BUILTIN, builtin_text
 from emulator.report import element_list, race_messages
@@ -173,18 +174,34 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
 @click.option("--max-cycles", type=click.IntRange(min=1), default=None, help="fault past this many cycles")
 @click.option("--strict", is_flag=True, help="a race is a fault, not a warning")
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="write a Chrome trace (Perfetto)")
+@click.option("--cores", type=int, default=None,
+              help=f"run as a kernel on N cores (1..{MAX_CORES}), block index 0..N-1")
+@click.option("--jobs", type=int, default=None, help="processes to run the cores in (default: the number of CPUs)")
 @define_option
 def run_command(program_path, profile_name, loads, dumps, report_format, report_file, gm_size,
-                max_instructions, max_cycles, strict, trace_file, defines) -> None:
+                max_instructions, max_cycles, strict, trace_file, cores, jobs, defines) -> None:
     """Run a program and print its report."""
     profile, load_specs, load_data = _run_inputs(profile_name, gm_size, loads)
+    if cores is not None and not 1 <= cores <= MAX_CORES:
+        _fail(f"vcore: error: --cores must be 1..{MAX_CORES}, not {cores}")
+    if jobs is not None and jobs < 1:
+        _fail(f"vcore: error: --jobs must be at least 1, not {jobs}")
+    if jobs is not None and cores is None:
+        _fail("vcore: error: --jobs runs the cores of a kernel: give --cores N too")
+    if trace_file and cores is not None:
+        _fail("vcore: error: --trace records one core: run without --cores (BLOCKIDX is then 0)")
     try:
         dump_specs = [parse_dump(s) for s in dumps]
     except SpecError as err:
         _fail(f"vcore: error: {err}")
+    for spec in dump_specs:
+        if spec.core >= (cores or 1):
+            _fail(f"vcore: error: --dump {spec.key}: core {spec.core} does not exist: the run has {cores or 1} "
+                  f"core(s), ub0..ub{(cores or 1) - 1}")
     program = _read(program_path, defines)
     try:
-        machine = Machine(program, profile, gm_size)
+        machine = Machine(program, profile, gm_size) if cores is None else Kernel(program, profile, cores, gm_size,
+                                                                                    jobs)
     except ProgramError as err:
         _fail(str(err))
     except Fault as err:
@@ -200,20 +217,26 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
                         spec.addr + spec.count * TYPES[spec.type].size, "read")
         except Fault as err:
             _fail(f"vcore: error: --dump {spec.key}: {err}")
-    progress = Progress.for_stderr()
-    try:
-        result = machine.run(max_instructions=max_instructions, max_cycles=max_cycles, strict=strict,
-                             trace=trace_file is not None, progress=progress)
-    finally:
-        if progress is not None:
-            progress.close()
-    warnings = [] if strict else race_messages(result)  # with --strict the first race is the fault
-    for message in warnings + [f"warning: {w}" for w in machine.flag_warnings()]:
+    if cores is None:
+        progress = Progress.for_stderr()
+        try:
+            result = machine.run(max_instructions=max_instructions, max_cycles=max_cycles, strict=strict,
+                                 trace=trace_file is not None, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        warnings = [] if strict else race_messages(result)  # with --strict the first race is the fault
+        warnings += [f"warning: {w}" for w in machine.flag_warnings()]
+    else:
+        result = machine.run(max_instructions, max_cycles, strict)
+        warnings = result.warnings
+    for message in warnings:
         click.echo(message, err=True)
     dumped, dumped_arrays = {}, {}
     for spec in dump_specs:
         try:
-            values = machine.read(spec.space, spec.addr, spec.type, spec.count)
+            values = machine.read(spec.space, spec.addr, spec.type, spec.count, *(() if cores is None else
+                                                                                   (spec.core,)))
         except Fault as err:
             _fail(f"vcore: error: --dump {spec.key}: {err}")
         if spec.file:

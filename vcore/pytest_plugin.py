@@ -12,7 +12,9 @@ Lines of a program (comments, so the program still assembles):
     ; DEFINE TILE=64                                a -D constant for the assembler (repeatable)
     ; LOAD gm:0x0 = x.npy                           copy a file (relative to the program) into
                                                     memory before the run (--load's SPACE:ADDR[:TYPE])
-    ; RUN --profile a2 --strict                     run options (--profile, --strict, --max-instructions)
+    ; RUN --profile a2 --strict                     run options (--profile, --strict, --max-instructions,
+                                                    --cores N, --jobs J; with --cores, EXPECT ub<K>:...
+                                                    reads core K's UB and EXPECT Sn core 0's register)
     ; EXPECT gm:0x1000:f32:4096 ~= golden.npy rtol=1e-4 atol=1e-5
                                                     memory against a .npy array within a tolerance
                                                     (|got - want| <= atol + rtol * |want|; NaN = NaN);
@@ -94,7 +96,8 @@ class ProgramItem(pytest.Item):
 
         text = self.path.read_text()
         expects, faults, races, profile = [], [], set(), "950"
-        defines, loads, close, strict, max_instructions = {}, [], [], False, None
+        defines, loads, close = {}, [], []
+        options = {"strict": False, "max_instructions": None, "cores": None, "jobs": None}
         for lineno, line in enumerate(text.splitlines(), start=1):
             where = f"{self.path}:{lineno}"
             if m := _FAULT.match(line):
@@ -110,8 +113,7 @@ class ProgramItem(pytest.Item):
             elif m := _LOAD.match(line):
                 loads.append((where, m.group("target"), m.group("file")))
             elif m := _RUN.match(line):
-                profile, strict, max_instructions = _run_options(where, m.group("options"), profile, strict,
-                                                                 max_instructions)
+                profile = _run_options(where, m.group("options"), profile, options)
             elif m := _EXPECT.match(line):
                 expects.append((lineno, m.group("what"), m.group("values").split(), m.group("ulp")))
             elif m := _RACE.match(line):
@@ -120,8 +122,11 @@ class ProgramItem(pytest.Item):
                 profile = m.group("name")
         if not expects and not faults and not close:
             raise ProgramFailure(f"{self.path}: no EXPECT lines")
+        strict, max_instructions, cores = options["strict"], options["max_instructions"], options["cores"]
         try:
-            machine = Machine(read_program_file(self.path, defines), profile)
+            program = read_program_file(self.path, defines)
+            machine = Machine(program, profile) if cores is None else _KernelView(program, profile, cores,
+                                                                                   options["jobs"])
         except ProgramError as err:  # e.g. register instructions on a2: refused before the run
             raise ProgramFailure(str(err)) from None
         except AsmError as err:
@@ -160,8 +165,10 @@ class ProgramItem(pytest.Item):
             spec = parse_dump(what)
             if len(values) != spec.count:
                 raise ProgramFailure(f"{where}: {spec.count} elements named but {len(values)} values given")
+            if spec.core >= (cores or 1):
+                raise ProgramFailure(f"{where}: {what}: the run has {cores or 1} core(s), ub0..ub{(cores or 1) - 1}")
             etype = TYPES[spec.type]
-            got = machine.read(spec.space, spec.addr, spec.type, spec.count)
+            got = machine.read(spec.space, spec.addr, spec.type, spec.count, *((spec.core,) if cores else ()))
             if etype.is_float:
                 bits = np.array([float_bits(float(v), etype) for v in values], dtype=f"<u{etype.size}")
                 want = bits.view(dtype_of(etype))
@@ -206,27 +213,61 @@ def _tolerances(where: str, text: str) -> tuple[float, float]:
     return found["rtol"], found["atol"]
 
 
-def _run_options(where: str, text: str, profile: str, strict: bool, max_instructions):
+_NUMBER_OPTIONS = {"--max-instructions": "max_instructions", "--cores": "cores", "--jobs": "jobs"}
+
+
+def _run_options(where: str, text: str, profile: str, options: dict) -> str:
+    """Read RUN's options into ``options``; returns the profile."""
     words = shlex.split(text)
     i = 0
     while i < len(words):
         word = words[i]
         if word == "--strict":
-            strict = True
-        elif word in ("--profile", "--max-instructions") and i + 1 < len(words):
+            options["strict"] = True
+        elif (word == "--profile" or word in _NUMBER_OPTIONS) and i + 1 < len(words):
             i += 1
             if word == "--profile":
                 profile = words[i]
             else:
                 try:
-                    max_instructions = int(words[i], 0)
+                    options[_NUMBER_OPTIONS[word]] = value = int(words[i], 0)
                 except ValueError:
-                    raise ProgramFailure(f"{where}: RUN --max-instructions {words[i]}: not a number") from None
+                    raise ProgramFailure(f"{where}: RUN {word} {words[i]}: not a number") from None
+                if (word == "--cores" and not 1 <= value <= 64) or value < 1:
+                    raise ProgramFailure(f"{where}: RUN {word} {value}: out of range")
         else:
-            raise ProgramFailure(f"{where}: RUN takes --profile NAME, --strict and --max-instructions N, "
-                                 f"not '{word}'")
+            raise ProgramFailure(f"{where}: RUN takes --profile NAME, --strict, --max-instructions N, --cores N "
+                                 f"and --jobs J, not '{word}'")
         i += 1
-    return profile, strict, max_instructions
+    return profile
+
+
+class _KernelView:
+    """A kernel (RUN --cores N) seen as the checks see a machine: core 0's S, races by kind."""
+
+    def __init__(self, program, profile: str, cores: int, jobs: int | None) -> None:
+        from emulator import load_profile
+        from emulator.kernel import Kernel
+
+        self.kernel = Kernel(program, load_profile(profile), cores, jobs=jobs)
+
+    def write(self, space, addr, data):
+        self.kernel.write(space, addr, data)
+
+    def run(self, **limits):
+        return self.kernel.run(**limits)
+
+    def read(self, space, addr, type_name, count, core=0):
+        return self.kernel.read(space, addr, type_name, count, core)
+
+    @property
+    def s(self):
+        return self.kernel.scalars(0)
+
+    def races(self):
+        from types import SimpleNamespace
+
+        return [SimpleNamespace(**r) for r in self.kernel.report().races]
 
 
 def _check_close(machine, where: str, what: str, path: Path, rtol: float, atol: float) -> None:

@@ -10,6 +10,7 @@ Anything else is refused with the first element that does not convert, by index 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +41,7 @@ def _int(text: str, what: str, spec: str) -> int:
 def _space(text: str, spec: str) -> str:
     space = text.lower()
     if space not in ("ub", "gm"):
-        raise SpecError(f"memory space must be ub or gm, not '{text}', in '{spec}'")
+        raise SpecError(f"memory space must be ub, ub<K> (core K's, in --dump) or gm, not '{text}', in '{spec}'")
     return space
 
 
@@ -52,6 +53,7 @@ class DumpSpec:
     count: int
     file: str | None
     key: str  # the spec as written, without =FILE
+    core: int = 0  # ub<K>: core K's UB in a kernel (ub: is core 0)
 
 
 @frozen
@@ -72,7 +74,13 @@ def parse_dump(spec: str) -> DumpSpec:
     parts = body.split(":")
     if len(parts) != 4:
         raise SpecError(f"--dump takes SPACE:ADDR:TYPE:COUNT[=FILE.npy], not '{spec}'")
-    space = _space(parts[0], spec)
+    core = 0
+    named = re.fullmatch(r"ub(\d+)", parts[0].lower())
+    if named:  # ub<K>: core K of a kernel
+        core = int(named.group(1))
+        space = "ub"
+    else:
+        space = _space(parts[0], spec)
     addr = _int(parts[1], "address", spec)
     etype = parts[2].lower()
     if etype not in DATA_TYPES:
@@ -82,7 +90,7 @@ def parse_dump(spec: str) -> DumpSpec:
         raise SpecError(f"count must be 1..{MAX_DUMP_ELEMENTS} in '{spec}'")
     if _ and not file:
         raise SpecError(f"missing file name after '=' in '{spec}'")
-    return DumpSpec(space, addr, etype, count, file or None, body)
+    return DumpSpec(space, addr, etype, count, file or None, body, core)
 
 
 def parse_load(spec: str) -> LoadSpec:

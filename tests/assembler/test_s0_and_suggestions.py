@@ -79,7 +79,7 @@ def _unknown(mnemonic: str) -> str:
 
 
 @pytest.mark.parametrize(("mnemonic", "what"), [
-    ("SYNCALL", "barrier between cores"),
+    ("VTRANSPOSE", "16x16 transpose"), ("TransDataTo5HD", "multi-address transpose"), ("SORT", "sort"),
 ])
 def test_an_operation_vcore_lacks_is_said_plainly(mnemonic, what):
     message = _unknown(mnemonic)

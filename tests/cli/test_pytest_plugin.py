@@ -30,6 +30,12 @@ PROGRAMS = {
     # RUN --profile a2: register instructions are refused there, so this program fails.
     "run_a2.asm": "VF.BEGIN\n    PSET.b32 P0, ALL\nVF.END\nHALT\n; RUN --profile a2\n; EXPECT S1 = 0\n",
     "run_bad.asm": "HALT\n; RUN --cores 8 --fast\n; EXPECT S1 = 0\n",
+    # RUN --cores: a kernel; EXPECT ub3: reads core 3's UB, S1 core 0's register.
+    "run_cores.asm": "MOV S1, BLOCKIDX\nSHL S2, S1, 2\nST.u32 gm[S2], S1\nST.u32 [0x0], S1\nHALT\n"
+                     "; RUN --cores 4 --jobs 2\n; EXPECT gm:0x0:u32:4 = 0 1 2 3\n; EXPECT ub3:0x0:u32:1 = 3\n"
+                     "; EXPECT ub:0x0:u32:1 = 0\n; EXPECT S1 = 0\n",
+    "run_cores_race.asm": "MOV S1, BLOCKIDX\nST.u32 gm[0x0], S1\nHALT\n; RUN --cores 2\n; EXPECT-RACE WAW\n"
+                          "; EXPECT gm:0x0:u32:1 = 1\n",
 }
 
 
@@ -45,8 +51,9 @@ def test_define_load_run_and_close_expectations(tmp_path):
     status = {line.split()[1].partition("::")[0]: line.split()[0] for line in out.splitlines()
               if line.startswith(("PASSED ", "FAILED "))}
     assert status == {"define.asm": "PASSED", "load.asm": "PASSED", "close_pass.asm": "PASSED",
-                      "close_fail.asm": "FAILED", "run_a2.asm": "FAILED", "run_bad.asm": "FAILED"}, out
+                      "close_fail.asm": "FAILED", "run_a2.asm": "FAILED", "run_bad.asm": "FAILED",
+                      "run_cores.asm": "PASSED", "run_cores_race.asm": "PASSED"}, out
     assert ("1 of 4 elements of ub:0x100:f32:4 differ from golden.npy (rtol=0.0, atol=1e-06); the worst, "
             "element 3: 8.0, expected 8.0001") in out, out
     assert "a2 profile has no vector functions" in out, out
-    assert "RUN takes --profile NAME, --strict and --max-instructions N, not '--cores'" in out, out
+    assert "RUN takes --profile NAME, --strict, --max-instructions N, --cores N and --jobs J, not '--fast'" in out, out

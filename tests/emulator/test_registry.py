@@ -91,6 +91,8 @@ DMA.UB2GM gm[0x0], [0x0], len=1
 SETFLAG MTE2, V, 0
 WAITFLAG MTE2, V, 0
 BARRIER ALL
+MOV S3, BLOCKIDX
+SYNCALL
 """
     program = assemble(src)
     seen = set()

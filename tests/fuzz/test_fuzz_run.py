@@ -223,6 +223,8 @@ def operand_value(draw, operand: isa.Operand, etype):
         return draw(ints(0, 1) if draw(st.booleans()) else ints(0, 7))
     if kind is Kind.PATTERN:
         return draw(one_of(*isa.PATTERNS))
+    if kind is Kind.CORE:
+        return draw(one_of(*isa.CORE_VALUES))
     raise AssertionError(kind)
 
 

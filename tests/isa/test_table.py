@@ -177,7 +177,7 @@ CONTRACT_FORMS = {
     "PLD": [(P, UB)],
     "PST": [(UB, P)],
     # 2.3 scalar, data movement, sync
-    "MOV": [(S, Kind.IMM)],
+    "MOV": [(S, Kind.IMM), (S, Kind.CORE)],
     **{m: [(S, S, Kind.SRC)] for m in ("ADD", "SUB", "MUL", "AND", "OR", "XOR", "SHL", "SHR")},
     **{m: [(S, Kind.SRC, Kind.TARGET)] for m in ("BEQ", "BNE", "BLT", "BGE")},
     "JMP": [(Kind.TARGET,)],
@@ -188,6 +188,8 @@ CONTRACT_FORMS = {
     "SETFLAG": [(Kind.PIPE, Kind.PIPE, Kind.EVENT)],
     "WAITFLAG": [(Kind.PIPE, Kind.PIPE, Kind.EVENT)],
     "BARRIER": [(Kind.BARRIER_PIPE,)],
+    # 8 multi-core kernels
+    "SYNCALL": [()],
     # 7 vector functions and hardware loops
     "VF.BEGIN": [()],
     "VF.END": [()],

@@ -1,0 +1,272 @@
+"""CONTRACT section 8, multi-core kernels: BLOCKIDX and BLOCKNUM, SYNCALL and GM visibility across it,
+races between cores, the kernel's time (worked out by hand from the profile's prices), per-core
+reports, ub<K> dumps, and the same result for every number of processes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from assembler import AsmError, assemble, parse_define
+from emulator import load_profile
+from emulator.kernel import Kernel
+from vcore.cli import main
+
+P950 = load_profile("950")
+LAUNCH, SYNCALL = P950["chip"]["launch"], P950["chip"]["syncall"]   # 3585 and 200
+
+
+def kernel(text: str, cores: int, jobs: int = 1, profile=P950) -> Kernel:
+    k = Kernel(assemble(text, "k.asm"), profile, cores, jobs=jobs)
+    k.run()
+    return k
+
+
+IDS = """
+    MOV S1, BLOCKIDX
+    MOV S2, BLOCKNUM
+    SHL S3, S1, 3
+    ST.u32 gm[S3 + 0x100], S1
+    ST.u32 gm[S3 + 0x104], S2
+    HALT
+"""
+
+
+def test_each_core_reads_its_block_index_and_the_core_count():
+    k = kernel(IDS, 5)
+    got = k.read("gm", 0x100, "u32", 10)
+    assert got.tolist() == [0, 5, 1, 5, 2, 5, 3, 5, 4, 5]
+    assert [k.scalars(c)[1] for c in range(5)] == [0, 1, 2, 3, 4]
+    assert k.result.fault is None and k.result.races == []
+
+
+def test_a_core_alone_is_block_0_of_1():
+    k = kernel(IDS, 1)
+    assert k.read("gm", 0x100, "u32", 2).tolist() == [0, 1]
+
+
+# Core k counts S1 down from k: MOV 1 cycle, then per pass BEQ, SUB, JMP (1 each), then the taken
+# BEQ (1) and HALT (1): 3k + 3 cycles on S, nothing else.
+COUNTDOWN = """
+    MOV S1, BLOCKIDX
+loop:
+    BEQ S1, 0, done
+    SUB S1, S1, 1
+    JMP loop
+done:
+    HALT
+"""
+
+
+def test_the_kernel_takes_its_slowest_core_plus_the_launch():
+    k = kernel(COUNTDOWN, 4)
+    report = k.report().to_json()
+    assert [c["total_cycles"] for c in report["per_core"]] == [3, 6, 9, 12]
+    assert report["total_cycles"] == 12 + LAUNCH == 3597
+    assert report["cores"] == 4 and [c["core"] for c in report["per_core"]] == [0, 1, 2, 3]
+    assert report["pipes"]["S"]["instructions"] == sum(3 * c + 3 for c in range(4))   # every core's, summed
+    assert "slowest core 3" in report["verdict"]
+
+
+# Before the SYNCALL core k spends 1 + 3k + 1 cycles (MOV, k passes, the taken BEQ) and arrives with no
+# pipe busy; all go on at the last arrival (core N-1: 3N - 1) plus chip.syncall, then SYNCALL's own
+# 2 cycles (its sync cycle and its issue) and HALT's 1.
+SYNCED = COUNTDOWN.replace("done:\n    HALT", "done:\n    SYNCALL\n    HALT")
+
+
+def test_syncall_releases_every_core_at_the_last_arrival_plus_its_cost():
+    k = kernel(SYNCED, 4)
+    report = k.report().to_json()
+    release = 3 * 4 - 1 + SYNCALL
+    assert [c["total_cycles"] for c in report["per_core"]] == [release + 3] * 4
+    assert [c["stalls"]["syncall"] for c in report["per_core"]] == [release - (3 * c + 2) for c in range(4)]
+    assert report["total_cycles"] == release + 3 + LAUNCH
+    assert report["stalls"]["syncall"] == sum(release - (3 * c + 2) for c in range(4))
+
+
+def test_syncall_on_one_core_without_a_kernel_costs_its_price():
+    from emulator import Machine
+
+    m = Machine(assemble(SYNCED, "k.asm"), P950)
+    m.run()
+    assert m.report().total_cycles == 2 + SYNCALL + 3   # BLOCKIDX is 0: MOV, BEQ, then SYNCALL and HALT
+
+
+# Core 1 writes 7 at 0x200; core 0 reads 0x200 before and after the SYNCALL.
+VISIBLE = """
+    MOV S1, BLOCKIDX
+    MOV S2, 7
+    BNE S1, 1, reader
+    ST.u32 gm[0x200], S2
+    SYNCALL
+    HALT
+reader:
+    LD.u32 S5, gm[0x200]
+    SYNCALL
+    LD.u32 S6, gm[0x200]
+    HALT
+"""
+
+
+def test_gm_writes_are_seen_by_other_cores_only_across_a_syncall():
+    k = kernel(VISIBLE, 2)
+    s = k.scalars(0)
+    assert (s[5], s[6]) == (0, 7)
+    (race,) = k.result.races
+    assert race["kind"] == "RAW" and race["cores"] == [1, 0]
+    assert (race["first"]["line"], race["second"]["line"]) == (5, 9)
+    assert (race["start"], race["end"]) == (0x200, 0x204)
+    (warning,) = k.result.warnings
+    assert "race between cores (RAW): core 1 line 5" in warning and "core 0 line 9" in warning
+
+
+def test_no_race_when_a_syncall_orders_the_write_and_the_read():
+    text = VISIBLE.replace("    LD.u32 S5, gm[0x200]\n", "")
+    k = kernel(text, 2)
+    assert k.result.races == [] and k.scalars(0)[6] == 7
+
+
+WAW = """
+    MOV S1, BLOCKIDX
+    ST.u32 gm[0x300], S1
+    SYNCALL
+    LD.u32 S4, gm[0x300]
+    HALT
+"""
+
+
+def test_two_cores_writing_the_same_bytes_race_and_the_higher_core_is_kept():
+    k = kernel(WAW, 3)
+    races = k.result.races
+    assert [(r["kind"], r["cores"]) for r in races] == [("WAW", [0, 1])]   # once per pair of instructions
+    assert races[0]["count"] == 3   # core pairs (0, 1), (0, 2), (1, 2)
+    assert k.read("gm", 0x300, "u32", 1)[0] == 2
+    assert [k.scalars(c)[4] for c in range(3)] == [2, 2, 2]
+
+
+def test_strict_makes_a_race_between_cores_a_fault():
+    k = Kernel(assemble(WAW, "k.asm"), P950, 2, jobs=1)
+    result = k.run(strict=True)
+    assert result.fault is not None and result.fault.kind == "race"
+    assert "k.asm:3" in str(result.fault) and "core 0" in str(result.fault) and "core 1" in str(result.fault)
+
+
+def test_a_core_that_ends_while_others_wait_is_a_deadlock():
+    text = """
+    MOV S1, BLOCKIDX
+    BEQ S1, 0, out
+    SYNCALL
+out:
+    HALT
+"""
+    k = Kernel(assemble(text, "k.asm"), P950, 3, jobs=1)
+    fault = k.run().fault
+    assert fault.kind == "deadlock"
+    assert "waits forever" in str(fault) and "core 0 ended" in str(fault) and "k.asm:4" in str(fault)
+
+
+def test_a_fault_in_one_core_stops_the_kernel_and_names_the_core():
+    text = """
+    MOV S1, BLOCKIDX
+    BNE S1, 2, fine
+    LD.u32 S2, gm[S1 + 1]
+fine:
+    HALT
+"""
+    k = Kernel(assemble(text, "k.asm"), P950, 4, jobs=1)
+    fault = k.run().fault
+    assert str(fault).startswith("core 2: k.asm:4: error: LD address 0x3 is not aligned")
+
+
+# Each core copies its 256-byte slice of x (f32, at 0x0) to UB, adds 1, and stores it at 0x4000 + its
+# slice: a data-parallel kernel with DMA in both directions.
+ADD_ONE = """
+    MOV S1, BLOCKIDX
+    SHL S2, S1, 8
+    DMA.GM2UB [0x0], gm[S2], len=8
+    SETFLAG MTE2, V, 0
+    WAITFLAG MTE2, V, 0
+    VADDS.f32 [0x100], [0x0], 1.0
+    SETFLAG V, MTE3, 0
+    WAITFLAG V, MTE3, 0
+    DMA.UB2GM gm[S2 + 0x4000], [0x100], len=8
+    HALT
+"""
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_the_result_is_the_same_for_every_number_of_processes(jobs):
+    x = np.arange(8 * 64, dtype=np.float32)
+    reports, outs = [], []
+    for j in (1, jobs):
+        k = Kernel(assemble(ADD_ONE, "k.asm"), P950, 8, jobs=j)
+        k.write("gm", 0, x)
+        k.run()
+        reports.append(json.dumps(k.report().to_json(), sort_keys=True))
+        outs.append(k.read("gm", 0x4000, "f32", 512))
+    assert reports[0] == reports[1]
+    np.testing.assert_array_equal(outs[0], x + 1)
+    np.testing.assert_array_equal(outs[1], x + 1)
+
+
+def test_many_cores_share_the_gm_bandwidth():
+    """64 cores: each core's DMA runs at chip.gm_bytes_per_cycle / 64 = 986 / 64 = 15.40625 bytes a
+    cycle (below the core's own 47.7 and 67.1): 256 bytes cost 100 + ceil(256 / 15.40625) = 117
+    cycles each way. With 8 cores the share (123.25) is above both rates: 100 + ceil(256 / 47.7) = 106
+    in, 100 + ceil(256 / 67.1) = 104 out, as a core alone."""
+    for cores, gm2ub, ub2gm in ((64, 117, 117), (8, 106, 104)):
+        k = kernel(ADD_ONE, cores)
+        per_pc = {e["line"]: e["cycles"] for e in k.report().to_json()["per_pc"]}
+        assert (per_pc[4], per_pc[10]) == (gm2ub, ub2gm), cores
+
+
+def test_blockidx_and_blocknum_are_reserved_names():
+    for text, message in (("BLOCKIDX:\n    HALT\n", "'BLOCKIDX' is a reserved name"),
+                          (".equ BLOCKNUM, 4\n    HALT\n", "'BLOCKNUM' is a reserved name"),
+                          ("    ADD S1, S1, BLOCKIDX\n", "BLOCKIDX is not a constant: read it into a register")):
+        with pytest.raises(AsmError) as info:
+            assemble(text, "r.asm")
+        assert message in str(info.value), str(info.value)
+    with pytest.raises(ValueError, match="reserved name"):
+        parse_define("BLOCKIDX=3")
+
+
+def _cli(*args, text=ADD_ONE, tmp_path=None):
+    path = tmp_path / "k.asm"
+    path.write_text(text)
+    return CliRunner().invoke(main, ["run", str(path), *args])
+
+
+def test_the_command_line_runs_a_kernel_and_dumps_each_cores_ub(tmp_path):
+    np.save(tmp_path / "x.npy", np.arange(256, dtype=np.float32))
+    r = _cli("--cores", "4", "--jobs", "2", "--load", f"gm:0x0={tmp_path / 'x.npy'}", "--dump", "ub3:0x100:f32:2",
+             "--dump", "ub:0x100:f32:1", "--dump", "gm:0x4300:f32:2", "--report", "json", tmp_path=tmp_path)
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["dumps"] == {"ub3:0x100:f32:2": [193.0, 194.0], "ub:0x100:f32:1": [1.0],
+                               "gm:0x4300:f32:2": [193.0, 194.0]}
+    assert report["cores"] == 4 and len(report["per_core"]) == 4
+    text = _cli("--cores", "4", tmp_path=tmp_path).stdout
+    assert "kernel of 4 core(s)" in text and "core  3:" in text
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--cores", "0"), "--cores must be 1..64, not 0"),
+    (("--cores", "65"), "--cores must be 1..64, not 65"),
+    (("--cores", "2", "--jobs", "0"), "--jobs must be at least 1"),
+    (("--jobs", "2"), "give --cores N too"),
+    (("--cores", "2", "--dump", "ub2:0x0:f32:1"), "core 2 does not exist"),
+])
+def test_bad_kernel_options_are_one_clear_message(args, message, tmp_path):
+    r = _cli(*args, tmp_path=tmp_path)
+    assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output
+
+
+def test_a_race_between_cores_is_a_warning_and_with_strict_a_fault(tmp_path):
+    r = _cli("--cores", "2", "--report", "none", text=WAW, tmp_path=tmp_path)
+    assert r.exit_code == 0 and "warning: race between cores (WAW): core 0 line 3" in r.stderr
+    r = _cli("--cores", "2", "--report", "none", "--strict", text=WAW, tmp_path=tmp_path)
+    assert r.exit_code == 1 and "error: race between cores (WAW)" in r.stderr
