@@ -25,6 +25,7 @@ from emulator.trace import trace_events
 from isa import TYPES, decode_program
 from isa.functions import check
 from isa.program import to_bytes
+from vcore import sweep
 from vcore.debug import Debugger, session
 from vcore.diff import DiffError, diff_text, read_report
 from vcore.formatting import format_line
@@ -281,6 +282,89 @@ def debug_command(program_path, profile_name, loads, gm_size, defines) -> None:
     except Fault as err:
         _fail_loading(err, program_path)
     session(debugger)
+
+
+class _SweepDefine(click.ParamType):
+    """``-D NAME=V1,V2,...`` of a sweep: the values a constant takes, each a constant expression."""
+
+    name = "NAME=V1,V2,..."
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        name, eq, values = str(value).partition("=")
+        if not eq or not [v for v in values.split(",") if v.strip()]:
+            self.fail(f"-D {value}: give the values to sweep, -D NAME=V1,V2,...", param, ctx)
+        try:
+            parsed = [parse_define(f"{name}={v}")[1] for v in values.split(",") if v.strip()]
+        except ValueError as err:
+            self.fail(str(err), param, ctx)
+        return name.strip(), parsed
+
+
+@main.command("sweep")
+@click.argument("program_path", metavar="PROG.asm", type=click.Path(dir_okay=False))
+@click.option("-D", "defines", type=_SweepDefine(), multiple=True, metavar="NAME=V1,V2,...",
+              help="a constant and the values it takes (repeatable: every combination runs)")
+@click.option("--profile", "profiles", default="950", show_default=True, help="profiles, comma-separated: 950,a2")
+@click.option("--cores", type=int, default=None, help=f"run each as a kernel on N cores (1..{MAX_CORES})")
+@click.option("--jobs", type=int, default=None, help="local processes (default: the number of CPUs)")
+@click.option("--dask", "dask_address", metavar="ADDRESS", default=None,
+              help="run on the Dask cluster whose scheduler is at ADDRESS (pip install vcore[cluster])")
+@click.option("-o", "output", type=click.Path(dir_okay=False), default=None,
+              help="write the rows to FILE.csv or FILE.json")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+              help="draw total cycles against the first varied constant to FILE.png (pip install vcore[plot])")
+def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, output, plot_path) -> None:
+    """Run a program for every combination of -D values and profiles; one row per run (the values,
+    the profile, total cycles, each pipe's busy cycles, the verdict; a failed run's error)."""
+    names = [name for name, _ in defines]
+    if len(set(names)) != len(names):
+        _fail(f"vcore: error: -D {next(n for n in names if names.count(n) > 1)} is given twice: list its values once")
+    profile_names = [p.strip() for p in profiles.split(",") if p.strip()]
+    if not profile_names:
+        _fail("vcore: error: --profile names no profile")
+    for name in profile_names:
+        try:
+            load_profile(name)
+        except ProfileError as err:
+            _fail(f"vcore: error: {err}")
+    if not defines and len(profile_names) == 1:
+        _fail("vcore: error: nothing to sweep: give -D NAME=V1,V2,... or --profile A,B")
+    if cores is not None and not 1 <= cores <= MAX_CORES:
+        _fail(f"vcore: error: --cores must be 1..{MAX_CORES}, not {cores}")
+    if jobs is not None and jobs < 1:
+        _fail(f"vcore: error: --jobs must be at least 1, not {jobs}")
+    if output is not None and Path(output).suffix.lower() not in (".csv", ".json"):
+        _fail(f"vcore: error: -o {output}: write .csv or .json")
+    for wanted, module, extra in ((dask_address, "distributed", "cluster"), (plot_path, "matplotlib", "plot")):
+        if wanted is not None:
+            try:
+                __import__(module)
+            except ImportError:
+                _fail(f"vcore: error: --{'dask' if extra == 'cluster' else 'plot'} needs {module}: "
+                      f"pip install 'vcore[{extra}]'")
+    try:
+        text = Path(program_path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        _fail(f"{program_path}: error: cannot read: {getattr(err, 'strerror', None) or err}")
+    total = len(sweep.combinations(list(defines), profile_names))
+    progress = sys.stderr.isatty()
+
+    def done(n: int) -> None:
+        if progress:
+            click.echo(f"\rsweep: {n}/{total} runs done\x1b[K", err=True, nl=n == total)
+
+    rows = sweep.sweep(text, program_path, list(defines), profile_names, cores, jobs, dask_address, done)
+    failed = sum(1 for r in rows if r["error"])
+    if output is None:
+        click.echo(sweep.to_table(rows), nl=False)
+    else:
+        _write(output, sweep.to_json(rows) if output.lower().endswith(".json") else sweep.to_csv(rows))
+    if plot_path is not None:
+        sweep.plot(rows, list(defines) or [("profile", [])], plot_path)
+    if failed:
+        click.echo(f"vcore: sweep: {failed} of {len(rows)} runs failed (their rows carry the error)", err=True)
 
 
 @main.command("diff")

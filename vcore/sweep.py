@@ -1,0 +1,145 @@
+"""``vcore sweep``: run one program for every combination of -D values and profiles, on local
+processes or on a Dask cluster, and collect one row per run (CONTRACT section 10).
+
+A run is a plain function of plain values (``run_one``: the program's text and path, the -D values,
+the profile, the core count), so the same rows come back whichever executor ran them. A run that
+fails is a row with its error, never an exception out of the sweep.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from assembler import AsmError, assemble
+from emulator import Fault, Machine, ProfileError, ProgramError, load_profile
+from emulator.kernel import Kernel
+
+PIPES = ("S", "V", "MTE2", "MTE3")
+
+
+def combinations(defines: list[tuple[str, list[int]]], profiles: list[str]) -> list[dict]:
+    """Every combination, the first -D varying slowest and the profile fastest."""
+    names = [name for name, _ in defines]
+    return [{"defines": dict(zip(names, values, strict=True)), "profile": profile}
+            for values in itertools.product(*(v for _, v in defines)) for profile in profiles]
+
+
+def run_one(text: str, path: str, defines: dict, profile: str, cores: int | None) -> dict:
+    """One run of the sweep as a row: the -D values, the profile, the cycles, each pipe's busy
+    cycles, the verdict, and the error (empty for a clean run)."""
+
+    row = {**defines, "profile": profile, "total_cycles": None, **{f"busy_{p}": None for p in PIPES},
+           "verdict": "", "error": ""}
+    try:
+        program = assemble(text, path, defines)
+        prof = load_profile(profile)
+        machine = Machine(program, prof) if cores is None else Kernel(program, prof, cores, jobs=1)
+        result = machine.run()
+        report = machine.report()
+    except (AsmError, ProfileError, ProgramError, Fault) as err:
+        row["error"] = str(err).splitlines()[0]
+        return row
+    row["total_cycles"] = report.total_cycles
+    for pipe in PIPES:
+        row[f"busy_{pipe}"] = report.pipes[pipe].busy_cycles
+    row["verdict"] = report.verdict()
+    if result.fault is not None:
+        row["error"] = str(result.fault).splitlines()[0]
+    return row
+
+
+def _local(tasks: list[tuple], jobs: int, done: Callable[[int], None]) -> list[dict]:
+    if jobs == 1:
+        rows = []
+        for task in tasks:
+            rows.append(run_one(*task))
+            done(len(rows))
+        return rows
+    rows: list = [None] * len(tasks)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(run_one, *task): i for i, task in enumerate(tasks)}
+        for n, future in enumerate(as_completed(futures), start=1):
+            rows[futures[future]] = future.result()
+            done(n)
+    return rows
+
+
+def _dask(tasks: list[tuple], address: str, done: Callable[[int], None]) -> list[dict]:
+    from distributed import Client
+    from distributed import as_completed as finished
+
+    with Client(address) as client:
+        futures = [client.submit(run_one, *task, pure=False) for task in tasks]
+        index = {f.key: i for i, f in enumerate(futures)}
+        rows: list = [None] * len(tasks)
+        for n, future in enumerate(finished(futures), start=1):
+            rows[index[future.key]] = future.result()
+            done(n)
+    return rows
+
+
+def sweep(text: str, path: str, defines: list[tuple[str, list[int]]], profiles: list[str], cores: int | None,
+          jobs: int | None = None, dask: str | None = None, done: Callable[[int], None] = lambda n: None
+          ) -> list[dict]:
+    """Every row of the sweep, in the order of ``combinations``."""
+    tasks = [(text, path, c["defines"], c["profile"], cores) for c in combinations(defines, profiles)]
+    if dask is not None:
+        return _dask(tasks, dask, done)
+    return _local(tasks, max(1, min(jobs or os.cpu_count() or 1, len(tasks))), done)
+
+
+def to_csv(rows: Iterable[dict]) -> str:
+    rows = list(rows)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in rows)
+    return out.getvalue()
+
+
+def to_json(rows: Iterable[dict]) -> str:
+    return json.dumps(list(rows), indent=2) + "\n"
+
+
+def to_table(rows: list[dict]) -> str:
+    """The rows as aligned text, for a terminal."""
+    keys = [k for k in rows[0] if k != "verdict"]
+    cells = [[("" if r[k] is None else str(r[k])) for k in keys] for r in rows]
+    widths = [max(len(k), *(len(c[i]) for c in cells)) for i, k in enumerate(keys)]
+    lines = ["  ".join(k.ljust(w) for k, w in zip(keys, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows: list[dict], defines: list[tuple[str, list[int]]], path: str) -> None:
+    """Total cycles against the first varied constant, one line per value of the others (and profile)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    varied = [name for name, values in defines if len(values) > 1] or [defines[0][0]]
+    x_name, others = varied[0], [name for name, _ in defines if name != varied[0]]
+    lines: dict = {}
+    for r in rows:
+        label = ", ".join([f"{n}={r[n]}" for n in others] + [f"profile {r['profile']}"])
+        if r["total_cycles"] is not None:
+            lines.setdefault(label, []).append((r[x_name], r["total_cycles"]))
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for label, points in lines.items():
+        xs, ys = zip(*sorted(points), strict=True)
+        axes.plot(xs, ys, marker="o", label=label)
+    axes.set_xlabel(x_name)
+    axes.set_ylabel("total cycles")
+    axes.grid(True, alpha=0.3)
+    if lines:
+        axes.legend(fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
