@@ -27,8 +27,9 @@ run: $(RUN_STAMP)
 	$(BIN)/vcore asm $(EXAMPLE) -o $(VENV)/example.vbin --listing
 	$(BIN)/vcore run $(EXAMPLE) --dump ub:0x1000:f16:8
 
+# With pytest-xdist (a test extra) the suite runs on every CPU: -n auto, one worker per CPU.
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $$($(BIN)/python -c 'import xdist; print("-n auto")' 2>/dev/null)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
@@ -36,6 +37,7 @@ lint: $(TEST_STAMP)
 docs: $(RUN_STAMP)
 	$(BIN)/python -m isa.docs > docs/isa.md
 	$(BIN)/python -m emulator.profile_doc --write docs/timing.md
+	$(BIN)/python -m vcore.kernel_doc --write docs/kernels.md
 
 bench: $(RUN_STAMP)
 	$(BIN)/python -m benchmarks

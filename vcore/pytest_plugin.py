@@ -28,7 +28,6 @@ bit (``nan`` matches any NaN), unless ``within N ulp`` is given.
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 import numpy as np
@@ -38,11 +37,6 @@ _EXPECT = re.compile(r"^\s*(?:;|//)\s*EXPECT\s+(?P<what>\S+)\s*=\s*(?P<values>.*
                      r"(?:\s+within\s+(?P<ulp>\d+)\s+ulp)?\s*$", re.IGNORECASE)
 _FAULT = re.compile(r"^\s*(?:;|//)\s*EXPECT-FAULT\s+(?P<text>.+?)\s*$", re.IGNORECASE)
 _RACE = re.compile(r"^\s*(?:;|//)\s*EXPECT-RACE\s+(?P<kind>RAW|WAR|WAW)\s*$", re.IGNORECASE)
-_PROFILE = re.compile(r"^\s*(?:;|//)\s*PROFILE\s+(?P<name>\S+)\s*$", re.IGNORECASE)
-# Upper case only, so that prose in comments ("; Run it: vcore run ...") is not taken for them.
-_DEFINE = re.compile(r"^\s*(?:;|//)\s*DEFINE\s+(?P<define>\S.*?)\s*$")
-_LOAD = re.compile(r"^\s*(?:;|//)\s*LOAD\s+(?P<target>\S+?)\s*=\s*(?P<file>\S+)\s*$")
-_RUN = re.compile(r"^\s*(?:;|//)\s*RUN\s+(?P<options>-.*?)\s*$")
 _CLOSE = re.compile(r"^\s*(?:;|//)\s*EXPECT\s+(?P<what>\S+)\s*~=\s*(?P<file>\S+)(?P<tolerances>(?:\s+\w+=\S+)*)\s*$",
                     re.IGNORECASE)
 
@@ -87,59 +81,34 @@ def _ulps(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
 
 class ProgramItem(pytest.Item):
     def runtest(self) -> None:
-        from assembler import AsmError, parse_define
-        from emulator import Fault, Machine, ProgramError
         from isa import TYPES
         from isa.values import dtype_of, float_bits
-        from vcore.loading import read_program_file
-        from vcore.specs import SpecError, parse_dump, parse_load, read_load
+        from vcore.inline import InlineError, build, is_setup_line, read_setup
+        from vcore.specs import parse_dump
 
         text = self.path.read_text()
-        expects, faults, races, profile = [], [], set(), "950"
-        defines, loads, close = {}, [], []
-        options = {"strict": False, "max_instructions": None, "cores": None, "jobs": None}
+        expects, faults, races, close = [], [], set(), []
         for lineno, line in enumerate(text.splitlines(), start=1):
             where = f"{self.path}:{lineno}"
+            if is_setup_line(line):
+                continue
             if m := _FAULT.match(line):
                 faults.append(m.group("text"))
             elif m := _CLOSE.match(line):
                 close.append((where, m.group("what"), m.group("file"), _tolerances(where, m.group("tolerances"))))
-            elif m := _DEFINE.match(line):
-                try:
-                    name, value = parse_define(m.group("define"))
-                except ValueError as err:
-                    raise ProgramFailure(f"{where}: {err}") from None
-                defines[name] = value
-            elif m := _LOAD.match(line):
-                loads.append((where, m.group("target"), m.group("file")))
-            elif m := _RUN.match(line):
-                profile = _run_options(where, m.group("options"), profile, options)
             elif m := _EXPECT.match(line):
                 expects.append((lineno, m.group("what"), m.group("values").split(), m.group("ulp")))
             elif m := _RACE.match(line):
                 races.add(m.group("kind").upper())
-            elif m := _PROFILE.match(line):
-                profile = m.group("name")
         if not expects and not faults and not close:
             raise ProgramFailure(f"{self.path}: no EXPECT lines")
-        strict, max_instructions, cores = options["strict"], options["max_instructions"], options["cores"]
         try:
-            program = read_program_file(self.path, defines)
-            machine = Machine(program, profile) if cores is None else _KernelView(program, profile, cores,
-                                                                                   options["jobs"])
-        except ProgramError as err:  # e.g. register instructions on a2: refused before the run
+            setup = read_setup(self.path, text)
+            machine = build(setup)
+        except InlineError as err:
             raise ProgramFailure(str(err)) from None
-        except AsmError as err:
-            raise ProgramFailure(str(err)) from None
-        for where, target, file in loads:
-            try:
-                spec = parse_load(f"{target}={self.path.parent / file}")
-                data, _ = read_load(spec)
-                machine.write(spec.space, spec.addr, data)
-            except (SpecError, Fault) as err:
-                raise ProgramFailure(f"{where}: LOAD {target} = {file}: {err}") from None
-        result = machine.run(strict=strict) if max_instructions is None else machine.run(
-            strict=strict, max_instructions=max_instructions)
+        cores = setup.cores
+        result = machine.run(**setup.limits())
         if faults:
             if result.fault is None:
                 raise ProgramFailure(f"{self.path}: expected a fault containing {faults[0]!r}, the run ended cleanly")
@@ -211,63 +180,6 @@ def _tolerances(where: str, text: str) -> tuple[float, float]:
         except ValueError:
             raise ProgramFailure(f"{where}: {key}={value} is not a number") from None
     return found["rtol"], found["atol"]
-
-
-_NUMBER_OPTIONS = {"--max-instructions": "max_instructions", "--cores": "cores", "--jobs": "jobs"}
-
-
-def _run_options(where: str, text: str, profile: str, options: dict) -> str:
-    """Read RUN's options into ``options``; returns the profile."""
-    words = shlex.split(text)
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word == "--strict":
-            options["strict"] = True
-        elif (word == "--profile" or word in _NUMBER_OPTIONS) and i + 1 < len(words):
-            i += 1
-            if word == "--profile":
-                profile = words[i]
-            else:
-                try:
-                    options[_NUMBER_OPTIONS[word]] = value = int(words[i], 0)
-                except ValueError:
-                    raise ProgramFailure(f"{where}: RUN {word} {words[i]}: not a number") from None
-                if (word == "--cores" and not 1 <= value <= 64) or value < 1:
-                    raise ProgramFailure(f"{where}: RUN {word} {value}: out of range")
-        else:
-            raise ProgramFailure(f"{where}: RUN takes --profile NAME, --strict, --max-instructions N, --cores N "
-                                 f"and --jobs J, not '{word}'")
-        i += 1
-    return profile
-
-
-class _KernelView:
-    """A kernel (RUN --cores N) seen as the checks see a machine: core 0's S, races by kind."""
-
-    def __init__(self, program, profile: str, cores: int, jobs: int | None) -> None:
-        from emulator import load_profile
-        from emulator.kernel import Kernel
-
-        self.kernel = Kernel(program, load_profile(profile), cores, jobs=jobs)
-
-    def write(self, space, addr, data):
-        self.kernel.write(space, addr, data)
-
-    def run(self, **limits):
-        return self.kernel.run(**limits)
-
-    def read(self, space, addr, type_name, count, core=0):
-        return self.kernel.read(space, addr, type_name, count, core)
-
-    @property
-    def s(self):
-        return self.kernel.scalars(0)
-
-    def races(self):
-        from types import SimpleNamespace
-
-        return [SimpleNamespace(**r) for r in self.kernel.report().races]
 
 
 def _check_close(machine, where: str, what: str, path: Path, rtol: float, atol: float) -> None:

@@ -108,9 +108,17 @@ def to_json(rows: Iterable[dict]) -> str:
 
 
 def to_table(rows: list[dict]) -> str:
-    """The rows as aligned text, for a terminal."""
+    """The rows as aligned text, for a terminal: the verdict shortened to its bounding pipe ("MTE2"),
+    the whole verdict being in the CSV and JSON."""
     keys = [k for k in rows[0] if k != "verdict"]
-    cells = [[("" if r[k] is None else str(r[k])) for k in keys] for r in rows]
+    keys.insert(keys.index("error"), "bound")
+
+    def cell(r: dict, k: str) -> str:
+        if k == "bound":
+            return r["verdict"].removeprefix("bound by ").split(" ")[0] if r.get("verdict") else ""
+        return "" if r[k] is None else str(r[k])
+
+    cells = [[cell(r, k) for k in keys] for r in rows]
     widths = [max(len(k), *(len(c[i]) for c in cells)) for i, k in enumerate(keys)]
     lines = ["  ".join(k.ljust(w) for k, w in zip(keys, widths, strict=True)).rstrip()]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
@@ -135,6 +143,10 @@ def plot(rows: list[dict], defines: list[tuple[str, list[int]]], path: str) -> N
     for label, points in lines.items():
         xs, ys = zip(*sorted(points), strict=True)
         axes.plot(xs, ys, marker="o", label=label)
+    xs_all = sorted({x for points in lines.values() for x, _ in points})
+    if xs_all and xs_all[0] > 0 and xs_all[-1] >= 8 * xs_all[0]:   # tile sizes and the like: doublings
+        axes.set_xscale("log", base=2)
+        axes.set_xticks(xs_all, [str(x) for x in xs_all])
     axes.set_xlabel(x_name)
     axes.set_ylabel("total cycles")
     axes.grid(True, alpha=0.3)

@@ -63,6 +63,7 @@ def test_without_o_a_table_is_printed(tmp_path):
     lines = r.stdout.splitlines()
     assert lines[0].split()[:3] == ["N", "profile", "total_cycles"]
     assert [line.split()[:3] for line in lines[1:]] == [["2", "950", "106"], ["4", "950", "110"]]
+    assert lines[0].split()[-2:] == ["bound", "error"] and [line.split()[-1] for line in lines[1:]] == ["S", "S"]
 
 
 def test_a_dask_cluster_gives_the_same_rows(tmp_path):

@@ -1,0 +1,141 @@
+"""How a program's own comment lines set up its run: ``; DEFINE``, ``; LOAD``, ``; RUN`` and
+``; PROFILE`` (the pytest plugin checks the EXPECT lines of such a run; ``make docs`` reports the
+kernels of ``programs/kernels/`` through it). A bad line is an ``InlineError`` naming FILE:LINE."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from types import SimpleNamespace
+
+import attrs
+
+from assembler import AsmError, parse_define
+from emulator import Fault, Machine, ProgramError, load_profile
+from emulator.kernel import Kernel
+from vcore.loading import read_program_file
+from vcore.specs import SpecError, parse_load, read_load
+
+# Upper case only, so that prose in comments ("; Run it: vcore run ...") is not taken for them.
+_DEFINE = re.compile(r"^\s*(?:;|//)\s*DEFINE\s+(?P<define>\S.*?)\s*$")
+_LOAD = re.compile(r"^\s*(?:;|//)\s*LOAD\s+(?P<target>\S+?)\s*=\s*(?P<file>\S+)\s*$")
+_RUN = re.compile(r"^\s*(?:;|//)\s*RUN\s+(?P<options>-.*?)\s*$")
+_PROFILE = re.compile(r"^\s*(?:;|//)\s*PROFILE\s+(?P<name>\S+)\s*$", re.IGNORECASE)
+_NUMBER_OPTIONS = {"--max-instructions": "max_instructions", "--cores": "cores", "--jobs": "jobs"}
+
+
+class InlineError(Exception):
+    """A DEFINE, LOAD or RUN line that cannot be read or done (the message starts with FILE:LINE)."""
+
+
+@attrs.define
+class Setup:
+    """What a program's comment lines ask of its run."""
+
+    path: Path
+    profile: str = "950"
+    defines: dict = attrs.field(factory=dict)
+    loads: list = attrs.field(factory=list)         # (FILE:LINE, SPACE:ADDR[:TYPE], file relative to the program)
+    strict: bool = False
+    max_instructions: int | None = None
+    cores: int | None = None
+    jobs: int | None = None
+
+    def limits(self) -> dict:
+        return {"strict": self.strict, **({} if self.max_instructions is None
+                                           else {"max_instructions": self.max_instructions})}
+
+
+def is_setup_line(line: str) -> bool:
+    return any(p.match(line) for p in (_DEFINE, _LOAD, _RUN, _PROFILE))
+
+
+def read_setup(path: Path, text: str | None = None) -> Setup:
+    """The DEFINE, LOAD, RUN and PROFILE lines of the program at ``path``."""
+    setup = Setup(Path(path))
+    for lineno, line in enumerate((setup.path.read_text() if text is None else text).splitlines(), start=1):
+        where = f"{path}:{lineno}"
+        if m := _DEFINE.match(line):
+            try:
+                name, value = parse_define(m.group("define"))
+            except ValueError as err:
+                raise InlineError(f"{where}: {err}") from None
+            setup.defines[name] = value
+        elif m := _LOAD.match(line):
+            setup.loads.append((where, m.group("target"), m.group("file")))
+        elif m := _RUN.match(line):
+            _run_options(where, m.group("options"), setup)
+        elif m := _PROFILE.match(line):
+            setup.profile = m.group("name")
+    return setup
+
+
+def _run_options(where: str, text: str, setup: Setup) -> None:
+    words = shlex.split(text)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--strict":
+            setup.strict = True
+        elif (word == "--profile" or word in _NUMBER_OPTIONS) and i + 1 < len(words):
+            i += 1
+            if word == "--profile":
+                setup.profile = words[i]
+            else:
+                try:
+                    value = int(words[i], 0)
+                except ValueError:
+                    raise InlineError(f"{where}: RUN {word} {words[i]}: not a number") from None
+                if (word == "--cores" and not 1 <= value <= 64) or value < 1:
+                    raise InlineError(f"{where}: RUN {word} {value}: out of range")
+                setattr(setup, _NUMBER_OPTIONS[word], value)
+        else:
+            raise InlineError(f"{where}: RUN takes --profile NAME, --strict, --max-instructions N, --cores N "
+                              f"and --jobs J, not '{word}'")
+        i += 1
+
+
+def build(setup: Setup):
+    """The program assembled with its DEFINEs, on a Machine (or a kernel of RUN --cores N, seen through
+    the same methods: write, run, read, s, races, report), with its LOAD files in memory."""
+    try:
+        program = read_program_file(setup.path, setup.defines)
+        machine = Machine(program, setup.profile) if setup.cores is None else \
+            KernelView(program, setup.profile, setup.cores, setup.jobs)
+    except (ProgramError, AsmError) as err:  # e.g. register instructions on a2: refused before the run
+        raise InlineError(str(err)) from None
+    for where, target, file in setup.loads:
+        try:
+            spec = parse_load(f"{target}={setup.path.parent / file}")
+            data, _ = read_load(spec)
+            machine.write(spec.space, spec.addr, data)
+        except (SpecError, Fault) as err:
+            raise InlineError(f"{where}: LOAD {target} = {file}: {err}") from None
+    return machine
+
+
+class KernelView:
+    """A kernel (RUN --cores N) seen as the checks see a machine: core 0's S, races by kind."""
+
+    def __init__(self, program, profile: str, cores: int, jobs: int | None) -> None:
+        self.kernel = Kernel(program, load_profile(profile), cores, jobs=jobs)
+
+    def write(self, space, addr, data):
+        self.kernel.write(space, addr, data)
+
+    def run(self, **limits):
+        return self.kernel.run(**limits)
+
+    def read(self, space, addr, type_name, count, core=0):
+        return self.kernel.read(space, addr, type_name, count, core)
+
+    def report(self):
+        return self.kernel.report()
+
+    @property
+    def s(self):
+        return self.kernel.scalars(0)
+
+    def races(self):
+        return [SimpleNamespace(**r) for r in self.kernel.report().races]
