@@ -27,9 +27,10 @@ run: $(RUN_STAMP)
 	$(BIN)/vcore asm $(EXAMPLE) -o $(VENV)/example.vbin --listing
 	$(BIN)/vcore run $(EXAMPLE) --dump ub:0x1000:f16:8
 
-# With pytest-xdist (a test extra) the suite runs on every CPU: -n auto, one worker per CPU.
+# With pytest-xdist (a test extra) the suite runs on every CPU: -n auto, one worker per CPU, and the
+# tests of one xdist_group (a module that runs its cases at once in a fixture) on one worker.
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest $$($(BIN)/python -c 'import xdist; print("-n auto")' 2>/dev/null)
+	$(BIN)/python -m pytest $$($(BIN)/python -c 'import xdist; print("-n auto --dist loadgroup")' 2>/dev/null)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .

@@ -7,8 +7,8 @@ types, re-exported here so that ``import vcore`` is all a script needs.
 from assembler import AsmError
 from emulator import Fault, Machine, ProfileError, ProgramError, RunResult, load_profile
 from emulator.report import Report
-from vcore.api import load_bytes, load_file, load_text
+from vcore.api import load_bytes, load_file, load_kernel, load_text
 from vcore.loading import LoadError, load_program, read_program_file
 
 __all__ = ["AsmError", "Fault", "LoadError", "Machine", "ProfileError", "ProgramError", "Report", "RunResult",
-           "load_bytes", "load_file", "load_profile", "load_program", "load_text", "read_program_file"]
+           "load_bytes", "load_file", "load_kernel", "load_profile", "load_program", "load_text", "read_program_file"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 
 from emulator import Machine, load_profile
+from emulator.kernel import Kernel
 from emulator.machine import DEFAULT_GM_SIZE
 from emulator.profile import Profile
 from vcore.loading import load_program, read_program_file
@@ -42,9 +43,20 @@ def load_bytes(blob: bytes, profile: Profile | str = "950", gm_size: int = DEFAU
     return _machine(load_program(blob, filename), profile, gm_size)
 
 
-def load_file(path: str | os.PathLike, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE) -> Machine:
-    """Load a ``.asm`` or ``.vbin`` file (told apart by content, not by name)."""
-    return _machine(read_program_file(path), profile, gm_size)
+def load_file(path: str | os.PathLike, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE,
+              defines: dict | None = None) -> Machine:
+    """Load a ``.asm`` or ``.vbin`` file (told apart by content, not by name); ``defines`` are the
+    ``-D NAME=VALUE`` constants of an ``.asm`` (they win over its ``.equ``)."""
+    return _machine(read_program_file(path, defines or {}), profile, gm_size)
 
 
-__all__ = ["load_bytes", "load_file", "load_text"]
+def load_kernel(path: str | os.PathLike, cores: int, profile: Profile | str = "950", jobs: int | None = None,
+                gm_size: int = DEFAULT_GM_SIZE, defines: dict | None = None) -> Kernel:
+    """Load a file as a kernel of ``cores`` cores (``vcore run --cores``), run in ``jobs`` processes
+    (default: the CPU count; the result is the same for every value). The kernel has ``write``,
+    ``run``, ``read(space, addr, type, count, core=0)``, ``scalars(core)`` and ``report()``."""
+    return Kernel(read_program_file(path, defines or {}), load_profile(profile) if isinstance(profile, str)
+                  else profile, cores, gm_size=gm_size, jobs=jobs)
+
+
+__all__ = ["load_bytes", "load_file", "load_kernel", "load_text"]

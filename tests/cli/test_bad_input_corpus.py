@@ -37,6 +37,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# The module fixture runs every selected case at once: under pytest-xdist the module must stay on one
+# worker (make test passes --dist loadgroup), or each worker would run all of them.
+pytestmark = pytest.mark.xdist_group("bad_input_corpus")
 VCORE = Path(sys.executable).with_name("vcore")
 WORKERS = max(2, min(4, (os.cpu_count() or 2) + 1))
 PROG = "prog.asm"
