@@ -97,6 +97,12 @@ def parse_profile(text: str, origin: str) -> Profile:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ProfileError(f"{origin}: malformed TOML: {err}") from None
+    check_table(table, origin)
+    return Profile(table["name"], table, text)
+
+
+def check_table(table: dict, origin: str) -> None:
+    """Raise ProfileError unless the table holds exactly the schema's keys with values in range."""
     _check(table, _schema(), "", origin)
     ub_size = table["machine"]["ub_size"]
     if not 1024 <= ub_size <= MAX_UB or ub_size % 256:
@@ -118,7 +124,6 @@ def parse_profile(text: str, origin: str) -> Profile:
         values = value.values() if isinstance(value, dict) else (value,)  # a latency may be a table by operation
         if key.endswith("_latency") and any(v < 1 for v in values):
             raise ProfileError(f"{origin}: register.{key} must be at least 1")
-    return Profile(table["name"], table, text)
 
 
 def load_profile(name_or_path: str) -> Profile:

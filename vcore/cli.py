@@ -367,6 +367,48 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, ou
         click.echo(f"vcore: sweep: {failed} of {len(rows)} runs failed (their rows carry the error)", err=True)
 
 
+@main.command("calibrate")
+@click.argument("measurements", metavar="MEASUREMENTS.toml", type=click.Path(dir_okay=False))
+@click.option("--profile", "profile_name", default="950", show_default=True,
+              help="the profile to fit: 950, a2, or FILE.toml")
+@click.option("-o", "output", type=click.Path(dir_okay=False), default=None,
+              help="write the fitted profile to FILE.toml")
+def calibrate_command(measurements: str, profile_name: str, output: str | None) -> None:
+    """Fit the profile parameters named in MEASUREMENTS.toml (fit = [...]) to its measured cycles by
+    least squares; print each measurement's error before and after, the fitted values, and the
+    parameters the data cannot determine."""
+    from vcore import calibrate  # noqa: PLC0415  (scipy is imported only for a fit)
+
+    try:
+        profile = load_profile(profile_name)
+        params, items = calibrate.read_file(measurements)
+        for p in params:
+            calibrate.get_value(profile, p)
+    except (ProfileError, calibrate.CalibrateError) as err:
+        _fail(f"vcore: error: {err}")
+    if params:
+        try:
+            __import__("scipy.optimize")
+        except ImportError:
+            _fail("vcore: error: calibrate needs scipy for the fit: pip install 'vcore[fit]'")
+    try:
+        result = calibrate.fit(profile, params, items)
+    except calibrate.CalibrateError as err:
+        _fail(f"vcore: error: {err}")
+    click.echo(f"profile {profile.name}, {len(items)} measurement(s) from {measurements}")
+    click.echo(calibrate.table(items, result.before, result.after if params else None), nl=False)
+    for p, old, new in zip(result.params, result.start, result.values, strict=True):
+        click.echo(f"fitted {p.text}: {old:g} -> {new:g}")
+    for names, why in result.undetermined:
+        click.echo(f"cannot determine {names}: {why}")
+    if output is not None:
+        try:
+            text = calibrate.fitted_text(result, Path(measurements).name)
+        except (calibrate.CalibrateError, ProfileError) as err:
+            _fail(f"vcore: error: {err}")
+        _write(output, text)
+
+
 @main.command("diff")
 @click.argument("old", metavar="A.json", type=click.Path(dir_okay=False))
 @click.argument("new", metavar="B.json", type=click.Path(dir_okay=False))

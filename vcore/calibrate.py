@@ -1,0 +1,367 @@
+"""``vcore calibrate``: fit profile parameters to measured cycles (CONTRACT section 10).
+
+A measurements file (TOML) names the parameters to fit and the measurements::
+
+    fit = ["register.vf_launch", "tensor.startup"]    # as `vcore profile show` names them;
+                                                      # a list element is "tensor.sustained_fma[1]"
+    [[measurement]]
+    program = "kernels/add.asm"     # relative to this file
+    defines = { TILE = 64 }         # optional: -D values for this run
+    cores = 8                       # optional
+    quantity = "total"              # total cycles of the run
+    measured = 12345.0
+
+Quantities: ``total`` (total cycles), ``difference`` (total with ``defines`` minus total with
+``minus``), ``ratio`` (the same two, divided), and ``busy_S``/``busy_V``/``busy_MTE2``/``busy_MTE3``
+(a pipe's busy cycles, summed over cores). Optional keys a measurement may carry for the reader:
+``name``, ``source`` (where the figure comes from), ``reading`` (how it was turned into cycles)
+and ``held_out = true`` (shown, never fitted: a check of the model).
+
+The fit is bounded least squares (scipy's trust-region reflective method) over the relative errors,
+each parameter kept positive (a whole-number parameter stays whole: its Jacobian is taken with steps
+of at least one). After it, a parameter whose column of the Jacobian is (nearly) zero or a
+combination of the others is reported as one the data cannot determine.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+import tomllib
+from pathlib import Path
+
+import numpy as np
+from attrs import frozen
+
+from assembler import AsmError
+from emulator import Machine, ProfileError, ProgramError
+from emulator.kernel import Kernel
+from emulator.profile import Profile, check_table, parse_profile
+from vcore.loading import LoadError, read_program_file
+
+QUANTITIES = ("total", "difference", "ratio", "busy_S", "busy_V", "busy_MTE2", "busy_MTE3")
+_KEYS = {"program", "defines", "minus", "cores", "quantity", "measured", "name", "source", "reading", "held_out"}
+_PARAM = re.compile(r"^(?P<path>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)(?:\[(?P<index>\d+)\])?$")
+
+
+class CalibrateError(Exception):
+    """A measurements file that cannot be read, or a measurement that cannot be run (with its place)."""
+
+
+@frozen
+class Measurement:
+    index: int
+    name: str
+    program: Path
+    quantity: str
+    measured: float
+    defines: dict
+    minus: dict | None
+    cores: int | None
+    source: str
+    reading: str
+    held_out: bool
+
+
+@frozen
+class Parameter:
+    text: str
+    path: tuple[str, ...]
+    index: int | None
+
+
+def _where(path: Path, i: int) -> str:
+    return f"{path}: measurement {i + 1}"
+
+
+def read_file(path: str | Path) -> tuple[list[Parameter], list[Measurement]]:
+    path = Path(path)
+    try:
+        table = tomllib.loads(path.read_text())
+    except OSError as err:
+        raise CalibrateError(f"{path}: cannot read: {err.strerror or err}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise CalibrateError(f"{path}: malformed TOML: {err}") from None
+    unknown = set(table) - {"fit", "measurement"}
+    if unknown:
+        raise CalibrateError(f"{path}: unknown key '{sorted(unknown)[0]}' (a file has fit = [...] and "
+                             f"[[measurement]] tables)")
+    fit = table.get("fit", [])
+    if not isinstance(fit, list) or not all(isinstance(p, str) for p in fit):
+        raise CalibrateError(f"{path}: fit must be a list of parameter names, like [\"tensor.startup\"]")
+    params = []
+    for text in fit:
+        m = _PARAM.match(text)
+        if not m:
+            raise CalibrateError(f"{path}: fit: '{text}' is not a parameter name (SECTION.KEY or SECTION.KEY[i])")
+        params.append(Parameter(text, tuple(m.group("path").split(".")),
+                                None if m.group("index") is None else int(m.group("index"))))
+    entries = table.get("measurement", [])
+    if not isinstance(entries, list) or not entries:
+        raise CalibrateError(f"{path}: no [[measurement]] tables")
+    measurements = [_measurement(path, i, e) for i, e in enumerate(entries)]
+    return params, measurements
+
+
+def _measurement(path: Path, i: int, entry: dict) -> Measurement:
+    where = _where(path, i)
+    unknown = set(entry) - _KEYS
+    if unknown:
+        raise CalibrateError(f"{where}: unknown key '{sorted(unknown)[0]}' (keys: {', '.join(sorted(_KEYS))})")
+    for key in ("program", "measured"):
+        if key not in entry:
+            raise CalibrateError(f"{where}: missing '{key}'")
+    quantity = entry.get("quantity", "total")
+    if quantity not in QUANTITIES:
+        raise CalibrateError(f"{where}: quantity '{quantity}' is not one of {', '.join(QUANTITIES)}")
+    measured = entry["measured"]
+    if isinstance(measured, bool) or not isinstance(measured, int | float) or not 0 < measured < math.inf:
+        raise CalibrateError(f"{where}: measured must be a positive number")
+    minus = entry.get("minus")
+    if quantity in ("difference", "ratio") and minus is None:
+        raise CalibrateError(f"{where}: quantity '{quantity}' needs minus = {{ NAME = VALUE }} (the second run)")
+    for key in ("defines", "minus"):
+        value = entry.get(key, {})
+        if not isinstance(value, dict) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                                  for v in value.values()):
+            raise CalibrateError(f"{where}: {key} must be a table of whole numbers, like {{ TILE = 64 }}")
+    cores = entry.get("cores")
+    if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= 64):
+        raise CalibrateError(f"{where}: cores must be 1..64")
+    program = (path.parent / entry["program"]).resolve()
+    shown = " ".join([Path(entry["program"]).stem, *(f"{k}={v}" for k, v in entry.get("defines", {}).items())])
+    return Measurement(i, str(entry.get("name", shown)), program, quantity, float(measured),
+                       dict(entry.get("defines", {})), None if minus is None else dict(minus), cores,
+                       str(entry.get("source", "")), str(entry.get("reading", "")), bool(entry.get("held_out", False)))
+
+
+# -- parameters ---------------------------------------------------------------------------------
+
+def get_value(profile: Profile, p: Parameter) -> float:
+    node = profile.table
+    try:
+        for key in p.path:
+            node = node[key]
+        if p.index is not None:
+            node = node[p.index]
+    except (KeyError, IndexError, TypeError):
+        raise CalibrateError(f"fit: profile {profile.name} has no parameter '{p.text}'") from None
+    if isinstance(node, bool) or not isinstance(node, int | float):
+        raise CalibrateError(f"fit: '{p.text}' is not a number in profile {profile.name}")
+    return node
+
+
+def is_whole(profile: Profile, p: Parameter) -> bool:
+    return isinstance(get_value(profile, p), int)
+
+
+def with_values(profile: Profile, params: list[Parameter], values) -> Profile:
+    """A copy of the profile with the parameters set (whole-number ones rounded)."""
+    table = copy.deepcopy(profile.table)
+    for p, value in zip(params, values, strict=True):
+        whole = is_whole(profile, p)
+        node = table
+        for key in p.path[:-1]:
+            node = node[key]
+        if p.index is None:
+            node[p.path[-1]] = round(float(value)) if whole else float(value)
+        else:
+            node[p.path[-1]][p.index] = round(float(value)) if whole else float(value)
+    check_table(table, f"profile {profile.name} with {', '.join(p.text for p in params)} fitted")
+    return Profile(profile.name, table, profile.source_text)
+
+
+def rewrite_text(text: str, params: list[Parameter], values, note: str = "") -> str:
+    """The profile's TOML text with each parameter's value replaced in place (comments kept; ``note``
+    is added to each changed line's comment)."""
+    lines = text.splitlines(keepends=True)
+    for p, value in zip(params, values, strict=True):
+        section, key = ".".join(p.path[:-1]), p.path[-1]
+        current = None
+        for n, line in enumerate(lines):
+            header = re.match(r"^\s*\[([^\]]+)\]", line)
+            if header:
+                current = header.group(1).strip()
+                continue
+            m = re.match(rf"^(\s*{re.escape(key)}\s*=\s*)([^#\n]*?)(\s*(#.*)?)$", line.rstrip("\n"))
+            if current == section and m:
+                old = m.group(2)
+                shown = f"{value:g}" if isinstance(value, float) else str(value)
+                if p.index is None:
+                    new = shown
+                else:
+                    items = [s.strip() for s in old.strip().strip("[]").split(",")]
+                    items[p.index] = shown
+                    new = "[" + ", ".join(items) + "]"
+                comment = m.group(3) or ""
+                if note:
+                    comment = (comment + f" ({note})") if comment.strip() else f"  # {note}"
+                lines[n] = m.group(1) + new + comment + "\n"
+                break
+        else:
+            raise CalibrateError(f"cannot find '{p.text}' in the profile's text")
+    return "".join(lines)
+
+
+# -- running ------------------------------------------------------------------------------------
+
+class Evaluator:
+    """Runs the measurements' programs under a profile; programs are assembled once."""
+
+    def __init__(self, measurements: list[Measurement]) -> None:
+        self.measurements = measurements
+        self._programs: dict = {}
+
+    def _program(self, m: Measurement, defines: dict):
+        key = (m.program, tuple(sorted(defines.items())))
+        if key not in self._programs:
+            try:
+                self._programs[key] = read_program_file(m.program, defines)
+            except (AsmError, LoadError) as err:
+                raise CalibrateError(f"{_where(Path(m.program.name), m.index)} ({m.name}): "
+                                     f"{str(err).splitlines()[0]}") from None
+        return self._programs[key]
+
+    def _run(self, m: Measurement, defines: dict, profile: Profile):
+        program = self._program(m, defines)
+        try:
+            machine = Machine(program, profile) if m.cores is None else Kernel(program, profile, m.cores, jobs=1)
+            result = machine.run()
+        except (ProgramError, ProfileError) as err:
+            raise CalibrateError(f"{m.name}: {str(err).splitlines()[0]}") from None
+        if result.fault is not None:
+            raise CalibrateError(f"{m.name}: the run faulted: {str(result.fault).splitlines()[0]}")
+        return machine.report()
+
+    def value(self, m: Measurement, profile: Profile) -> float:
+        report = self._run(m, m.defines, profile)
+        if m.quantity.startswith("busy_"):
+            return float(report.pipes[m.quantity.removeprefix("busy_")].busy_cycles)
+        total = float(report.total_cycles)
+        if m.quantity == "total":
+            return total
+        other = float(self._run(m, {**m.defines, **m.minus}, profile).total_cycles)
+        return total - other if m.quantity == "difference" else total / other
+
+    def values(self, profile: Profile, which=None) -> np.ndarray:
+        chosen = self.measurements if which is None else which
+        return np.array([self.value(m, profile) for m in chosen])
+
+
+# -- fitting ------------------------------------------------------------------------------------
+
+@frozen
+class Fit:
+    params: list
+    start: list
+    values: list
+    before: np.ndarray          # model before the fit, per measurement
+    after: np.ndarray           # after
+    undetermined: list          # (parameter text, why)
+    profile: Profile
+
+
+def errors(model: np.ndarray, measured: np.ndarray) -> np.ndarray:
+    """Relative error of the model, per measurement (0.1 = 10% over)."""
+    return model / measured - 1.0
+
+
+def fit(profile: Profile, params: list[Parameter], measurements: list[Measurement],
+        evaluator: Evaluator | None = None, max_evaluations: int = 40) -> Fit:
+    """Least squares over the relative errors of the measurements that are not held out."""
+    from scipy.optimize import least_squares  # noqa: PLC0415  (an optional extra: vcore[fit])
+
+    evaluator = evaluator or Evaluator(measurements)
+    used = [m for m in measurements if not m.held_out]
+    measured = np.array([m.measured for m in used])
+    start = [get_value(profile, p) for p in params]
+    whole = [is_whole(profile, p) for p in params]
+    before = evaluator.values(profile)
+    if not params or not used:
+        return Fit(params, start, start, before, before, [], profile)
+
+    cache: dict = {}
+
+    def residuals(x):
+        key = tuple(round(float(v)) if w else round(float(v), 9) for v, w in zip(x, whole, strict=True))
+        if key not in cache:
+            try:
+                cache[key] = errors(evaluator.values(with_values(profile, params, key), used), measured)
+            except ProfileError:  # a value the profile refuses (a latency below 1): far from any fit
+                cache[key] = np.full(len(used), 10.0)
+        return cache[key]
+
+    def steps(x):
+        return np.array([max(1.0, 0.05 * abs(v)) if w else max(1e-3, 0.05 * abs(v)) for v, w in zip(x, whole,
+                                                                                                      strict=True)])
+
+    def jacobian(x):
+        base, h = residuals(x), steps(x)
+        columns = []
+        for j in range(len(x)):
+            up = np.array(x, dtype=float)
+            up[j] += h[j]
+            columns.append((residuals(up) - base) / h[j])
+        return np.column_stack(columns)
+
+    x0 = np.array(start, dtype=float)
+    lower = np.array([0.0 if w else 1e-6 for w in whole])   # every parameter is positive (a count may be 0)
+    solution = least_squares(residuals, x0, jac=jacobian, bounds=(lower, np.full(len(x0), np.inf)),
+                             method="trf", max_nfev=max_evaluations, x_scale=np.maximum(np.abs(x0), 1.0))
+    values = [round(float(v)) if w else float(v) for v, w in zip(solution.x, whole, strict=True)]
+    fitted = with_values(profile, params, values)
+    after = evaluator.values(fitted)
+    return Fit(params, start, values, before, after, _undetermined(params, jacobian(solution.x)), fitted)
+
+
+def _undetermined(params: list[Parameter], jac: np.ndarray) -> list[tuple[str, str]]:
+    """Parameters the data cannot pin down: a zero column (no measurement moves with it), or a
+    direction of near-zero singular value (a combination of parameters the data cannot tell apart)."""
+    out = []
+    norms = np.linalg.norm(jac, axis=0)
+    for p, n in zip(params, norms, strict=True):
+        if n < 1e-9:
+            out.append((p.text, "no measurement changes with it"))
+    live = [i for i, n in enumerate(norms) if n >= 1e-9]
+    if len(live) > 1:
+        scaled = jac[:, live] / norms[live]
+        _, s, vt = np.linalg.svd(scaled, full_matrices=False)
+        for value, vector in zip(s, vt, strict=True):
+            if value < 1e-3 * s[0]:
+                involved = [params[live[i]].text for i in np.flatnonzero(np.abs(vector) > 0.3)]
+                out.append((" and ".join(involved), "only a combination of them is determined by the data"))
+    return out
+
+
+def table(measurements: list[Measurement], before: np.ndarray, after: np.ndarray | None = None) -> str:
+    """Each measurement: measured, model (before and after a fit), and the errors."""
+    head = f"{'measurement':<44} {'quantity':<10} {'measured':>11} {'model':>11} {'error':>8}"
+    if after is not None:
+        head += f" {'fitted':>11} {'error':>8}"
+    lines = [head]
+    for i, m in enumerate(measurements):
+        name = m.name + (" (held out)" if m.held_out else "")
+        e = errors(before[i], m.measured) * 100
+        line = f"{name[:44]:<44} {m.quantity:<10} {m.measured:>11.4g} {before[i]:>11.4g} {e:>+7.1f}%"
+        if after is not None:
+            line += f" {after[i]:>11.4g} {errors(after[i], m.measured) * 100:>+7.1f}%"
+        lines.append(line)
+    used = [i for i, m in enumerate(measurements) if not m.held_out]
+    if used:
+        worst = max(abs(errors(before[i], measurements[i].measured)) for i in used) * 100
+        mean = float(np.mean([abs(errors(before[i], measurements[i].measured)) for i in used])) * 100
+        summary = f"mean |error| {mean:.1f}%, worst {worst:.1f}%"
+        if after is not None:
+            worst_after = max(abs(errors(after[i], measurements[i].measured)) for i in used) * 100
+            mean_after = float(np.mean([abs(errors(after[i], measurements[i].measured)) for i in used])) * 100
+            summary += f"; after the fit: mean {mean_after:.1f}%, worst {worst_after:.1f}%"
+        lines.append(summary + " (over the measurements that are not held out)")
+    return "\n".join(lines) + "\n"
+
+
+def fitted_text(result: Fit, source: str) -> str:
+    """The fitted profile as TOML: the original text with the fitted values in place."""
+    text = rewrite_text(result.profile.source_text, result.params, result.values, note=f"fitted: {source}")
+    parse_profile(text, "the fitted profile")  # must still be a valid profile
+    return text
