@@ -11,7 +11,7 @@ EXAMPLE ?= programs/vadd_basic.asm
 # named like a package could shadow it; the folders are the packages, so the warning says nothing.
 QUIET_BUILD := ignore:Editable installation
 
-.PHONY: run test lint docs bench fuzz clean
+.PHONY: run test lint docs bench calibrate fuzz clean
 
 $(RUN_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,9 +39,15 @@ docs: $(RUN_STAMP)
 	$(BIN)/python -m isa.docs > docs/isa.md
 	$(BIN)/python -m emulator.profile_doc --write docs/timing.md
 	$(BIN)/python -m vcore.kernel_doc --write docs/kernels.md
+	$(BIN)/python -m benchmarks.calibration --write docs/timing.md
 
 bench: $(RUN_STAMP)
 	$(BIN)/python -m benchmarks
+
+# The model against every public measurement (benchmarks/calibration); FIT=1 fits the parameters each
+# file names and writes them into emulator/profiles/ (needs scipy: a test extra, or vcore[fit]).
+calibrate: $(TEST_STAMP)
+	$(BIN)/python -m benchmarks.calibration $(if $(FIT),--fit)
 
 # A long fuzzing run (not part of make test): FUZZ_EXAMPLES inputs per property; it prints how many it tried.
 FUZZ_EXAMPLES ?= 20000

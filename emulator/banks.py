@@ -11,12 +11,14 @@ without conflict, and more when they do; :func:`conflict_cycles` returns, per it
 its beats of (beat cycles - 1).
 
 ``a2`` (16 bank groups x 3 banks): group = address bits [8:5], tier = bits [17:16], bank = tier * 16 +
-group. Each group serves one 32-byte row per cycle, so
+group. Per cycle a group reads one 32-byte row and writes one, and a bank serves one access, so
 
-    beat cycles = max(max reads per group, max writes per group, 1)
-                  + (1 if some read and some write of the beat hit the same bank else 0).
+    beat cycles = max(max distinct reads per group, max writes per group, max accesses per bank, 1).
 
-Reads are never merged on ``a2``.
+A block read twice in one beat (a block stride of 0) is read once. When an iteration's destination
+lines up bank for bank with one of its sources (block k of both in the same bank, for every k), the
+hardware delays the write by one iteration: those writes meet the next iteration's reads instead
+(the sample bank_conflict_ub, scenarios 4 and 6: no conflict), and the last one meets none.
 
 ``950`` (8 bank groups x 2 banks, low-order interleaved): group = bits [7:5], bank bit = bit 8,
 bank = group * 2 + bank bit. Reads of the same address merge (distinct read addresses are counted);
@@ -112,20 +114,45 @@ def _distinct_mask(rows_addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # per-profile beat cycles over the flattened (iteration, beat) axis
 
 
+def _a2_bank(addr: np.ndarray) -> np.ndarray:
+    return ((addr >> 16) & 3) * 16 + ((addr >> _ROW_SHIFT) & 15)
+
+
+def _masked_counts(keys: np.ndarray, keep: np.ndarray, width: int, rows: int) -> np.ndarray:
+    """Like ``_counts``, counting only the entries where ``keep``."""
+    if keys.size == 0:
+        return np.zeros((rows, width), dtype=np.int64)
+    flat = (np.arange(rows, dtype=np.int64)[:, None] * width + keys)[keep]
+    return np.bincount(flat, minlength=rows * width).reshape(rows, width)
+
+
+def _a2_delayed_writes(reads: np.ndarray, writes: np.ndarray) -> np.ndarray:
+    """(I, n_dst, 8) writes as the banks see them: a destination that lines up bank for bank with a
+    source is written one iteration late (its row moves to the next iteration; -1 marks no write)."""
+    if writes.shape[1] == 0 or reads.shape[1] == 0:
+        return writes
+    w_bank = _a2_bank(writes)                                   # (I, d, 8)
+    r_bank = _a2_bank(reads)                                    # (I, n, 8)
+    aligned = (w_bank[:, :, None, :] == r_bank[:, None, :, :]).all(axis=3).any(axis=2)   # (I, d)
+    late = np.where(aligned[:, :, None], writes, -1)
+    now = np.where(aligned[:, :, None], -1, writes)
+    shifted = np.full_like(late, -1)
+    shifted[1:] = late[:-1]
+    return np.concatenate([now, shifted], axis=1)
+
+
 def _a2_beats(r: np.ndarray, w: np.ndarray, rows: int) -> np.ndarray:
-    r_row = r >> _ROW_SHIFT
-    w_row = w >> _ROW_SHIFT
-    r_group = r_row & 15
+    s, first = _distinct_mask(r >> _ROW_SHIFT)                  # a block read twice is read once
+    r_group = s & 15
+    r_bank = ((s >> (16 - _ROW_SHIFT)) & 3) * 16 + r_group
+    live = w >= 0
+    w_row = np.where(live, w, 0) >> _ROW_SHIFT
     w_group = w_row & 15
-    r_bank = ((r >> 16) & 3) * 16 + r_group
-    w_bank = ((w >> 16) & 3) * 16 + w_group
-    reads_per_group = _counts(r_group, _A2_GROUPS, rows).max(axis=1)
-    writes_per_group = _counts(w_group, _A2_GROUPS, rows).max(axis=1)
-    # a read and a write of the beat in one bank: pairwise compare (a beat has at most a few
-    # writes), cheaper than two (rows, 64) presence tables
-    rw_same_bank = (r_bank[:, :, None] == w_bank[:, None, :]).any(axis=(1, 2))
-    base = np.maximum(np.maximum(reads_per_group, writes_per_group), 1)
-    return base + rw_same_bank.astype(np.int64)
+    w_bank = ((w_row >> (16 - _ROW_SHIFT)) & 3) * 16 + w_group
+    reads_per_group = _masked_counts(r_group, first, _A2_GROUPS, rows).max(axis=1)
+    writes_per_group = _masked_counts(w_group, live, _A2_GROUPS, rows).max(axis=1)
+    per_bank = (_masked_counts(r_bank, first, _A2_BANKS, rows) + _masked_counts(w_bank, live, _A2_BANKS, rows))
+    return np.maximum(np.maximum(np.maximum(reads_per_group, writes_per_group), per_bank.max(axis=1)), 1)
 
 
 def _950_bank(row_addr: np.ndarray) -> np.ndarray:
@@ -157,6 +184,8 @@ def _beat_cycles(rules: BankRules, reads, writes) -> np.ndarray:
         raise ValueError(f"reads and writes disagree on iterations: {reads.shape[0]} vs {writes.shape[0]}")
     it = reads.shape[0]
     rows = it * rules.beats
+    if rules.kind == "a2":
+        writes = _a2_delayed_writes(reads, writes)
     r = _by_beat(reads, rules.beats)
     w = _by_beat(writes, rules.beats)
     out = _a2_beats(r, w, rows) if rules.kind == "a2" else _950_beats(r, w, rows)
@@ -230,19 +259,26 @@ def _explain_a2(rd, wr) -> list[str]:
     def bank(a: int) -> int:
         return ((a >> 16) & 3) * 16 + group(a)
 
+    seen: dict[int, list] = {}
+    for x in rd:
+        seen.setdefault(x[2] >> 5, []).append(x)
+    for row, same in seen.items():
+        if len(same) > 1:
+            out.append(f"  merged: {_fmt(same)} read the same block 0x{row << 5:x} (read once)")
+    distinct = [v[0] for v in seen.values()]
     for g in range(_A2_GROUPS):
-        gr = [x for x in rd if group(x[2]) == g]
+        gr = [x for x in distinct if group(x[2]) == g]
         gw = [x for x in wr if group(x[2]) == g]
         if len(gr) > 1:
-            out.append(f"  bank group {g}: {len(gr)} reads ({_fmt(gr)}) - one row per group per cycle")
+            out.append(f"  bank group {g}: {len(gr)} reads ({_fmt(gr)}) - one read row per group per cycle")
         if len(gw) > 1:
-            out.append(f"  bank group {g}: {len(gw)} writes ({_fmt(gw)}) - one row per group per cycle")
+            out.append(f"  bank group {g}: {len(gw)} writes ({_fmt(gw)}) - one write row per group per cycle")
     for bk in range(_A2_BANKS):
-        br = [x for x in rd if bank(x[2]) == bk]
+        br = [x for x in distinct if bank(x[2]) == bk]
         bw = [x for x in wr if bank(x[2]) == bk]
-        if br and bw:
-            out.append(f"  bank {bk} (group {bk % 16}, tier {bk // 16}): read ({_fmt(br)}) and write "
-                       f"({_fmt(bw)}) hit the same bank - the conflicting access waits a cycle (+1)")
+        if len(br) + len(bw) > 1:
+            out.append(f"  bank {bk} (group {bk % 16}, tier {bk // 16}): {len(br)} read(s) ({_fmt(br)}) and "
+                       f"{len(bw)} write(s) ({_fmt(bw)}) - one access per bank per cycle")
     return out
 
 

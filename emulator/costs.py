@@ -2,18 +2,21 @@
 
 - Scalar instructions occupy S for ``scalar.*`` cycles; handing an instruction to another pipe
   costs ``scalar.issue``.
-- A tensor instruction occupies V for ``iterations * lanes / (elements_per_cycle * sustained)``
-  cycles plus its bank-conflict cycles, and its results land ``tensor.startup`` cycles later.
+- A tensor instruction occupies V for ``tensor.issue`` cycles, then ``iterations * lanes /
+  (elements_per_cycle * sustained)`` cycles plus its bank-conflict cycles, and its results land
+  ``tensor.startup`` cycles later.
 - A register instruction occupies its unit inside its vector function for ``ceil(lanes /
   elements_per_cycle)`` cycles (at least one) and its result is ready ``*_latency`` cycles after it
   issues; the function (``emulator.functions``) occupies V for its whole run.
-- DMA costs ``*_latency + bytes / *_bytes_per_cycle`` on its MTE pipe.
+- DMA costs ``max(*_setup + bytes / *_burst_bytes_per_cycle, bytes / *_bytes_per_cycle)`` on its MTE
+  pipe (the sustained rate at most the core's share of the chip's GM bandwidth).
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 from attrs import frozen
 
 from emulator.banks import BankRules, conflict_cycles
@@ -130,7 +133,7 @@ class CostModel:
         chip = profile["chip"]
         self.syncall = chip["syncall"]
         share = chip["gm_bytes_per_cycle"] / cores
-        self.dma = {k: min(v, share) if k.endswith("_bytes_per_cycle") else v for k, v in profile["dma"].items()}
+        self.dma = {k: min(v, share) if k.endswith("bytes_per_cycle") else v for k, v in profile["dma"].items()}
         self.banks = BankRules(profile["banks"]["kind"], profile["banks"]["beats"])
 
     # -- the scalar pipe -----------------------------------------------------------------------
@@ -152,17 +155,21 @@ class CostModel:
             sustained = sustained[width]
         return lanes / (per_cycle * sustained)
 
-    def tensor_conflicts(self, reads, writes, iterations: int) -> int:
-        """Bank-conflict cycles of a tensor instruction's (sampled) block addresses."""
-        per = conflict_cycles(self.banks, reads, writes)
-        conflicts = int(per.sum())
+    def tensor_conflicts(self, reads, writes, iterations: int, floor: float = 1.0) -> int:
+        """Bank-conflict cycles of a tensor instruction's (sampled) block addresses: what the banks
+        need for an iteration beyond ``floor``, the cycles the iteration takes anyway (on the 950 a
+        binary op's two loads and a store take two cycles, as its banks' two reads and a write do)."""
+        beats = self.banks.beats  # the banks' cycles for an iteration, against what it takes anyway
+        per = np.maximum(conflict_cycles(self.banks, reads, writes) + beats - max(floor, beats), 0)
+        conflicts = float(per.sum())
         if per.size < iterations:  # identical iterations beyond the sampled ones
-            conflicts = round(conflicts * iterations / max(per.size, 1))
-        return conflicts
+            conflicts = conflicts * iterations / max(per.size, 1)
+        return round(conflicts)
 
     def tensor_cost(self, inst: Inst, job) -> Cost:
-        conflicts = job.conflicts(self) if job.conflicts is not None else 0
-        busy = max(1, math.ceil(job.iterations * self.tensor_iteration_cycles(inst)) + conflicts)
+        per_iteration = self.tensor_iteration_cycles(inst)
+        conflicts = job.conflicts(self, max(1.0, per_iteration)) if job.conflicts is not None else 0
+        busy = self.tensor["issue"] + max(1, math.ceil(job.iterations * per_iteration) + conflicts)
         return Cost(busy, busy + self.tensor["startup"], conflicts)
 
     def register_cost(self, inst: Inst) -> Cost:
@@ -172,7 +179,11 @@ class CostModel:
         if isinstance(latency, dict):  # by operation (VREDUCE.O)
             latency = latency[inst.cond]
         if timing in _ONE_CYCLE:
-            return Cost(1, latency)
+            blk = inst.kw("blk") if timing in ("reg.load", "reg.store") else None
+            if blk is None:
+                return Cost(1, latency)
+            return Cost(max(reg["strided_access_cycles"], self.block_pattern_cycles(blk, timing == "reg.store")),
+                        latency)
         size = inst.type.size
         width = _WIDTH_INDEX[size]
         if timing == "reg.gather":
@@ -185,13 +196,25 @@ class CostModel:
             per_cycle = reg["elements_per_cycle"]["float32_add"]
         return Cost(max(1, math.ceil(lanes / per_cycle)), latency)
 
+    def block_pattern_cycles(self, blk: int, write: bool) -> int:
+        """Cycles the banks need for one access of 8 blocks ``blk`` blocks apart (alone): the
+        pattern's collisions do not depend on where it starts, the banks being interleaved."""
+        blocks = (np.arange(8, dtype=np.int64) * blk * 32)[None, None, :]
+        none = np.zeros((1, 0, 8), dtype=np.int64)
+        reads, writes = (none, blocks) if write else (blocks, none)
+        return int(conflict_cycles(self.banks, reads, writes)[0]) + 1
+
     def single_issue(self, inst: Inst) -> bool:
         """Whether a register instruction issues alone: ``register.CLASS_single_issue`` (reductions)."""
         return bool(self.register.get(f"{inst.row.timing.partition('.')[2]}_single_issue", False))
 
     def dma_cost(self, inst: Inst, job) -> Cost:
-        direction = inst.row.op
-        cycles = self.dma[f"{direction}_latency"] + math.ceil(job.nbytes / self.dma[f"{direction}_bytes_per_cycle"])
+        """A copy holds its MTE pipe for its fixed cost plus its bytes at the burst rate, or for its
+        bytes at the sustained rate if that is longer (a long stream hides the next copy's fixed
+        cost under its data: the measured curves); its data has landed when it lets go."""
+        d, nbytes = inst.row.op, job.nbytes
+        cycles = max(math.ceil(self.dma[f"{d}_setup"] + nbytes / self.dma[f"{d}_burst_bytes_per_cycle"]),
+                     math.ceil(nbytes / self.dma[f"{d}_bytes_per_cycle"]))
         return Cost(cycles, cycles)
 
     def sync_cost(self, kind: str) -> Cost:

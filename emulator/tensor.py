@@ -192,22 +192,24 @@ def bind_tensor(inst: Inst, pc: int):
         reads = footprint if reads_dst else footprint[1:]
         leaves = may_leave and m.profile["machine"]["isa"] == "a2"
         m.submit(Job(pc, lambda: perform(m, addrs, scalar, leaves), reads, footprint[:1], iterations=iterations,
-                     conflicts=lambda costs: conflicts(costs, addrs)))
+                     conflicts=lambda costs, floor: conflicts(costs, addrs, floor)))
         return next_pc
 
     conflict_cache: dict = {}
 
-    def conflicts(costs, addrs: list[int]) -> int:
-        """Bank-conflict cycles: they depend on the addresses modulo the bank pattern and on which
-        operands coincide (same-address reads merge), so both go into the key."""
-        key = (costs.banks, *(addr % costs.banks.period for addr in addrs), *(addr - addrs[0] for addr in addrs))
+    def conflicts(costs, addrs: list[int], floor: float) -> int:
+        """Bank-conflict cycles beyond ``floor``, the cycles an iteration takes anyway: they depend on
+        the addresses modulo the bank pattern and on which operands coincide (same-address reads
+        merge), so both go into the key."""
+        key = (costs.banks, floor, *(addr % costs.banks.period for addr in addrs),
+               *(addr - addrs[0] for addr in addrs))
         found = conflict_cache.get(key)
         if found is None:
             located = [addr + offsets for addr, offsets in zip(addrs, block_offsets, strict=True)]
             reads = [located[k] for k in range(1, nmem) if full[k]]
             reads = np.stack(reads, axis=1) if reads else np.zeros((sampled, 0, 8), dtype=np.int64)
             writes = located[0][:, None, :] if full[0] else np.zeros((sampled, 0, 8), dtype=np.int64)
-            found = conflict_cache[key] = costs.tensor_conflicts(reads, writes, iterations)
+            found = conflict_cache[key] = costs.tensor_conflicts(reads, writes, iterations, floor)
         return found
 
     def active(first: int, chunk: int) -> np.ndarray:

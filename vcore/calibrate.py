@@ -343,9 +343,9 @@ def table(measurements: list[Measurement], before: np.ndarray, after: np.ndarray
     for i, m in enumerate(measurements):
         name = m.name + (" (held out)" if m.held_out else "")
         e = errors(before[i], m.measured) * 100
-        line = f"{name[:44]:<44} {m.quantity:<10} {m.measured:>11.4g} {before[i]:>11.4g} {e:>+7.1f}%"
+        line = f"{name[:44]:<44} {m.quantity:<10} {_num(m.measured):>11} {_num(before[i]):>11} {e:>+7.1f}%"
         if after is not None:
-            line += f" {after[i]:>11.4g} {errors(after[i], m.measured) * 100:>+7.1f}%"
+            line += f" {_num(after[i]):>11} {errors(after[i], m.measured) * 100:>+7.1f}%"
         lines.append(line)
     used = [i for i, m in enumerate(measurements) if not m.held_out]
     if used:
@@ -358,6 +358,10 @@ def table(measurements: list[Measurement], before: np.ndarray, after: np.ndarray
             summary += f"; after the fit: mean {mean_after:.1f}%, worst {worst_after:.1f}%"
         lines.append(summary + " (over the measurements that are not held out)")
     return "\n".join(lines) + "\n"
+
+
+def _num(v: float) -> str:
+    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.4g}"
 
 
 def fitted_text(result: Fit, source: str) -> str:

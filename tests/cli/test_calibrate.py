@@ -16,7 +16,7 @@ from vcore.cli import main
 
 pytest.importorskip("scipy")
 
-# K DMAs in, one after another (each waits for the last): total = K * (latency + 256 B / rate) + the rest.
+# K DMAs in, one after another (each waits for the last): total = K * (setup + 256 B / burst) + the rest.
 DMAS = """\
 .equ K, 2
 .rept K
@@ -49,32 +49,32 @@ def write_file(tmp_path, fit, entries) -> str:
     return str(path)
 
 
-def test_a_known_latency_is_recovered(tmp_path):
+def test_a_known_setup_cost_is_recovered(tmp_path):
     a2 = load_profile("a2")
-    truth = calibrate.with_values(a2, [calibrate.Parameter("dma.gm2ub_latency", ("dma", "gm2ub_latency"), None)],
+    truth = calibrate.with_values(a2, [calibrate.Parameter("dma.gm2ub_setup", ("dma", "gm2ub_setup"), None)],
                                   [237])
     runs = [{"K": 1}, {"K": 3}, {"K": 6}]
     measured = measure(tmp_path, truth, runs)
-    assert measured[2] - measured[1] > 3 * 237      # the latency is paid per DMA
-    path = write_file(tmp_path, ["dma.gm2ub_latency"],
+    assert measured[2] - measured[1] > 3 * 237      # the fixed cost is paid per DMA
+    path = write_file(tmp_path, ["dma.gm2ub_setup"],
                       [{"program": '"dmas.asm"', "defines": f"{{ K = {r['K']} }}", "measured": v}
                        for r, v in zip(runs, measured, strict=True)])
     r = CliRunner().invoke(main, ["calibrate", path, "--profile", "a2", "-o", str(tmp_path / "fitted.toml")])
     assert r.exit_code == 0, r.output
-    assert "fitted dma.gm2ub_latency: 100 -> 237" in r.output, r.output
+    assert "fitted dma.gm2ub_setup: 225 -> 237" in r.output, r.output
     assert "after the fit: mean 0.0%, worst 0.0%" in r.output, r.output
     text = (tmp_path / "fitted.toml").read_text()
     fitted = parse_profile(text, "fitted")
-    assert fitted["dma"]["gm2ub_latency"] == 237
-    assert "gm2ub_latency = 237       # cycles before the first byte" in text     # the comment is kept
+    assert fitted["dma"]["gm2ub_setup"] == 237
+    assert "gm2ub_setup = 237         # fixed cycles of a GM -> UB copy" in text     # the comment is kept
     assert "(fitted: m.toml)" in text
-    assert tomllib.loads(text)["dma"]["ub2gm_latency"] == 100                      # the rest unchanged
+    assert tomllib.loads(text)["dma"]["ub2gm_setup"] == 140                        # the rest unchanged
 
 
 def test_difference_and_ratio_and_an_undetermined_parameter(tmp_path):
     a2 = load_profile("a2")
     one, four = measure(tmp_path, a2, [{"K": 1}, {"K": 4}])
-    path = write_file(tmp_path, ["dma.gm2ub_latency", "dma.ub2gm_latency"], [
+    path = write_file(tmp_path, ["dma.gm2ub_setup", "dma.ub2gm_setup"], [
         {"program": '"dmas.asm"', "defines": "{ K = 4 }", "minus": "{ K = 1 }", "quantity": '"difference"',
          "measured": four - one},
         {"program": '"dmas.asm"', "defines": "{ K = 4 }", "minus": "{ K = 1 }", "quantity": '"ratio"',
@@ -85,8 +85,8 @@ def test_difference_and_ratio_and_an_undetermined_parameter(tmp_path):
     lines = r.output.splitlines()
     assert any(line.startswith("dmas K=4") and "difference" in line and "+0.0%" in line for line in lines), r.output
     assert any("(held out)" in line and "ratio" in line for line in lines), r.output
-    # no DMA out: nothing moves with the UB -> GM latency
-    assert "cannot determine dma.ub2gm_latency: no measurement changes with it" in r.output
+    # no DMA out: nothing moves with the UB -> GM setup
+    assert "cannot determine dma.ub2gm_setup: no measurement changes with it" in r.output
 
 
 @pytest.mark.parametrize(("text", "message"), [

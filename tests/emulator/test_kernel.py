@@ -213,11 +213,12 @@ def test_the_result_is_the_same_for_every_number_of_processes(jobs):
 
 
 def test_many_cores_share_the_gm_bandwidth():
-    """64 cores: each core's DMA runs at chip.gm_bytes_per_cycle / 64 = 986 / 64 = 15.40625 bytes a
-    cycle (below the core's own 47.7 and 67.1): 256 bytes cost 100 + ceil(256 / 15.40625) = 117
-    cycles each way. With 8 cores the share (123.25) is above both rates: 100 + ceil(256 / 47.7) = 106
-    in, 100 + ceil(256 / 67.1) = 104 out, as a core alone."""
-    for cores, gm2ub, ub2gm in ((64, 117, 117), (8, 106, 104)):
+    """A copy costs max(ceil(setup + bytes / burst), ceil(bytes / sustained)), both rates at most the
+    core's share of chip.gm_bytes_per_cycle. 64 cores: the share is 986 / 64 = 15.40625 bytes a cycle,
+    below every rate of the 950 (burst 1000 in, 200 out; sustained 60.9, 47.4): 256 bytes cost
+    ceil(217 + 16.62) = 234 in and ceil(270 + 16.62) = 287 out. With 8 cores the share (123.25) caps
+    only the bursts: ceil(217 + 256 / 123.25 = 2.08) = 220 in, ceil(270 + 2.08) = 273 out."""
+    for cores, gm2ub, ub2gm in ((64, 234, 287), (8, 220, 273)):
         k = kernel(ADD_ONE, cores)
         per_pc = {e["line"]: e["cycles"] for e in k.report().to_json()["per_pc"]}
         assert (per_pc[4], per_pc[10]) == (gm2ub, ub2gm), cores

@@ -96,5 +96,6 @@ def _busy(t: str, repeat: int, profile: str) -> int:
 ])
 def test_vdiv_costs_its_published_rate(t, profile, bytes_per_cycle):
     repeat = 100
-    expected = repeat * 256 / bytes_per_cycle
+    issue = {"a2": 22, "950": 33}[profile]  # tensor.issue: before the first repeat
+    expected = issue + repeat * 256 / bytes_per_cycle
     assert abs(_busy(t, repeat, profile) - expected) <= 1, (_busy(t, repeat, profile), expected)

@@ -1,9 +1,15 @@
-"""Calibration against the measurements of SEMANTICS.md (docs/timing.md, "Calibration"): each within 10%.
+"""Calibration against the measurements of MEASURED.md (docs/timing.md, "Calibration"), worked out by hand.
 
-The tensor figures by hand (a2.toml): VADD.f32 = 64 lanes / (64 * 0.5) = 2 cycles an iteration,
-VEXP.f16 = 128 / (32 * 1.0) = 4, results tensor.startup = 1 later; the layout src0 0x0, src1 0x2080,
-dst 0x4100 is conflict-free (docs/timing.md's worked example):
-    VADD.f32 x1 = 2 + 1 = 3 (measured 3.09); x16 = 32 + 1 = 33 (32.0); VEXP.f16 x8 = 32 + 1 = 33 (about 31).
+a2 tensor instructions (a2.toml): an instruction holds V for tensor.issue = 22 cycles, then
+64 lanes / (64 * sustained_binary 1.0) = 1 cycle a VADD.f32 repeat, plus the cycles its banks need
+beyond that; its results land tensor.startup = 1 later. The hardware (MEASURED.md section 3, the
+sample bank_conflict_ub, 1000 back-to-back VADD.f32 of 64 repeats, GetSystemCycle ticks of 50 MHz,
+x 36 at the profile's 1.8 GHz):
+    scenario 1 (src0 0x0, src1 0x10100, dst 0x20000: one read and one write per group, other banks):
+        22 + 64 = 86 cycles an instruction; measured 2390 ticks = 86,040 cycles for 1000: 86.04.
+    scenario 2 (src1 0x4000: the banks of src0, 2 reads a group): 22 + 64 + 64 = 150; measured 150.01.
+msKPP's single-instruction figures (VADD.f32 x1 about 3 cycles, SEMANTICS.md) are not followed: the
+hardware samples measure the 22 cycles an instruction (the add sample's vector time agrees).
 The 950 figures are vector functions with a hardware loop, worked out by hand from the function model
 (docs/timing.md, "Vector functions"): register.vf_launch 8, vf_loop_startup 2, load 9, alu 7, store 9,
 one load and one store a cycle, two vector register writes a cycle. A load-load-add-store loop of n
@@ -12,10 +18,12 @@ its add at 11 + 2i + 9 = 20 + 2i, its store at 27 + 2i, done at 36 + 2i; the las
 function at 2n + 34. Measured (MEASURED.md): about 2.0 cycles an iteration plus about 33 a function
 (section 6, the 950 8192 x 8192 add, hardware); 2.05 an iteration of cannsim's AXPY (section 9).
 The bank_conflict_3510 kernels (A, B, C of SEMANTICS.md) are checked for their data here; their
-timer counts ns (MEASURED.md section 4), so their figures are not read as cycles.
+timer counts ns (MEASURED.md section 4), so their figures are compared as ratios (benchmarks/calibration).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,17 +34,16 @@ def within(got: float, measured: float, tol: float = 0.10) -> bool:
     return abs(got - measured) <= tol * measured
 
 
-@pytest.mark.parametrize(("text", "by_hand", "measured"), [
-    ("VADD.f32 [0x4100], [0x0], [0x2080], repeat=1", 3, 3.09),
-    ("VADD.f32 [0x4100], [0x0], [0x2080], repeat=16", 33, 32.0),
-    ("VEXP.f16 [0x4100], [0x0], repeat=8", 33, 31.0),
+@pytest.mark.parametrize(("text", "occupancy", "conflicts", "measured"), [
+    ("VADD.f32 [0x20000], [0x0], [0x10100], repeat=64", 86, 0, 86.04),
+    ("VADD.f32 [0x10000], [0x0], [0x4000], repeat=64", 150, 64, 150.01),
 ])
-def test_a2_tensor_calibration(text, by_hand, measured):
+def test_a2_tensor_calibration(text, occupancy, conflicts, measured):
     m, r, rep = run(text + "\nHALT\n", "a2")
     e = row(rep, text.split()[0])
-    assert e["bank_conflict_cycles"] == 0
-    assert e["cycles"] == by_hand
-    assert within(e["cycles"], measured), (e["cycles"], measured)
+    assert e["bank_conflict_cycles"] == conflicts
+    assert e["cycles"] == occupancy + 1  # results tensor.startup later
+    assert within(occupancy, measured, 0.01), (occupancy, measured)
 
 
 KERNEL_A = """\
@@ -87,23 +94,8 @@ KERNEL_C = """\
     HALT
 """
 
-AXPY = """\
-    MOV S1, 0x0
-    MOV S2, 0x13100
-    MOV S3, 0x26200
-    MOV S5, 19500
-    VF.BEGIN
-    LOOP 305
-        PUPDATE.b32 P0, S5
-        VLD.f32 V0, [S1], post=64
-        VLD.f32 V1, [S2], post=64
-        VMULS.f32 V2, V0, 2.0, P0
-        VADD.f32 V3, V2, V1, P0
-        VST.f32 [S3], V3, P0, post=64
-    ENDLOOP
-    VF.END
-    HALT
-"""
+# cannsim's AXPY function, as the calibration suite runs it
+AXPY = (Path(__file__).resolve().parents[2] / "benchmarks" / "calibration" / "vf_axpy.asm").read_text()
 
 
 def run_950(text, setup=None):

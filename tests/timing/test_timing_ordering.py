@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from timing_support import row, run, slices, ub, vcore
+from timing_support import row, slices, ub, vcore
+from timing_support import run_pinned as run
 
 DMA_CYCLES = 106
 

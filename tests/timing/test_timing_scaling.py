@@ -4,7 +4,7 @@ checked without a clock, by counting the engine's scheduling steps and events.""
 from __future__ import annotations
 
 import pytest
-from timing_support import run
+from timing_support import run_pinned as run
 
 
 @pytest.fixture

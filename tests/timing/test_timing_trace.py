@@ -8,7 +8,8 @@ import json
 import re
 from collections import Counter
 
-from timing_support import row, run, vcore
+from timing_support import row, vcore
+from timing_support import run_pinned as run
 
 PROGRAM = """\
 .gmfill 0x0, f32, 64, 5.0

@@ -1,0 +1,69 @@
+"""python -m benchmarks.calibration [--fit] [--write docs/timing.md]"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from emulator import load_profile
+from vcore import calibrate
+
+HERE = Path(__file__).resolve().parent
+PROFILES = ("a2", "950")
+START, END = "<!-- calibration table: make docs -->", "<!-- end of the calibration table -->"
+
+
+def evaluate(name: str):
+    params, items = calibrate.read_file(HERE / f"{name}.toml")
+    return params, items, calibrate.Evaluator(items).values(load_profile(name))
+
+
+def markdown() -> str:
+    """The table docs/timing.md carries: each measurement, its source, measured, model, error."""
+    lines = ["| profile | measurement | quantity | measured | vcore | error | source |",
+             "|---|---|---|---|---|---|---|"]
+    for name in PROFILES:
+        _, items, model = evaluate(name)
+        for m, v in zip(items, model, strict=True):
+            err = calibrate.errors(v, m.measured) * 100
+            mark = " (held out)" if m.held_out else ""
+            lines.append(f"| {name} | {m.name}{mark} | {m.quantity} | {calibrate._num(m.measured)} | "
+                         f"{calibrate._num(v)} | {err:+.1f}% | {m.source} |")
+    return "\n".join(lines) + "\n"
+
+
+def write(path: Path) -> None:
+    text = path.read_text()
+    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
+    if not pattern.search(text):
+        raise SystemExit(f"{path}: no {START} ... {END} block")
+    path.write_text(pattern.sub(lambda _: f"{START}\n{markdown()}{END}", text))
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--write"] and len(argv) == 2:
+        write(Path(argv[1]))
+        return 0
+    for name in PROFILES:
+        params, items, model = evaluate(name)
+        print(f"profile {name} ({HERE.name}/{name}.toml)")
+        if "--fit" in argv:
+            result = calibrate.fit(load_profile(name), params, items)
+            print(calibrate.table(items, result.before, result.after), end="")
+            for p, old, new in zip(result.params, result.start, result.values, strict=True):
+                print(f"fitted {p.text}: {old:g} -> {new:g}")
+            for names, why in result.undetermined:
+                print(f"cannot determine {names}: {why}")
+            target = Path(__file__).resolve().parents[2] / "emulator" / "profiles" / f"{name}.toml"
+            source = f"make calibrate FIT=1, benchmarks/calibration/{name}.toml"
+            target.write_text(calibrate.fitted_text(result, source))
+            print(f"wrote {target}")
+        else:
+            print(calibrate.table(items, model), end="")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
