@@ -173,6 +173,10 @@ def bind_tensor(inst: Inst, pc: int):
     sampled = min(iterations, SAMPLED_ITERATIONS)
     block_offsets = [geometry.block_offsets(layout, sampled) for layout in layouts]
     relative_runs = [runs_of(offsets.reshape(-1) // 32) for offsets in block_offsets]
+    if lanes_on is not None and not whole and layouts[0].blocks == 8 and lanes % 8 == 0:
+        # a masked destination's datablocks without an active lane are neither written nor read
+        active_blocks = np.asarray(lanes_on).reshape(8, -1).any(axis=1)
+        relative_runs[0] = runs_of(block_offsets[0][:, active_blocks].reshape(-1) // 32)
     # The bank model takes the operands that cover 8 datablocks an iteration.
     full = [layout.blocks == 8 for layout in layouts]
 

@@ -26,11 +26,8 @@
 ;            copies), then VMULS with srcblk=0, srcrep=1 writes row k from datablock k: lanes 0..63
 ;            of every row, then lanes 64..95 (mask=32) at +256; dstrep=12 (a 384-byte row). A BARRIER V
 ;            stands between VBRCB and the VMULS that read B (the a2 overlaps V instructions).
-;            A second BARRIER V separates the two VMULS, which write disjoint lanes: the tail one's
-;            masked-out datablocks 4..7 of row k are row k + 1's first blocks, and vcore's a2 race
-;            check counts masked-out blocks as written (a WAW warning without it; the data is right
-;            either way, and the 950's scoreboard reports nothing). Not needed on hardware, as far
-;            as the documents say; it costs a few cycles.
+;            The two VMULS write disjoint bytes (the tail one's masked-out datablocks 4..7 of row k,
+;            which would be row k + 1's first blocks, are not written), so nothing orders them.
 ;   CopyOut  DataCopy(yGm, yLocal, dstLength)        V -> MTE3 event 0, DMA.UB2GM
 ; The axis 1 copy-in reads 2 datablocks (16 floats) for the core's 12: DMA moves 32-byte blocks (the
 ; extra 4 floats, the next core's or past x, become rows 12..15 of B and are not used).
@@ -90,7 +87,6 @@ axis1:                                     ; Broadcast<float, 2, 1>: [12, 1] -> 
     VBRCB.f32 [B], [X], repeat=2           ; datablock k of B = 8 x x[k], k = 0..15
     BARRIER V
     VMULS.f32 [Y], [B], 1.0, repeat=ROWS, srcblk=0, srcrep=1, dstrep=LAST1 * 4 / 32
-    BARRIER V                              ; for vcore's a2 race check only (see the header)
     VMULS.f32 [Y + 256], [B], 1.0, repeat=ROWS, mask=LAST1 - 64, srcblk=0, srcrep=1, dstrep=LAST1 * 4 / 32
     SETFLAG V, MTE3, 0
     WAITFLAG V, MTE3, 0

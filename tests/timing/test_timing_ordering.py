@@ -414,6 +414,18 @@ def test_waw_race_when_a_later_write_lands_first():
     assert np.all(ub(m, 0x14100, "f32", 64) == 3.0)
 
 
+@pytest.mark.parametrize(("mask", "race"), [(32, None), (40, (0x1080, 0x10A0))])
+def test_a_masked_tensor_write_covers_only_its_active_datablocks(mask, race):
+    # a2 overlaps the two VMULS (nothing orders consecutive V instructions there). The first writes
+    # 0x1080..0x1180; the second's iteration covers 0x1000..0x1100, but with mask=32 only lanes 0-31
+    # are on: f32 datablocks 0-3 (0x1000..0x1080), which the first does not write: no race (found by
+    # a kernel port whose two VMULS wrote disjoint lanes of interleaved rows). With mask=40 lanes
+    # 32-39 make datablock 4 (0x1080..0x10a0) active too: a WAW on exactly those bytes.
+    text = f"VMULS.f32 [0x1080], [0x0], 1.0\nVMULS.f32 [0x1000], [0x0], 1.0, mask={mask}\nHALT\n"
+    m, r, rep = run(text, "a2")
+    assert [(x["kind"], x["start"], x["end"]) for x in rep["races"]] == ([] if race is None else [("WAW", *race)])
+
+
 def war_program(n_mte3: int) -> str:
     """V waits for MTE3, which first runs ``n_mte3`` small copies; meanwhile MTE2 overwrites what the V
     instruction (earlier in program order) reads."""
