@@ -12,7 +12,8 @@ from attrs import evolve, frozen
 
 # Importing the families registers their semantics.
 from emulator import dma, masks, reductions, register_forms, register_lanes, register_memory, scalar, tensor  # noqa: F401
-from emulator.faults import AtSyncAll, Fault, ProgramError
+from emulator.admission import check_profile_runs, refuse
+from emulator.faults import AtSyncAll, Fault
 from emulator.functions import Function, FunctionContext
 from emulator.profile import Profile, load_profile
 from emulator.report import Report, build_report
@@ -21,7 +22,6 @@ from emulator.semantics import HALT_PC, REFINES, Bound, bind
 from emulator.state import State, _RegisterRows, _RegisterViews
 from emulator.timing import QUEUED, Diverged, Engine, Race
 from isa import Inst, decode_program
-from isa.conversions import ONLY_950
 from isa.functions import check
 from isa.program import Program
 from isa.text import inst_text
@@ -56,7 +56,7 @@ class Machine(State):
         super().__init__(self.profile.ub_size, gm_size)
         self.program = program
         decoded = decode_program(program.words)
-        self._check_profile_runs(program, decoded)
+        check_profile_runs(program, self.profile, decoded)
         self.bound: list[Bound] = [bind(inst, pc) for pc, inst in decoded]
         self._bound_at = {b.pc: b for b in self.bound}
         self._by_word: list = [None] * len(program.words)
@@ -91,7 +91,7 @@ class Machine(State):
         spans, problems = check(decoded)
         if problems:
             pc, message = problems[0]
-            self._refuse(pc, self._bound_at[pc].inst, message)
+            refuse(self.program, pc, self._bound_at[pc].inst, message)
         self.functions: dict[int, Function] = {}
         self.stepping = False  # a run that may pause steps through functions (emulator.functions.Stepper)
         self.stepper = None
@@ -143,42 +143,6 @@ class Machine(State):
     def function_state(self) -> FunctionContext | None:
         """While a paused run is inside a function: its state (S, V, P as the function sees them)."""
         return self.stepper.ctx if self.stepper is not None else None
-
-    def _check_profile_runs(self, program: Program, decoded) -> None:
-        """Refuse, before anything runs, a program with vector functions or register instructions on
-        a profile without vector functions (the A2 has none: run there, they would give wrong
-        answers, not faults), or with a conversion that only the 950 has."""
-        self._check_functions_allowed(decoded)
-        if self.profile["machine"]["isa"] != "950":
-            for pc, inst in decoded:
-                if inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950:
-                    self._refuse(pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} (from {inst.source.name} to "
-                                           f"{inst.type.name}) exists on the 950 only, and the {self.profile.name} "
-                                           f"profile's instruction set is {self.profile['machine']['isa']}: such "
-                                           f"conversions need the 950 profile (--profile 950)")
-
-    def _check_functions_allowed(self, decoded) -> None:
-        if self.profile["machine"]["vector_functions"]:
-            return
-        pc, inst = next(((pc, inst) for pc, inst in decoded if inst.row.register or inst.row.structure),
-                        (None, None))
-        if inst is None:
-            return
-        what = ("starts a vector function" if inst.row.family == "vf_begin" else
-                "is a register (vector-function) instruction" if inst.row.register else "belongs in a vector function")
-        need = "register instructions" if inst.row.register else "vector functions"
-        self._refuse(pc, inst, f"{inst.row.mnemonic} {what}, and the {self.profile.name} profile has no vector "
-                               f"functions: {need} need the 950 profile (--profile 950)")
-
-    def _refuse(self, pc: int, inst: Inst, message: str) -> None:
-        """Refuse the program before it runs, located like an assembly error."""
-        program = self.program
-        src = (program.source or {}).get(pc)
-        if src is None:
-            raise ProgramError(f"{program.filename}: error: {message}\n  at pc 0x{pc:04x}: {inst_text(inst)}")
-        # Located like an assembly error (the same exit status): the statement and a caret under it.
-        raise ProgramError(f"{program.filename}:{src.line}:{src.col}: error: {message}\n"
-                           f"    {src.text}\n    ^{'~' * (len(src.text.split()[0]) - 1)}")
 
     # -- memory access for users -----------------------------------------------------------------
     def _load_data(self) -> None:

@@ -1,0 +1,50 @@
+"""Which programs a profile refuses before they run, located like an assembly error: vector
+functions and register instructions on a profile without them, 950-only conversions elsewhere, and a
+``.vbin`` that breaks the function rules its source would have broken."""
+
+from __future__ import annotations
+
+from emulator.faults import ProgramError
+from emulator.profile import Profile
+from isa import Inst
+from isa.conversions import ONLY_950
+from isa.program import Program
+from isa.text import inst_text
+
+
+def check_profile_runs(program: Program, profile: Profile, decoded) -> None:
+    """Refuse a program with vector functions or register instructions on a profile without vector
+    functions (the A2 has none: run there, they would give wrong answers, not faults), or with a
+    conversion that only the 950 has."""
+    _check_functions_allowed(program, profile, decoded)
+    if profile["machine"]["isa"] != "950":
+        for pc, inst in decoded:
+            if inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950:
+                refuse(program, pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} (from {inst.source.name} to "
+                                          f"{inst.type.name}) exists on the 950 only, and the {profile.name} "
+                                          f"profile's instruction set is {profile['machine']['isa']}: such "
+                                          f"conversions need the 950 profile (--profile 950)")
+
+
+def _check_functions_allowed(program: Program, profile: Profile, decoded) -> None:
+    if profile["machine"]["vector_functions"]:
+        return
+    pc, inst = next(((pc, inst) for pc, inst in decoded if inst.row.register or inst.row.structure),
+                    (None, None))
+    if inst is None:
+        return
+    what = ("starts a vector function" if inst.row.family == "vf_begin" else
+            "is a register (vector-function) instruction" if inst.row.register else "belongs in a vector function")
+    need = "register instructions" if inst.row.register else "vector functions"
+    refuse(program, pc, inst, f"{inst.row.mnemonic} {what}, and the {profile.name} profile has no vector "
+                              f"functions: {need} need the 950 profile (--profile 950)")
+
+
+def refuse(program: Program, pc: int, inst: Inst, message: str) -> None:
+    """Raise ProgramError for the instruction at ``pc``: its source line and a caret when the program
+    has its source, else its pc and disassembly."""
+    src = (program.source or {}).get(pc)
+    if src is None:
+        raise ProgramError(f"{program.filename}: error: {message}\n  at pc 0x{pc:04x}: {inst_text(inst)}")
+    raise ProgramError(f"{program.filename}:{src.line}:{src.col}: error: {message}\n"
+                       f"    {src.text}\n    ^{'~' * (len(src.text.split()[0]) - 1)}")
