@@ -331,3 +331,10 @@ def _kernel_fault(message: str, kind: str, where: str) -> Fault:
 
 
 __all__ = ["MAX_CORES", "Kernel", "KernelResult", "default_jobs", "race_text"]
+
+
+def load(program: Program, profile: Profile, cores: int | None = None, gm_size: int = DEFAULT_GM_SIZE,
+         jobs: int | None = None) -> Machine | Kernel:
+    """The program on one core (a Machine) or, with ``cores``, as a kernel of that many (run,
+    report, read and write alike)."""
+    return Machine(program, profile, gm_size) if cores is None else Kernel(program, profile, cores, gm_size, jobs)

@@ -35,8 +35,8 @@ import numpy as np
 from attrs import frozen
 
 from assembler import AsmError
-from emulator import Machine, ProfileError, ProgramError
-from emulator.kernel import Kernel
+from emulator import ProfileError, ProgramError
+from emulator.kernel import load
 from emulator.profile import Profile, check_table, parse_profile
 from vcore.loading import LoadError, read_program_file
 
@@ -226,7 +226,7 @@ class Evaluator:
     def _run(self, m: Measurement, defines: dict, profile: Profile):
         program = self._program(m, defines)
         try:
-            machine = Machine(program, profile) if m.cores is None else Kernel(program, profile, m.cores, jobs=1)
+            machine = load(program, profile, m.cores, jobs=1)
             result = machine.run()
         except (ProgramError, ProfileError) as err:
             raise CalibrateError(f"{m.name}: {str(err).splitlines()[0]}") from None
@@ -281,10 +281,14 @@ def fit(profile: Profile, params: list[Parameter], measurements: list[Measuremen
     if not params or not used:
         return Fit(params, start, start, before, before, [], profile)
 
-    cache: dict = {}
+    def key_of(x) -> tuple:
+        return tuple(round(float(v)) if w else round(float(v), 9) for v, w in zip(x, whole, strict=True))
+
+    # the start is what ``before`` ran: its residuals need no second run
+    cache: dict = {key_of(start): errors(before[[not m.held_out for m in measurements]], measured)}
 
     def residuals(x):
-        key = tuple(round(float(v)) if w else round(float(v), 9) for v, w in zip(x, whole, strict=True))
+        key = key_of(x)
         if key not in cache:
             try:
                 cache[key] = errors(evaluator.values(with_values(profile, params, key), used), measured)

@@ -14,9 +14,9 @@ import click
 import numpy as np
 
 from assembler import AsmError, disassemble, listing, parse_define
-from emulator import Fault, Machine, ProfileError, ProgramError, load_profile
+from emulator import Fault, ProfileError, ProgramError, load_profile
 from emulator.faults import check_range
-from emulator.kernel import MAX_CORES, Kernel
+from emulator.kernel import MAX_CORES, load
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
 from emulator.profile import BUILTIN, builtin_text
 from emulator.report import element_list, race_messages
@@ -201,8 +201,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
                   f"core(s), ub0..ub{(cores or 1) - 1}")
     program = _read(program_path, defines)
     try:
-        machine = Machine(program, profile, gm_size) if cores is None else Kernel(program, profile, cores, gm_size,
-                                                                                    jobs)
+        machine = load(program, profile, cores, gm_size, jobs)
     except ProgramError as err:
         _fail(str(err))
     except Fault as err:

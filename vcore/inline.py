@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import attrs
 
 from assembler import AsmError, parse_define
-from emulator import Fault, Machine, ProgramError, load_profile
-from emulator.kernel import Kernel
+from emulator import Fault, ProgramError, load_profile
+from emulator.kernel import Kernel, load
 from vcore.loading import read_program_file
 from vcore.specs import SpecError, parse_load, read_load
 
@@ -101,8 +101,9 @@ def build(setup: Setup):
     the same methods: write, run, read, s, races, report), with its LOAD files in memory."""
     try:
         program = read_program_file(setup.path, setup.defines)
-        machine = Machine(program, setup.profile) if setup.cores is None else \
-            KernelView(program, setup.profile, setup.cores, setup.jobs)
+        machine = load(program, load_profile(setup.profile), setup.cores, jobs=setup.jobs)
+        if setup.cores is not None:
+            machine = KernelView(machine)
     except (ProgramError, AsmError) as err:  # e.g. register instructions on a2: refused before the run
         raise InlineError(str(err)) from None
     for where, target, file in setup.loads:
@@ -118,8 +119,8 @@ def build(setup: Setup):
 class KernelView:
     """A kernel (RUN --cores N) seen as the checks see a machine: core 0's S, races by kind."""
 
-    def __init__(self, program, profile: str, cores: int, jobs: int | None) -> None:
-        self.kernel = Kernel(program, load_profile(profile), cores, jobs=jobs)
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
 
     def write(self, space, addr, data):
         self.kernel.write(space, addr, data)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from assembler import AsmError, assemble
-from emulator import Fault, Machine, ProfileError, ProgramError, load_profile
-from emulator.kernel import Kernel
+from emulator import Fault, ProfileError, ProgramError, load_profile
+from emulator.kernel import load
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 
@@ -39,7 +39,7 @@ def run_one(text: str, path: str, defines: dict, profile: str, cores: int | None
     try:
         program = assemble(text, path, defines)
         prof = load_profile(profile)
-        machine = Machine(program, prof) if cores is None else Kernel(program, prof, cores, jobs=1)
+        machine = load(program, prof, cores, jobs=1)
         result = machine.run()
         report = machine.report()
     except (AsmError, ProfileError, ProgramError, Fault) as err:
