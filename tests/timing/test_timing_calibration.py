@@ -64,45 +64,21 @@ KERNEL_A = """\
     HALT
 """
 
-KERNEL_B = """\
-.ubfill 0x0, f32, 512, 3.25
-    MOV S1, 0x0
-    MOV S3, 0x4100
-    VF.BEGIN
-    PSET.b32 P0, ALL
-    LOOP 8
-        VLD.f32 V0, [S1], post=64
-        VADDS.f32 V2, V0, 0.0, P0
-        VST.f32 [S3], V2, P0, post=64
-    ENDLOOP
-    VF.END
-    HALT
-"""
-
-KERNEL_C = """\
-    MOV S1, 0x0
-    MOV S2, 0x400
-    VF.BEGIN
-    PSET.b32 P0, ALL
-    LOOP 4
-        VLD.u32 V0, [S1], post=64
-        VGATHER.f32 V1, [S2], V0, P0
-        VADDS.f32 V2, V1, 1.0, P0
-        VSCATTER.f32 [S2], V2, V0, P0
-    ENDLOOP
-    VF.END
-    HALT
-"""
+# Kernels B and C as the calibration suite runs them (benchmarks/calibration/bank_3510.asm)
+SUITE = Path(__file__).resolve().parents[2] / "benchmarks" / "calibration"
+BANK_3510 = (SUITE / "bank_3510.asm").read_text()
+KERNEL_B = {"KA": 0, "KB": 1}
+KERNEL_C = {"KA": 0, "KC": 1}
 
 # cannsim's AXPY function, as the calibration suite runs it
-AXPY = (Path(__file__).resolve().parents[2] / "benchmarks" / "calibration" / "vf_axpy.asm").read_text()
+AXPY = (SUITE / "vf_axpy.asm").read_text()
 
 
-def run_950(text, setup=None):
+def run_950(text, setup=None, defines=None):
     from assembler import assemble
     from emulator import Machine
 
-    m = Machine(assemble(text), "950")
+    m = Machine(assemble(text, "k.asm", defines or {}), "950")
     if setup is not None:
         setup(m)
     r = m.run()
@@ -144,7 +120,7 @@ def test_axpy_as_cannsim_runs_it():
 
 
 def test_kernel_B_values():
-    m, r = run_950(KERNEL_B)
+    m, r = run_950(BANK_3510, lambda m: m.write("ub", 0x0, np.full(512, 3.25, dtype=np.float32)), KERNEL_B)
     assert np.all(m.read("ub", 0x4100, "f32", 8 * 64) == 3.25)
 
 
@@ -154,6 +130,6 @@ def setup_c(m):
 
 
 def test_kernel_C_values():
-    m, r = run_950(KERNEL_C, setup_c)
+    m, r = run_950(BANK_3510, setup_c, KERNEL_C)
     # data[i] = i / 2 + 1 for the 256 indices 0..255 (each scatter after its own gather, through V1, V2)
     assert np.array_equal(m.read("ub", 0x400, "f32", 256), np.arange(256, dtype=np.float32) * 0.5 + 1)
