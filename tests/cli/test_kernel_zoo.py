@@ -52,7 +52,15 @@ def test_the_committed_data_is_what_the_generator_makes(name, tmp_path):
     for new, old in zip(made, committed, strict=True):
         assert old.stat().st_size < 64 * 1024, f"{old.name} is over 64 KB"
         a, b = np.load(new), np.load(old)
-        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), old.name
+        assert a.dtype == b.dtype and a.shape == b.shape, old.name
+        if a.dtype.kind == "f" and old.stem.startswith("golden"):
+            # numpy's float32 exp takes the CPU's SIMD code (AVX-512 or AVX2), whose results differ at
+            # large arguments (gelu's golden: 2 of 8192 elements, 116 ulp of a 1e-32) between the
+            # machines this runs on: a golden is checked to a relative 1e-5, ten times under the
+            # samples' own tolerances; the inputs exactly.
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=0, err_msg=old.name)
+        else:
+            assert a.tobytes() == b.tobytes(), old.name
 
 
 def test_docs_kernels_md_is_current():
