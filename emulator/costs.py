@@ -8,8 +8,12 @@
 - A register instruction occupies its unit inside its vector function for ``ceil(lanes /
   elements_per_cycle)`` cycles (at least one) and its result is ready ``*_latency`` cycles after it
   issues; the function (``emulator.functions``) occupies V for its whole run.
-- DMA costs ``max(*_setup + bytes / *_burst_bytes_per_cycle, bytes / *_bytes_per_cycle)`` on its MTE
-  pipe (the sustained rate at most the core's share of the chip's GM bandwidth).
+- A DMA's GM bytes are counted in ``dma.gm_window`` windows: a burst that straddles more windows
+  than its length needs pays a whole window for each extra one. Its data lands ``max(*_setup + bytes /
+  *_burst_bytes_per_cycle, bytes / *_bytes_per_cycle)`` cycles after it starts (the sustained rate at
+  most the core's share of the chip's GM bandwidth), in order with the transfers before it on its
+  pipe; the pipe takes the next transfer after ``max(*_issue, bytes / *_bytes_per_cycle)``, so
+  back-to-back transfers overlap.
 """
 
 from __future__ import annotations
@@ -111,6 +115,23 @@ def check_classes(table, profiles) -> list[str]:
     return problems
 
 
+def _floor_sum(n: int, m: int, a: int, b: int) -> int:
+    """The sum of (a * i + b) // m for i in 0..n-1 (a, b >= 0), in O(log m) steps: Euclid's
+    reduction, so that a DMA's windows are counted without a step per burst."""
+    total = 0
+    while True:
+        if a >= m:
+            total += (n - 1) * n // 2 * (a // m)
+            a %= m
+        if b >= m:
+            total += n * (b // m)
+            b %= m
+        top = a * n + b
+        if top < m:
+            return total
+        n, b, m, a = top // m, top % m, a, m
+
+
 @frozen
 class Cost:
     """``occupancy``: cycles the pipe is busy; ``latency``: cycles from start to results landing."""
@@ -208,14 +229,29 @@ class CostModel:
         """Whether a register instruction issues alone: ``register.CLASS_single_issue`` (reductions)."""
         return bool(self.register.get(f"{inst.row.timing.partition('.')[2]}_single_issue", False))
 
+    def gm_bytes(self, job) -> int:
+        """The GM bytes a DMA's bursts cost: each burst its length, plus a whole ``dma.gm_window`` for
+        every window it straddles beyond the ``ceil(length / window)`` it needs (the hardware moves
+        GM in windows: a misaligned burst fetches one more)."""
+        gm, pitch, length, blocks = job.bursts
+        window = self.dma["gm_window"]
+        if gm % window == 0 and (pitch % window == 0 or blocks == 1):
+            return job.nbytes
+        # burst k touches windows gm + k * pitch .. gm + k * pitch + length - 1, all k at once
+        touched = _floor_sum(blocks, window, pitch, gm + length - 1) - _floor_sum(blocks, window, pitch, gm) + blocks
+        return job.nbytes + (touched - blocks * -(-length // window)) * window
+
     def dma_cost(self, inst: Inst, job) -> Cost:
-        """A copy holds its MTE pipe for its fixed cost plus its bytes at the burst rate, or for its
-        bytes at the sustained rate if that is longer (a long stream hides the next copy's fixed
-        cost under its data: the measured curves); its data has landed when it lets go."""
-        d, nbytes = inst.row.op, job.nbytes
-        cycles = max(math.ceil(self.dma[f"{d}_setup"] + nbytes / self.dma[f"{d}_burst_bytes_per_cycle"]),
-                     math.ceil(nbytes / self.dma[f"{d}_bytes_per_cycle"]))
-        return Cost(cycles, cycles)
+        """A copy's data lands after its fixed cost plus its bytes at the burst rate, or its bytes at
+        the sustained rate if that is longer (msKPP's measured curves, a copy at a time); its pipe
+        takes the next copy after ``*_issue`` cycles or its bytes at the sustained rate, whichever
+        is longer (the hardware data_copy sample's back-to-back copies), never after its data lands."""
+        d = inst.row.op
+        nbytes = self.gm_bytes(job) if job.bursts is not None else job.nbytes
+        sustained = nbytes / self.dma[f"{d}_bytes_per_cycle"]
+        latency = max(math.ceil(self.dma[f"{d}_setup"] + nbytes / self.dma[f"{d}_burst_bytes_per_cycle"]),
+                      math.ceil(sustained))
+        return Cost(min(latency, max(self.dma[f"{d}_issue"], math.ceil(sustained))), latency)
 
     def sync_cost(self, kind: str) -> Cost:
         cycles = self.sync[{"set": "setflag", "wait": "waitflag", "barrier": "barrier", "syncall": "barrier"}[kind]]

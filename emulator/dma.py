@@ -75,6 +75,7 @@ def bind_dma(inst: Inst, pc: int):
         job = Job(pc, perform, [_transfer_blocks(src_space, src, blocks, nbytes, src_pitch)],
                   [_transfer_blocks(dst_space, dst, blocks, nbytes, dst_pitch)], nbytes=blocks * nbytes)
         gm, pitch = (src, src_pitch) if to_ub else (dst, dst_pitch)
+        job.bursts = (gm, pitch, nbytes, blocks)
         if m.gm_log is not None:  # a core of a kernel: its GM accesses, for races between cores and the merge
             m.gm_log.append((not to_ub, gm, nbytes, pitch, blocks, pc))
         if gm % BLOCK_BYTES:  # GM need not be aligned: its blocks then hold bytes it does not touch

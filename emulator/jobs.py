@@ -161,6 +161,7 @@ class Job:
     iterations: int = 0
     conflicts: Callable | None = None  # conflicts(cost_model) -> bank-conflict cycles of a tensor instruction
     nbytes: int = 0  # DMA bytes moved
+    bursts: tuple | None = None  # a DMA's GM side: (address, pitch, bytes, count), ``count`` bursts
     flag: tuple | None = None  # (src pipe, dst pipe, event) of SETFLAG / WAITFLAG
     refine: Callable[[], tuple[list, list]] | None = None  # precise footprint, evaluated at the start
     seq: int = 0

@@ -12,7 +12,7 @@ from collections import defaultdict, deque
 import numpy as np
 
 from emulator.accounting import TRACE_LIMIT, Accounting, PcStats
-from emulator.costs import CostModel
+from emulator.costs import Cost, CostModel
 from emulator.data_movement import _END, _START, DataMovement
 from emulator.faults import AtSyncAll, Fault
 from emulator.flags import Flags
@@ -264,6 +264,8 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
                 depends = self._scoreboard(job, ready)
                 start = max(ready, depends)
                 self._stall(job.pc, "dependency", depends - ready)
+        elif start + cost.latency < self.done[pipe]:  # DMAs overlap on their pipe but land in order
+            cost = Cost(cost.occupancy, self.done[pipe] - start)
         self._place(job, pipe, start, cost, cost.conflicts)
         if pipe == "V" and self.in_order_v:
             self._record_results(job)

@@ -13,7 +13,8 @@ The slices of one track never overlap (Chrome's format wants those of a thread n
   when register instructions issue in the same cycle (dual issue) or out of order.
 - ``V in flight``, ``V in flight (overlap 1)``, ...: from the cycle the pipe is released to the
   cycle the instruction's results land, where that comes later. Results in flight together are
-  drawn one above the other. MTE2 and MTE3 hold their pipe until their data lands: they have none.
+  drawn one above the other; ``MTE2 in flight`` and ``MTE3 in flight`` likewise, for copies whose
+  data lands after their pipe has taken the next one.
 
 Extra tracks exist only where needed, and sit right under their pipe's; tids follow the display order.
 

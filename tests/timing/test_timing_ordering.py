@@ -54,13 +54,18 @@ def test_independent_pipes_overlap(profile):
 
 def test_dma_cost_is_latency_plus_bytes_over_bandwidth():
     # a2: 100 + ceil(bytes / 43.7); 950: 100 + ceil(bytes / 47.7); UB2GM: 100 + ceil(bytes / 61.5 | 67.1)
-    # 4 blocks of 2 x 32 B = 256 B: 106 either way. 4096 B (len=128): a2 100 + ceil(93.73) = 194,
-    # 950 100 + ceil(85.87) = 186. UB2GM 4096 B: a2 100 + ceil(66.6) = 167, 950 100 + ceil(61.04) = 162.
+    # 4 blocks of 2 x 32 B = 256 B, 160 B apart in GM: 0..63, 160..223, 320..383, 480..543. The last
+    # straddles a GM window (a2: 512 B, 950: 128 B) that one window would hold, and pays a whole
+    # window more: a2 100 + ceil((256 + 512) / 43.7 = 17.6) = 118, 950 100 + ceil(384 / 47.7 = 8.05) = 109.
+    # 4096 B (len=128), window-aligned: a2 100 + ceil(93.73) = 194, 950 100 + ceil(85.87) = 186.
+    # UB2GM 4096 B: a2 100 + ceil(66.6) = 167, 950 100 + ceil(61.04) = 162.
     cases = {
-        "a2": [("DMA.GM2UB [0x0], gm[0x0], blocks=4, len=2, srcgap=3", 106),
+        "a2": [("DMA.GM2UB [0x0], gm[0x0], blocks=4, len=2, srcgap=3", 118),
+               ("DMA.GM2UB [0x0], gm[0x0], blocks=4, len=2, srcgap=14", 106),  # 512 B apart: aligned
                ("DMA.GM2UB [0x8000], gm[0x0], len=128", 194),
                ("DMA.UB2GM gm[0x10000], [0x0], len=128", 167)],
-        "950": [("DMA.GM2UB [0x0], gm[0x0], blocks=4, len=2, srcgap=3", 106),
+        "950": [("DMA.GM2UB [0x0], gm[0x0], blocks=4, len=2, srcgap=3", 109),
+                ("DMA.GM2UB [0x0], gm[0x20], blocks=4, len=2, srcgap=2", 106),  # 128 B apart from 32: inside
                 ("DMA.GM2UB [0x8000], gm[0x0], len=128", 186),
                 ("DMA.UB2GM gm[0x10000], [0x0], len=128", 162)],
     }
