@@ -31,6 +31,17 @@ class Accounting:
             self.stats[pc].stalls[cause] += cycles
             self.stall_totals[cause] += cycles
 
+    def function_stalls(self, begin: int, launch: int, stalls: dict, conflicts: dict) -> None:
+        """A vector function's: its launch (on ``VF.BEGIN``), what its instructions waited for room
+        (``{pc: {cause: cycles}}``) and the cycles its accesses' own rows took in the banks."""
+        self._stall(begin, "launch", launch)
+        for pc, causes in stalls.items():
+            for cause, cycles in causes.items():
+                self._stall(pc, cause, cycles)
+        for pc, cycles in conflicts.items():
+            self.stats[pc].bank_conflict += cycles
+            self.stall_totals["bank_conflict"] += cycles
+
     def _account(self, job: Job, pipe: str, cycles: int, conflicts: int) -> None:
         stats = self.stats[job.pc]
         stats.cycles += cycles

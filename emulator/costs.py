@@ -199,12 +199,9 @@ class CostModel:
         latency = reg[price_key(timing)[1]]
         if isinstance(latency, dict):  # by operation (VREDUCE.O)
             latency = latency[inst.cond]
-        if timing in _ONE_CYCLE:
+        if timing in _ONE_CYCLE:  # a block-strided VLD / VST: the documented half rate (more if its banks need it)
             blk = inst.kw("blk") if timing in ("reg.load", "reg.store") else None
-            if blk is None:
-                return Cost(1, latency)
-            return Cost(max(reg["strided_access_cycles"], self.block_pattern_cycles(blk, timing == "reg.store")),
-                        latency)
+            return Cost(1 if blk is None else reg["strided_access_cycles"], latency)
         size = inst.type.size
         width = _WIDTH_INDEX[size]
         if timing == "reg.gather":
@@ -216,14 +213,6 @@ class CostModel:
         if row.op == "add" and inst.type.name == "f32":
             per_cycle = reg["elements_per_cycle"]["float32_add"]
         return Cost(max(1, math.ceil(lanes / per_cycle)), latency)
-
-    def block_pattern_cycles(self, blk: int, write: bool) -> int:
-        """Cycles the banks need for one access of 8 blocks ``blk`` blocks apart (alone): the
-        pattern's collisions do not depend on where it starts, the banks being interleaved."""
-        blocks = (np.arange(8, dtype=np.int64) * blk * 32)[None, None, :]
-        none = np.zeros((1, 0, 8), dtype=np.int64)
-        reads, writes = (none, blocks) if write else (blocks, none)
-        return int(conflict_cycles(self.banks, reads, writes)[0]) + 1
 
     def single_issue(self, inst: Inst) -> bool:
         """Whether a register instruction issues alone: ``register.CLASS_single_issue`` (reductions)."""

@@ -1,17 +1,23 @@
 """A vector function's schedule: when each of its instructions issues and completes, relative to
 the launch, under the issue rules of the profile's ``register`` section (docs/timing.md, "Vector
-functions"): out of order in a window, after the register results it reads (registers renamed),
-within its unit's, the register write ports' and UB's room each cycle, and after a MEMBAR.
+functions"): out of order from a queue of ``vf_window`` instructions waiting to issue, after the
+register results it reads (registers renamed), within its unit's, the transcendental units', the
+register write ports' and UB's banks' room each cycle (``emulator.ub_ports``), and after a MEMBAR.
+Where the room keeps an instruction waiting, the cycles are its stalls, by cause.
 """
 
 from __future__ import annotations
 
+from heapq import heappush, heapreplace
 from typing import NamedTuple
 
 from emulator.function_races import add_runs
 from emulator.jobs import REGISTER_SPACES, Job, footprint
+from emulator.ub_ports import beats, fits, rows_key, take, whole_ub
 
 _UNIT = {"vld": "load", "pld": "load", "vgather_ub": "load", "vst": "store", "pst": "store", "vscatter": "store"}
+_BUSY = {"load": "load_unit", "store": "store_unit", "exec": "issue_width"}  # the stall of a full unit
+_WHOLE_UB = ("vgather_ub", "vscatter")  # they take all of UB's ports for their cycles
 # What a function's expansion records besides jobs: a marker ``(kind, pc)``.
 LOOP, ENDLOOP, MEMBAR, SCALAR, END = "loop", "endloop", "membar", "scalar", "end"
 _PRUNE_EVERY = 2048  # jobs scheduled between prunes of the issue tables
@@ -21,13 +27,14 @@ class InnerPlan(NamedTuple):
     """What scheduling an instruction inside a function needs that depends on its pc alone."""
 
     latency: int
-    occupancy: int
+    occupancy: int  # cycles it holds its unit at least (a block-strided access: more when its banks need more)
     unit: str  # load, store or exec: the unit it occupies for ``occupancy`` cycles
+    special: int  # cycles it holds a transcendental unit (exp, ln, sqrt, div), from its issue; 0: none
     reads: tuple  # register spaces read
     writes: tuple  # register spaces written
     v_writes: int  # how many of them are vector registers (the write ports' limit counts those)
-    ub_reads: int  # 1 when it reads UB
-    ub_writes: int  # 1 when it writes UB
+    ub: int  # 0: no UB access; 1: it reads UB; 2: it writes UB
+    whole_ub: bool  # a gather or scatter: every group's ports, for its occupancy
     alone: bool  # single-issue: no other instruction of its unit issues in its cycle
 
 
@@ -40,6 +47,8 @@ class Schedule(NamedTuple):
     membars: list  # per MEMBAR, how many jobs came before it
     runs: tuple  # the UB blocks the jobs read and write: ((firsts, ends, job indices), (the same))
     refined: bool  # some job's blocks are known only when it runs (a gather, a scatter)
+    stalls: dict  # pc -> {cause: cycles} its instructions waited for room (issue_width, ub_port, ...)
+    conflicts: dict  # pc -> cycles its accesses' own rows took beyond the unit's (a bank asked twice)
 
 
 def plan_of(fn, job: Job) -> InnerPlan:
@@ -50,30 +59,57 @@ def plan_of(fn, job: Job) -> InnerPlan:
         if job.footprint_reads is None or job.footprint_writes is None:
             job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
         cost = fn.costs.register_cost(inst)
+        family = inst.row.family
         reads = tuple(s for s in job.footprint_reads if s in REGISTER_SPACES)
         writes = tuple(s for s in job.footprint_writes if s in REGISTER_SPACES)
-        memory_reads = len(reads) < len(job.footprint_reads) or inst.row.family == "vgather_ub"
-        memory_writes = len(writes) < len(job.footprint_writes) or inst.row.family == "vscatter"
-        plan = InnerPlan(cost.latency, cost.occupancy, _UNIT.get(inst.row.family, "exec"), reads, writes,
-                         sum(space[0] == "V" for space in writes), int(memory_reads), int(memory_writes),
-                         fn.costs.single_issue(inst))
+        memory_reads = len(reads) < len(job.footprint_reads) or family == "vgather_ub"
+        memory_writes = len(writes) < len(job.footprint_writes) or family == "vscatter"
+        occupancy, special = cost.occupancy, 0
+        if inst.row.timing == "reg.transcendental" and fn.special_units:  # its own unit, an issue slot
+            occupancy, special = 1, cost.occupancy
+        plan = InnerPlan(cost.latency, occupancy, _UNIT.get(family, "exec"), special, reads, writes,
+                         sum(space[0] == "V" for space in writes), 2 if memory_writes else int(memory_reads),
+                         family in _WHOLE_UB, fn.costs.single_issue(inst))
         fn.plans[job.pc] = plan
     return plan
 
+
+def _access_beats(fn, plan: InnerPlan, entry, cache: dict | None, key: int | None) -> tuple:
+    """The beats of a UB access (``emulator.ub_ports``), its footprint ``entry``: its rows', or every
+    port for a gather; kept in ``cache`` (its pc's) by ``key`` (where it falls in the banks' period)."""
+    ports = fn.ports
+    write = plan.ub == 2
+    if plan.whole_ub:
+        found = (whole_ub(ports, write),) * plan.occupancy
+    else:
+        found = beats(ports, rows_key(ports, entry), write) if entry is not None else ()
+    if cache is not None:
+        cache[key] = found
+    return found
 
 
 def schedule(fn, items: list) -> Schedule:
     """Fix each job's start and end (cycles from the launch): the issue rules of the profile's
     ``register`` section, per cycle. The hottest loop of a register kernel: written out flat."""
-    writes_cap, ub_cap = fn.caps
+    writes_cap = fn.register_writes
     window = fn.window
-    usage: dict = {}  # cycle -> [vector register writes, UB reads, UB writes]
+    ports = fn.ports
+    period = ports.period_rows
+    high, access_bias, read_bias = ports.high, ports.access_bias, ports.read_bias
+    beat_cache = fn.beats
+    waiting: list = []  # the issue cycles of the latest ``window`` instructions to issue (a min-heap)
+    # cycle -> [vector register writes, then UB's use (emulator.ub_ports): its reads' banks, accesses
+    # and reads, its writes' banks, accesses and groups]
+    usage: dict = {}
+    special_busy: dict = {}  # cycle -> transcendental units busy
+    special_cap = fn.special_units
     busy: dict = {"load": {}, "store": {}, "exec": {}}  # unit -> cycle -> instructions it holds then
     full: dict = {"load": {}, "store": {}, "exec": {}}  # unit -> a full cycle -> a later one to try
     capacity = fn.units
     unit_state = {name: (busy[name], capacity[name], full[name]) for name in busy}
     ready_at: dict = {}  # register space -> the cycle its latest result is ready
-    starts: list = []
+    stalls: dict = {}  # (pc, cause) -> cycles
+    conflicts: dict = {}  # pc -> cycles
     front = fn.launch_cycles  # the earliest issue cycle the front end allows
     membar_floor = ub_end = 0
     last = front
@@ -85,8 +121,8 @@ def schedule(fn, items: list) -> Schedule:
     for item in items:
         if item.__class__ is tuple:
             kind, pc = item
-            floor = starts[-window] if len(starts) >= window else 0
-            front = max(front, floor)
+            if len(waiting) == window and waiting[0] > front:  # the queue is full: the front end waits
+                front = waiting[0]
             if kind == LOOP:  # the front end reaches the loop and starts it
                 front += fn.loop_startup
             elif kind == MEMBAR:
@@ -101,55 +137,110 @@ def schedule(fn, items: list) -> Schedule:
             if item.footprint_writes is None:  # binders set both footprints or neither
                 item.footprint_reads, item.footprint_writes = footprint(item.reads), footprint(item.writes)
             plan = plan_of(fn, item)
-        latency, occupancy, unit, reads, writes, v_writes, ub_reads, ub_writes, alone = plan
-        k = len(starts)
-        ready = front
-        if k >= window and starts[k - window] > ready:
-            ready = starts[k - window]
+        latency, occupancy, unit, special, reads, writes, v_writes, ub, _, alone = plan
+        k = len(jobs)
+        ready = 0
         for space in reads:  # its sources' results
             when = ready_at.get(space, 0)
-            ready = max(ready, when)
-        if ub_reads or ub_writes:
-            ready = max(ready, membar_floor)
+            if when > ready:
+                ready = when
+        if ub and membar_floor > ready:
+            ready = membar_floor
+        window_wait = 0
+        if len(waiting) == window and waiting[0] > front:  # it enters the queue when one leaves it
+            if waiting[0] > ready:  # the cycles it would not have waited for its sources anyway
+                window_wait = waiting[0] - max(ready, front)
+            front = waiting[0]
+        if front > ready:
+            ready = front
+        ub_beats = ()
+        writing = ub == 2
+        if ub:
             if item.refine is not None:
                 refined = True
-            for side, fp in ((read_runs, item.footprint_reads), (write_runs, item.footprint_writes)):
-                entry = fp.get("ub")
-                if entry is not None:
-                    blocks, lo, hi = entry
-                    if blocks is None:  # one run (_add_runs, written out)
-                        side[0].append(lo)
-                        side[1].append(hi)
-                        side[2].append(k)
-                    else:
-                        add_runs(side, entry, k)
-        # the first cycle from ``ready`` when its unit, the register write ports and UB's allow
+            side, fp = (write_runs, item.footprint_writes) if writing else (read_runs, item.footprint_reads)
+            entry = fp.get("ub")
+            if entry is not None and entry[0] is None:  # one run (_add_runs, written out)
+                _, lo, hi = entry
+                side[0].append(lo)
+                side[1].append(hi)
+                side[2].append(k)
+                mine = beat_cache.get(item.pc)
+                if mine is None:
+                    mine = beat_cache[item.pc] = {}
+                key = (lo % period) << 16 | (hi - lo)
+                ub_beats = mine.get(key) or _access_beats(fn, plan, entry, mine, key)
+            else:
+                add_runs(side, entry, k)
+                ub_beats = _access_beats(fn, plan, entry, None, None)
+            if len(ub_beats) > occupancy:  # its rows ask some bank (or group) more than once
+                conflicts[item.pc] = conflicts.get(item.pc, 0) + len(ub_beats) - occupancy
+                occupancy = len(ub_beats)
+        # the first cycle from ``ready`` when its unit, the transcendental units, the register
+        # write ports and UB's banks all have room; each cycle passed is a stall of its cause
         units, cap, skip = unit_state[unit]
         cycle = ready
         while True:
             if cycle in skip:  # the unit is full then: the first cycle after that it is not
-                first = cycle
+                first = was = cycle
                 while cycle in skip:
                     cycle = skip[cycle]
                 while first != cycle:  # each full cycle passed points there from now on
                     after = skip[first]
                     skip[first] = cycle
                     first = after
+                key = (item.pc, _BUSY[unit])
+                stalls[key] = stalls.get(key, 0) + cycle - was
+            cause = None
             if (occupancy > 1 and not all(units.get(cycle + j, 0) < cap for j in range(1, occupancy))) or (
                     alone and units.get(cycle, 0)):
-                cycle += 1
-                continue
-            used = usage.get(cycle)
-            if used is None or (used[0] + v_writes <= writes_cap and used[2] + ub_writes <= 1
-                                and used[1] + used[2] + ub_reads + ub_writes <= ub_cap):
+                cause = _BUSY[unit]
+            elif special and not all(special_busy.get(cycle + j, 0) < special_cap for j in range(special)):
+                cause = "transcendental_unit"
+            else:
+                used = usage.get(cycle)
+                if used is not None:
+                    if v_writes and used[0] + v_writes > writes_cap:
+                        cause = "write_ports"
+                    elif ub_beats:
+                        if writing:
+                            cause = fits(ports, used, ub_beats[0], True)
+                        elif used[1] & ub_beats[0].banks:  # a read (ub_ports.fits, written out)
+                            cause = "bank_group"
+                        elif (used[2] + ub_beats[0].accesses + access_bias) & high or \
+                                (used[3] + ub_beats[0].reads + read_bias) & high:
+                            cause = "ub_port"
+                if cause is None and len(ub_beats) > 1:
+                    for j in range(1, len(ub_beats)):
+                        used = usage.get(cycle + j)
+                        if used is not None:
+                            cause = fits(ports, used, ub_beats[j], writing)
+                            if cause is not None:
+                                break
+            if cause is None:
                 break
+            key = (item.pc, cause)
+            stalls[key] = stalls.get(key, 0) + 1
             cycle += 1
-        if used is None:
-            usage[cycle] = [v_writes, ub_reads, ub_writes]
-        else:
+        if v_writes or ub_beats:
+            used = usage.get(cycle)
+            if used is None:
+                used = usage[cycle] = [0, 0, 0, 0, 0, 0, 0]
             used[0] += v_writes
-            used[1] += ub_reads
-            used[2] += ub_writes
+            if len(ub_beats) == 1 and not writing:  # a read of one beat (ub_ports.take, written out)
+                beat = ub_beats[0]
+                used[1] |= beat.banks
+                used[2] += beat.accesses
+                used[3] += beat.reads
+            else:
+                for j, beat in enumerate(ub_beats):
+                    if j:
+                        used = usage.get(cycle + j)
+                        if used is None:
+                            used = usage[cycle + j] = [0, 0, 0, 0, 0, 0, 0]
+                    take(used, beat, writing)
+        for j in range(special):
+            special_busy[cycle + j] = special_busy.get(cycle + j, 0) + 1
         if alone:  # its issue cycle is the unit's whole width
             units[cycle] = cap
             skip[cycle] = cycle + 1
@@ -166,20 +257,31 @@ def schedule(fn, items: list) -> Schedule:
                 held = units[cycle + j] = units.get(cycle + j, 0) + 1
                 if held == cap:
                     skip[cycle + j] = cycle + j + 1
+        if window_wait:
+            key = (item.pc, "window_full")
+            stalls[key] = stalls.get(key, 0) + window_wait
         end = cycle + latency
         item.start = cycle
         item.end = end
         for space in writes:
             ready_at[space] = end
-        last = max(last, end)
-        if (ub_reads or ub_writes) and end > ub_end:
+        if end > last:
+            last = end
+        if ub and end > ub_end:
             ub_end = end
-        starts.append(cycle)
+        if len(waiting) < window:
+            heappush(waiting, cycle)
+        elif cycle > waiting[0]:
+            heapreplace(waiting, cycle)
         jobs.append(item)
-        if not k % _PRUNE_EVERY and k:
-            floor = min(starts[-window:])
+        if not k % _PRUNE_EVERY and k:  # nothing issues before the front end's cycle any more
+            floor = front
             usage = {c: u for c, u in usage.items() if c >= floor}
+            special_busy = {c: u for c, u in special_busy.items() if c >= floor}
             busy = {name: {c: n for c, n in cycles.items() if c >= floor} for name, cycles in busy.items()}
             full = {name: {c: n for c, n in cycles.items() if c >= floor} for name, cycles in full.items()}
             unit_state = {name: (busy[name], capacity[name], full[name]) for name in busy}
-    return Schedule(max(last, front), jobs, membars, runs, refined)
+    by_pc: dict = {}
+    for (pc, cause), cycles in stalls.items():
+        by_pc.setdefault(pc, {})[cause] = cycles
+    return Schedule(max(last, front), jobs, membars, runs, refined, by_pc, conflicts)

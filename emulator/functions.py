@@ -37,7 +37,9 @@ from emulator.function_schedule import END, ENDLOOP, LOOP, MEMBAR, SCALAR, Inner
 from emulator.jobs import Job, footprint, land
 from emulator.semantics import implements
 from emulator.state import State
+from emulator.ub_ports import ports_of
 from isa import Inst
+from isa.model import Kind
 from isa.functions import FunctionSpan
 from isa.table import FUNCTION_SCALAR_FAMILIES
 from isa.types import BLOCK_BYTES
@@ -111,14 +113,18 @@ class Function:
             self.match[index[loop.begin]], self.match[index[loop.end]] = index[loop.end], index[loop.begin]
         self.costs = costs
         caps = costs.register
-        self.launch_cycles = caps["vf_launch"]
+        # the launch, and a push of the scalar arguments (the S registers the function names) per 16
+        self.launch_cycles = caps["vf_launch"] + -(-len(_arguments(b.inst for b in body)) // 16) * caps["vf_param_push"]
         self.loop_startup = caps["vf_loop_startup"]
         self.membar_cycles = caps["vf_membar"]
         self.window = caps["vf_window"]
-        self.caps = (caps["register_writes"], caps["ub_reads"])
+        self.register_writes = caps["register_writes"]
+        self.ports = ports_of(costs.banks.kind, caps["ub_reads"])
+        self.special_units = caps["transcendental_units"]
         self.units = {"load": caps["vf_load_units"], "store": caps["vf_store_units"], "exec": caps["issue_width"]}
         self.scalar_cycles = {b.pc: costs.s_cycles(b.inst) for b in body if self.kinds[self.pcs.index(b.pc)] == SCALAR}
         self.plans: dict[int, InnerPlan] = {}
+        self.beats: dict = {}  # pc -> (first row in the banks' period << 16 | rows) -> its UB beats
 
     # -- 1. the function's instructions, in the order its loops give ------------------------------------
     def expand(self, ctx: FunctionContext, budget: int, steps: list | None = None) -> dict:
@@ -216,6 +222,7 @@ class Function:
         engine = m.engine
         plan = schedule(self, items)
         self.account(counts, engine.stats)
+        engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
         reads, writes = (as_footprint(firsts, ends) for firsts, ends, _ in plan.runs)
         job = Job(self.begin, None, footprint_reads=reads, footprint_writes=writes)
         job.cost = Cost(plan.cycles, plan.cycles)
@@ -343,6 +350,15 @@ def _trace_inside(engine, outer: Job, jobs: list, plans: dict) -> None:
         start = base + job.start
         engine.trace_slice("V", job.pc, start, base + job.end, job, start + plans[job.pc].occupancy)
         engine.trace_parents[len(engine.slices) - 1] = parent
+
+
+def _arguments(insts) -> set:
+    """The scalar registers a function's instructions name (S0 aside): what its launch pushes."""
+    named = set()
+    for inst in insts:
+        for value, operand in zip(inst.operands, inst.row.operands, strict=True):
+            named.add(value if operand.kind is Kind.SREG else getattr(value, "reg", None))
+    return named - {None, 0}
 
 
 def _kind(inst: Inst) -> str | None:

@@ -118,6 +118,10 @@ def check_table(table: dict, origin: str) -> None:
     for key in ("issue_width", "register_writes", "ub_reads"):
         if table["register"][key] < 1:
             raise ProfileError(f"{origin}: register.{key} must be at least 1")
+    if table["register"]["ub_reads"] > 7:
+        raise ProfileError(f"{origin}: register.ub_reads must be at most 7")
+    if table["register"]["transcendental_units"] < 0 or table["register"]["transcendental_units"] % 1:
+        raise ProfileError(f"{origin}: register.transcendental_units must be a whole number, 0 or more")
     for key, value in table["register"].items():
         # A result lands at least a cycle after its instruction starts: a job that ended as it
         # started would land before it had read its sources.

@@ -12,7 +12,13 @@ from attrs import define, field, frozen
 from emulator.faults import Fault
 from emulator.timing import PIPES
 
-STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full", "syncall")
+# The causes a run's stalls are counted by: the pipes' (flags, barriers, the 950 V scoreboard, a full
+# queue, SYNCALL) and, inside vector functions, what kept a ready instruction from issuing: its
+# launch, the instruction window, a full execute, load, store or transcendental unit, the register
+# write ports, UB's ports and banks.
+STALL_CAUSES = ("bank_conflict", "flag_wait", "barrier", "dependency", "drain", "queue_full", "syncall", "launch",
+                "window_full", "issue_width", "load_unit", "store_unit", "transcendental_unit", "write_ports",
+                "ub_port", "bank_group", "sub_bank")
 
 
 @define

@@ -1,0 +1,141 @@
+"""UB as a vector function's accesses see it, cycle by cycle: the banks and bank groups each access
+takes in each of its beats, and whether a cycle still has room for a beat.
+
+An access (VLD, VST, PLD, PST) touches 32-byte rows. It is served in beats: each beat takes a set of
+its rows that the banks can serve in one cycle, first fit in row order, and the beats of one access
+go to consecutive cycles. The rules are the profile's bank kind (docs/timing.md, "UB bank
+conflicts"), per cycle, for all the accesses of the cycle together:
+
+- a bank serves one access (a read of the same row twice in one access is one read);
+- ``950``: a bank group (address bits [7:5]) serves two accesses, at most ``ub_reads`` reads and one
+  write: two reads, or a read and a write (8 groups of 2 banks, bank bit = bit 8);
+- ``a2``: a bank group (bits [8:5]) reads one row and writes one (16 groups of 3 banks, tier = bits
+  [17:16]).
+
+A contiguous VL (256 bytes, 32-byte aligned) touches each of the 950's 8 groups once: one beat, and
+two of them in a cycle fill every group. So two loads, or a load and a store, share a cycle unless they
+hit a bank twice; a block-strided access whose 8 rows fall in one bank takes 8 beats.
+
+A beat is four numbers for its rows: one bit per bank, a 4-bit count of accesses per group (packed),
+a 4-bit count of reads per group, one bit per group written; a cycle's use is the same for its reads
+and for its writes, so a fit is a few integer operations.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import NamedTuple
+
+_ROW = 5  # 32-byte rows
+
+
+class Beat(NamedTuple):
+    banks: int  # one bit per bank
+    accesses: int  # per group, 4 bits: the accesses it makes there
+    reads: int  # per group, 4 bits: the reads among them
+    writes: int  # one bit per group it writes
+
+
+class Ports(NamedTuple):
+    """One bank kind's constants."""
+
+    kind: str
+    groups: int
+    period_rows: int  # rows after which the banks repeat
+    accesses: int  # accesses a group serves a cycle
+    reads: int  # reads among them
+    high: int  # the top bit of every group's 4-bit count
+    access_bias: int  # per group 7 - accesses: a count past ``accesses`` sets the top bit
+    read_bias: int  # per group 7 - reads
+
+
+def ports_of(kind: str, ub_reads: int) -> Ports:
+    """The ports of bank kind ``kind`` (``banks.kind``), its groups serving ``ub_reads`` reads a cycle
+    on the 950 (``register.ub_reads``)."""
+    groups, period, accesses, reads = (8, 16, max(2, ub_reads), ub_reads) if kind == "950" else (16, 1 << 13, 2, 1)
+    nibbles = sum(1 << (4 * g) for g in range(groups))
+    return Ports(kind, groups, period, accesses, reads, 8 * nibbles, (7 - accesses) * nibbles, (7 - reads) * nibbles)
+
+
+@cache
+def whole_ub(ports: Ports, write: bool) -> Beat:
+    """A gather's or scatter's beat: it takes every group's ports (the hardware: a gather or
+    scatter conflicts with the contiguous accesses of its cycles)."""
+    every = sum(1 << (4 * g) for g in range(ports.groups))
+    return Beat(0, ports.accesses * every, 0 if write else ports.reads * every,
+                (1 << ports.groups) - 1 if write else 0)
+
+
+def _bank_group(ports: Ports, row: int) -> tuple[int, int]:
+    if ports.kind == "950":
+        bank = row & 15  # group = bits [7:5] of the address, bank in group = bit 8
+        return bank, bank & 7
+    group = row & 15
+    return ((row >> (16 - _ROW)) & 3) * 16 + group, group
+
+
+@cache
+def beats(ports: Ports, rows: tuple, write: bool) -> tuple:
+    """The beats of one access to ``rows`` (row numbers modulo ``ports.period_rows``), first fit."""
+    out: list = []
+    seen: set = set()
+    for row in rows:
+        if not write and row in seen:
+            continue
+        seen.add(row)
+        bank, group = _bank_group(ports, row)
+        bit, one = 1 << bank, 1 << (4 * group)
+        beat = Beat(bit, one, 0 if write else one, (1 << group) if write else 0)
+        for k, have in enumerate(out):
+            used = (0, 0, 0, 0, *have[:2], have.writes) if write else (0, *have[:3], 0, 0, 0)
+            if fits(ports, used, beat, write) is None:
+                out[k] = Beat(have.banks | bit, have.accesses + beat.accesses, have.reads + beat.reads,
+                              have.writes | beat.writes)
+                break
+        else:
+            out.append(beat)
+    return tuple(out)
+
+
+def fits(ports: Ports, used: list, beat: Beat, write: bool) -> str | None:
+    """None when ``beat`` fits a cycle that already serves ``used`` (``[anything, its reads' banks,
+    accesses and reads, its writes' banks, accesses and groups]``, as ``take`` adds them up), else
+    why not: ``bank_group`` (a bank asked twice) or ``ub_port`` (a group's ports taken). A read is
+    checked against the cycle's reads alone: a write that meets it waits in the store's write
+    buffer for a free cycle, and the store unit goes on (the hardware's add and AXPY kernels run at
+    two cycles an iteration whatever their layouts); a write against everything already there."""
+    if write:
+        if (used[1] | used[4]) & beat.banks:
+            return "bank_group"
+        if (used[2] + used[5] + beat.accesses + ports.access_bias) & ports.high or used[6] & beat.writes:
+            return "ub_port"
+        return None
+    if used[1] & beat.banks:
+        return "bank_group"
+    if (used[2] + beat.accesses + ports.access_bias) & ports.high or \
+            (used[3] + beat.reads + ports.read_bias) & ports.high:
+        return "ub_port"
+    return None
+
+
+def take(used: list, beat: Beat, write: bool) -> None:
+    """Add ``beat`` to a cycle's use (``fits`` says its layout; its first entry is the caller's)."""
+    if write:
+        used[4] |= beat.banks
+        used[5] += beat.accesses
+        used[6] |= beat.writes
+    else:
+        used[1] |= beat.banks
+        used[2] += beat.accesses
+        used[3] += beat.reads
+
+
+def rows_key(ports: Ports, entry) -> tuple:
+    """A footprint entry's rows (``(runs, first, end)`` of UB blocks, see ``emulator.jobs.footprint``)
+    as the row numbers the banks see."""
+    runs, lo, hi = entry
+    period = ports.period_rows
+    if runs is None:
+        base = lo % period
+        return tuple(range(base, base + hi - lo))
+    return tuple(r % period for a, b in runs.tolist() for r in range(a, b))

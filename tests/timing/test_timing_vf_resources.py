@@ -1,0 +1,184 @@
+"""The resources inside a vector function (docs/timing.md, "Vector functions" and "UB bank
+conflicts"), each worked out by hand on the pinned 950 profile (timing_support.PINNED: vf_launch 8,
+no parameter push) with its register prices: one load and one store unit, two execute slots, two
+transcendental units, two vector register writes a cycle; load 9, store 9, alu 7, mask 1,
+transcendental 14 cycles of latency; VEXP.f32 64 lanes at 16 a cycle = 4 cycles of a unit.
+
+UB (the 950's banks): bank = address bits [8:5], group = bits [7:5]; a bank serves one access a
+cycle, a group two (at most one write). A read is placed against the reads of its cycle only (a
+write that meets it waits in the store's buffer); a write against everything there.
+
+A program's ``MOV``s take a cycle each on S before ``VF.BEGIN`` is handed to V, so a function that
+starts after M MOVs issues its first instruction at M + 8.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from timing_support import pinned, row, run, slices
+
+
+def profile_with(**register):
+    """The pinned 950 profile with some ``register`` values changed."""
+    from emulator.profile import Profile, check_table
+
+    base = pinned("950")
+    table = copy.deepcopy(base.table)
+    table["register"].update(register)
+    check_table(table, "test")
+    return Profile("950", table, "")
+
+
+def test_a_store_waits_for_the_store_unit():
+    # VF.BEGIN reaches V at 0; PSET issues at 8 (P0 ready 9). VLD [0x0] at 8 takes banks 0-7.
+    # VST [0x200] (0x200 >> 5 = 16: banks 0-7) is ready at 9, when nothing reads: 9. VST [0x400]
+    # (banks 0-7) is ready at 9 too; the store unit takes one a cycle: 10, store_unit 1.
+    text = """\
+    VF.BEGIN
+    PSET.b32 P0, ALL
+    VLD.f32 V0, [S0]
+    VST.f32 [S0 + 0x200], V1, P0
+    VST.f32 [S0 + 0x400], V1, P0
+    VF.END
+    HALT
+"""
+    m, r, rep = run(text, pinned("950"), trace=True)
+    assert [s[1] for s in slices(m, "VST")] == [9, 10]
+    assert row(rep, "VST.f32 [S0 + 0x200]")["stalls"] == {}
+    assert row(rep, "VST.f32 [S0 + 0x400]")["stalls"] == {"store_unit": 1}
+
+
+def test_a_store_waits_for_a_load_of_its_banks_and_a_load_never_waits_for_a_store():
+    # P0 is never set (zero: no lanes, but a store still takes its banks) and V1 is zero at launch,
+    # so every store is ready at 8. VLD [0x0] at 8 (banks 0-7). VST [0x200] (banks 0-7) meets that
+    # read at 8: 9, bank_group 1. VST [0x100] (0x100 >> 5 = 8: banks 8-15) fits 8 beside the read
+    # (each group one read and one write). VLD [0x300] (banks 8-15): the load unit is taken at 8, so
+    # 9 (load_unit 1), where the store of banks 0-7 is: a read is placed against reads alone. VLD
+    # [0x500] (0x500 >> 5 = 40, & 15 = 8: banks 8-15): 10 (load_unit 2).
+    text = """\
+    VF.BEGIN
+    VLD.f32 V0, [S0]
+    VST.f32 [S0 + 0x200], V1, P0
+    VST.f32 [S0 + 0x100], V1, P0
+    VLD.f32 V2, [S0 + 0x300]
+    VLD.f32 V3, [S0 + 0x500]
+    VF.END
+    HALT
+"""
+    m, r, rep = run(text, pinned("950"), trace=True)
+    assert [s[1] for s in slices(m, "VST")] == [9, 8]
+    assert [s[1] for s in slices(m, "VLD")] == [8, 9, 10]
+    assert row(rep, "VST.f32 [S0 + 0x200]")["stalls"] == {"bank_group": 1}
+    assert row(rep, "VST.f32 [S0 + 0x100]")["stalls"] == {}
+    assert row(rep, "VLD.f32 V2")["stalls"] == {"load_unit": 1}
+    assert rep["stalls"]["bank_group"] == 1
+
+
+def test_two_loads_of_one_bank_share_no_cycle_even_with_two_load_units():
+    # vf_load_units 2. VLD [0x0] at 8 (banks 0-7). VLD [0x200] (banks 0-7 again): 9, bank_group 1.
+    # VLD [0x100] (banks 8-15) joins the first at 8: each group two reads, in its two banks.
+    # VLD [0x300] (banks 8-15): 8 holds two loads, so 9 (load_unit 1), beside the one of banks 0-7.
+    text = """\
+    VF.BEGIN
+    VLD.f32 V0, [S0]
+    VLD.f32 V1, [S0 + 0x200]
+    VLD.f32 V2, [S0 + 0x100]
+    VLD.f32 V3, [S0 + 0x300]
+    VF.END
+    HALT
+"""
+    m, r, rep = run(text, profile_with(vf_load_units=2), trace=True)
+    assert [s[1] for s in slices(m, "VLD")] == [8, 9, 8, 9]
+    assert row(rep, "VLD.f32 V1")["stalls"] == {"bank_group": 1}
+    assert row(rep, "VLD.f32 V3")["stalls"] == {"load_unit": 1}
+
+
+@pytest.mark.parametrize(("blk", "cycles", "conflicts"), [
+    (144, 8, 6),  # 144 blocks = 4608 B apart: 4608 >> 5 = 144, & 15 = 0: all 8 rows in one bank
+    (145, 2, 0),  # 145 mod 16 = 1: 8 banks in 8 groups, one beat; the documented half rate: 2
+    (8, 8, 6),    # 256 B apart: banks 0, 8, 0, 8 ...: one group, one write a cycle
+    (2, 2, 0),    # 64 B apart: banks 0, 2, 4, ..., 14: groups 0, 2, 4, 6 twice, in two banks each:
+                  # at most one write a group a cycle, so two beats of four: 2
+])
+def test_a_block_strided_store_takes_its_banks_beats(blk, cycles, conflicts):
+    # VST at 8 (P0, V1 zero: ready at launch). It holds the store unit max(2, beats) cycles; a second
+    # store right after it issues when the unit is free again, its stall the wait.
+    text = f"""\
+    VF.BEGIN
+    VST.f32 [S0], V1, P0, blk={blk}
+    VST.f32 [S0 + 0x8000], V1, P0
+    VF.END
+    HALT
+"""
+    m, r, rep = run(text, pinned("950"), trace=True)
+    first, second = slices(m, "VST")
+    assert first[1] == 8 and second[1] == 8 + cycles
+    assert row(rep, "VST.f32 [S0], V1, P0, blk=")["bank_conflict_cycles"] == conflicts
+    assert row(rep, "VST.f32 [S0 + 0x8000]")["stalls"] == {"store_unit": cycles}
+
+
+def test_transcendental_ops_take_an_issue_slot_and_a_unit_of_their_own():
+    # Three independent VEXP.f32 (V0 is zero at launch), then two VADDs, P0 set at 8 (ready 9).
+    # 9: VEXP 1 and VEXP 2 (two execute slots, two transcendental units, each held 9..12).
+    # VEXP 3: 9's slots are taken (issue_width 1); at 10, 11 and 12 both units are (transcendental_unit
+    # 3): 13. The VADDs need only a slot: 9's are taken, so 10 and 10.
+    text = """\
+    VF.BEGIN
+    PSET.b32 P0, ALL
+    VEXP.f32 V1, V0, P0
+    VEXP.f32 V2, V0, P0
+    VEXP.f32 V3, V0, P0
+    VADD.f32 V4, V0, V0, P0
+    VADD.f32 V5, V0, V0, P0
+    VF.END
+    HALT
+"""
+    m, r, rep = run(text, pinned("950"), trace=True)
+    assert [s[1] for s in slices(m, "VEXP")] == [9, 9, 13]
+    assert [s[1] for s in slices(m, "VADD")] == [10, 10]
+    assert row(rep, "VEXP.f32 V3")["stalls"] == {"issue_width": 1, "transcendental_unit": 3}
+    assert rep["stalls"]["transcendental_unit"] == 3
+    # with no transcendental units they hold an execute slot for their 4 cycles instead:
+    # VEXP 1 and 2 at 9 hold both slots to 12; VEXP 3 at 13; the VADDs at 13 (one slot left) and 14
+    m, r, rep = run(text, profile_with(transcendental_units=0), trace=True)
+    assert [s[1] for s in slices(m, "VEXP")] == [9, 9, 13]
+    assert [s[1] for s in slices(m, "VADD")] == [13, 14]
+
+
+def test_the_window_holds_the_instructions_waiting_to_issue():
+    # vf_window 2. PSET at 8 (heap of the latest issues: [8]); VLD V0 at 8 ([8, 8]). The VADDs wait
+    # for V0 (17): each enters as one of the two leaves the queue, issues at 17 ([8, 17], [17, 17]).
+    # VLD V3 enters when a VADD leaves, at 17: window_full 17 - 8 = 9. At 17 the two VADDs write two
+    # vector registers, the limit: 18 (write_ports 1), done at 27. With the default window of 64 it
+    # issues at 9 (the load unit took 8).
+    text = """\
+    VF.BEGIN
+    PSET.b32 P0, ALL
+    VLD.f32 V0, [S0]
+    VADD.f32 V1, V0, V0, P0
+    VADD.f32 V2, V0, V0, P0
+    VLD.f32 V3, [S0 + 0x100]
+    VF.END
+    HALT
+"""
+    m, r, rep = run(text, profile_with(vf_window=2), trace=True)
+    assert [s[1] for s in slices(m, "VLD")] == [8, 18]
+    assert row(rep, "VLD.f32 V3")["stalls"] == {"window_full": 9, "write_ports": 1}
+    assert slices(m, "VF.BEGIN") == [("V", 0, 27)]
+    m, r, rep = run(text, pinned("950"), trace=True)
+    assert [s[1] for s in slices(m, "VLD")] == [8, 9]
+    assert rep["stalls"]["window_full"] == 0
+
+
+def test_the_launch_pushes_the_scalar_arguments_sixteen_at_a_time():
+    # vf_param_push 4: a function naming S1..S17 (17 registers: two pushes) starts its first
+    # instruction 8 + 2 * 4 = 16 cycles after V takes it; one naming S1 alone, 8 + 4 = 12.
+    many = "\n".join(f"    ADD S{n}, S{n}, 1" for n in range(1, 18))
+    text = f"    VF.BEGIN\n{many}\n    VLD.f32 V0, [S1]\n    VF.END\n    HALT\n"
+    m, r, rep = run(text, profile_with(vf_param_push=4))
+    assert row(rep, "VF.BEGIN")["stalls"] == {"launch": 16}
+    m, r, rep = run("    VF.BEGIN\n    VLD.f32 V0, [S1]\n    VF.END\n    HALT\n", profile_with(vf_param_push=4))
+    assert row(rep, "VF.BEGIN")["stalls"] == {"launch": 12}
+    assert rep["stalls"]["launch"] == 12
