@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from emulator.function_races import add_runs
 from emulator.jobs import REGISTER_SPACES, Job, footprint
-from emulator.ub_ports import beats, fits, rows_key, take, whole_ub
+from emulator.ub_ports import beats, fits, rows_key, sub_bank_cycles, take, whole_ub
 
 _UNIT = {"vld": "load", "pld": "load", "vgather_ub": "load", "vst": "store", "pst": "store", "vscatter": "store"}
 _BUSY = {"load": "load_unit", "store": "store_unit", "exec": "issue_width"}  # the stall of a full unit
@@ -75,14 +75,10 @@ def plan_of(fn, job: Job) -> InnerPlan:
 
 
 def _access_beats(fn, plan: InnerPlan, entry, cache: dict | None, key: int | None) -> tuple:
-    """The beats of a UB access (``emulator.ub_ports``), its footprint ``entry``: its rows', or every
-    port for a gather; kept in ``cache`` (its pc's) by ``key`` (where it falls in the banks' period)."""
+    """The beats of a UB access (``emulator.ub_ports``), its footprint ``entry``, kept in ``cache``
+    (its pc's) by ``key`` (where it falls in the banks' period)."""
     ports = fn.ports
-    write = plan.ub == 2
-    if plan.whole_ub:
-        found = (whole_ub(ports, write),) * plan.occupancy
-    else:
-        found = beats(ports, rows_key(ports, entry), write) if entry is not None else ()
+    found = beats(ports, rows_key(ports, entry), plan.ub == 2) if entry is not None else ()
     if cache is not None:
         cache[key] = found
     return found
@@ -160,7 +156,16 @@ def schedule(fn, items: list) -> Schedule:
                 refined = True
             side, fp = (write_runs, item.footprint_writes) if writing else (read_runs, item.footprint_reads)
             entry = fp.get("ub")
-            if entry is not None and entry[0] is None:  # one run (_add_runs, written out)
+            if plan.whole_ub:  # a gather or scatter: every port, for its lanes' cycles in the sub-banks
+                add_runs(side, entry, k)
+                if item.lanes is not None:
+                    sub_bank = sub_bank_cycles(ports, item.lanes)
+                    if sub_bank > occupancy:
+                        key = (item.pc, "sub_bank")
+                        stalls[key] = stalls.get(key, 0) + sub_bank - occupancy
+                        occupancy = sub_bank
+                ub_beats = (whole_ub(ports, writing),) * occupancy
+            elif entry is not None and entry[0] is None:  # one run (_add_runs, written out)
                 _, lo, hi = entry
                 side[0].append(lo)
                 side[1].append(hi)
@@ -260,7 +265,7 @@ def schedule(fn, items: list) -> Schedule:
         if window_wait:
             key = (item.pc, "window_full")
             stalls[key] = stalls.get(key, 0) + window_wait
-        end = cycle + latency
+        end = cycle + latency + occupancy - plan.occupancy  # an access's extra beats deliver it later
         item.start = cycle
         item.end = end
         for space in writes:

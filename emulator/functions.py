@@ -222,19 +222,25 @@ class Function:
         engine = m.engine
         plan = schedule(self, items)
         self.account(counts, engine.stats)
-        engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
+        # Gathers and scatters cost what their indices ask of the sub-banks: a launch that holds any
+        # is scheduled again once it has run (``perform``, or a debugger's last step), and a timed run
+        # places it only then.
+        priced = plan.refined
+        if not priced:
+            engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
         reads, writes = (as_footprint(firsts, ends) for firsts, ends, _ in plan.runs)
         job = Job(self.begin, None, footprint_reads=reads, footprint_writes=writes)
         job.cost = Cost(plan.cycles, plan.cycles)
+        job.priced_at_start = priced
         if engine.trace_on:
             job.placed = lambda outer: _trace_inside(engine, outer, plan.jobs, self.plans)
         if stepping:  # the steps move the data (``Stepper``); the job keeps the function's time on V
-            m.stepper = Stepper(self, ctx, steps, stopped, plan)
+            m.stepper = Stepper(self, ctx, steps, stopped, plan, job, items if priced else None)
             m.submit(job)
             m.settle()
             return steps[0][0] if steps else stopped.pc
         m.add_function_counts(counts)
-        job.perform = lambda: self.perform(m, ctx, plan, reads, writes)
+        job.perform = lambda: self.perform(m, ctx, plan, reads, writes, job, items if priced else None)
         m.submit(job)
         if stopped is not None:
             m.pc = stopped.pc  # the fault names the function's instruction, once what came before has run
@@ -266,8 +272,11 @@ class Function:
             land(job.perform())
         return runs_of(jobs), masked
 
-    def perform(self, m, ctx: FunctionContext, plan: Schedule, reads: dict, writes: dict):
-        """Run the function's jobs on the scratch copy of UB and return the UB blocks it wrote."""
+    def perform(self, m, ctx: FunctionContext, plan: Schedule, reads: dict, writes: dict, outer: Job,
+                items: list | None):
+        """Run the function's jobs on the scratch copy of UB and return the UB blocks it wrote. With
+        ``items`` (its gathers and scatters cost what their lanes ask), schedule them again once they
+        have run, and give the V job ``outer`` that cost."""
         scratch = ctx.ub
         lo, hi = byte_span(reads, writes)
         scratch[lo:hi] = m.ub[lo:hi]
@@ -278,6 +287,10 @@ class Function:
             runs, masked = self._perform_in_order(jobs, plan, scratch)
         except Fault as fault:  # a job's own fault (a gather index outside UB): at its instruction
             raise m.fault_at(fault, self._running.pc) from None
+        if items is not None:
+            plan = schedule(self, items)
+            outer.cost = Cost(plan.cycles, plan.cycles)
+            m.engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
         races = inner_races(jobs, plan.membars, runs, self.plans, masked)
         if races:
             m.engine.function_races(races)
@@ -300,8 +313,9 @@ class Stepper:
     program order, on the machine's UB and the function's registers, and sets S as it stood then."""
 
     def __init__(self, function: Function, ctx: FunctionContext, steps: list,
-                 stopped: FunctionStopped | None, plan: Schedule) -> None:
+                 stopped: FunctionStopped | None, plan: Schedule, outer: Job, items: list | None) -> None:
         self.function, self.ctx, self.steps, self.stopped, self.plan = function, ctx, steps, stopped, plan
+        self.outer, self.items = outer, items  # the V job, and what to schedule again once the steps ran
         self.k = 0
         self.masked: dict = {}  # as ``Function._perform_in_order`` finds them
         self.index = {id(job): k for k, job in enumerate(plan.jobs)}
@@ -333,7 +347,14 @@ class Stepper:
         return self.steps[self.k][0]
 
     def _races(self, m) -> None:
-        """The races of the function, found once its steps have run (as its launch finds them)."""
+        """The races of the function, found once its steps have run (as its launch finds them); a
+        function with gathers or scatters is priced now, as its ``perform`` prices it."""
+        if self.items is not None and self.stopped is None:
+            self.plan = schedule(self.function, self.items)
+            self.outer.cost = Cost(self.plan.cycles, self.plan.cycles)
+            self.outer.priced_at_start = False  # the engine may place it now
+            m.engine.function_stalls(self.function.begin, self.function.launch_cycles, self.plan.stalls,
+                                     self.plan.conflicts)
         jobs = self.plan.jobs
         found = inner_races(jobs, self.plan.membars, runs_of(jobs), self.function.plans, self.masked)
         if found:

@@ -176,6 +176,11 @@ class Job:
     # runs of ``length`` bytes every ``pitch`` (LD / ST, a DMA's GM side). Races are named on bytes.
     exact: dict | None = None
     placed: Callable[[Job], None] | None = None  # called once the engine has fixed the job's times
+    # A timed run performs it at its start before placing it: its perform sets its ``cost`` (a vector
+    # function's gathers and scatters cost what their indices, data, ask of UB's sub-banks).
+    priced_at_start: bool = False
+    started: bool = False  # performed already (priced at its start): no start event
+    lanes = None  # a gather's or scatter's active lanes' UB byte addresses, once performed
 
     def __init__(self, pc: int, perform: Callable | None, reads: list | tuple = (), writes: list | tuple = (), *,
                  kind: str = "data", iterations: int = 0, conflicts: Callable | None = None,

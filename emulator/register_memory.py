@@ -163,6 +163,7 @@ def bind_vgather_ub(inst: Inst, pc: int):
         def perform():
             idx, on, start = addresses()
             _check_lanes(m, "VGATHER", "reads", base, idx, on, start, etype.size)
+            job.lanes = start  # what the sub-banks see (emulator.function_schedule)
             if etype.size == 1:
                 out = np.zeros(128, dtype="<u2")
                 out[on] = m.ub[start]
@@ -176,7 +177,8 @@ def bind_vgather_ub(inst: Inst, pc: int):
             return [blocks("ub", start), vreg(vi), preg(pm)], [vreg(vd)]
 
         reach = span("ub", base, _index_reach(m, base, etype))
-        m.submit(Job(pc, perform, [reach, vreg(vi), preg(pm)], [vreg(vd)], refine=refine))
+        job = Job(pc, perform, [reach, vreg(vi), preg(pm)], [vreg(vd)], refine=refine)
+        m.submit(job)
         return next_pc
 
     return run
@@ -198,6 +200,7 @@ def bind_vscatter(inst: Inst, pc: int):
         def perform():
             idx, on, start = addresses()
             _check_lanes(m, "VSCATTER", "writes", base, idx, on, start, etype.size)
+            job.lanes = start
             # Ascending lane order: numpy keeps the last write, so the higher lane wins.
             return ((m.view("ub", udt), start // etype.size, m.v[vs].view(f"<u{etype.size}")[on]),)
 
@@ -206,7 +209,8 @@ def bind_vscatter(inst: Inst, pc: int):
             return [vreg(vs), vreg(vi), preg(pm)], [blocks("ub", start)]
 
         reach = span("ub", base, _index_reach(m, base, etype))
-        m.submit(Job(pc, perform, [vreg(vs), vreg(vi), preg(pm)], [reach], refine=refine))
+        job = Job(pc, perform, [vreg(vs), vreg(vi), preg(pm)], [reach], refine=refine)
+        m.submit(job)
         return next_pc
 
     return run

@@ -118,7 +118,8 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
             queue.append(job)
             self.schedule()
         waiting = self.waiting_start[pipe]
-        if len(waiting) > self.queue_depth:
+        if len(waiting) > self.queue_depth or (
+                queue and queue[0].priced_at_start and len(waiting) + len(queue) > self.queue_depth):
             self._respect_queue_depth(pipe, job)
         if self.timed:
             self.advance(self.horizon())
@@ -127,6 +128,9 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         """A pipe's queue holds ``scalar.queue_depth`` instructions that have not started; the scalar
         unit waits for a free slot before it reads on."""
         m, waiting = self.m, self.waiting_start[pipe]
+        if self.queue[pipe] and self.queue[pipe][0].priced_at_start:  # the queue holds it, placed or not
+            self._force_priced()
+            self.schedule()
         now = m.now
         while waiting and waiting[0] <= now:
             waiting.popleft()
@@ -146,7 +150,7 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         elif job.kind == "wait":
             key = job.flag
             while not self.sets[key]:
-                if not self.schedule():
+                if not self.schedule() and not self._force_priced():
                     self._deadlock(extra=f"S waits at {self.m.describe(job.pc)} for SETFLAG {', '.join(map(str, key))}")
             when = self._flag_consume(job, m.now)
             self._stall(job.pc, "flag_wait", when - m.now)
@@ -216,11 +220,13 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
                     progress = progress_any = True
         return progress_any
 
-    def _schedule_head(self, pipe: str) -> bool:
+    def _schedule_head(self, pipe: str, force: bool = False) -> bool:
         queue = self.queue[pipe]
         job = queue[0]
         kind = job.kind
         if kind == "wait" and not self.sets[job.flag]:
+            return False
+        if job.priced_at_start and self.timed and not self._price_at_start(job, pipe, force):
             return False
         queue.popleft()
         if kind == "data":  # a tensor instruction, a DMA or a vector function
@@ -238,6 +244,43 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self._place(job, pipe, start, self.costs.sync_cost(kind), 0)
         return True
 
+    def _price_at_start(self, job: Job, pipe: str, force: bool) -> bool:
+        """A job whose cost follows from the data it reads (a vector function's gathers: their
+        indices) is performed at its start before it is placed, once nothing not yet scheduled can
+        start before it (or, ``force``, when nothing else can move): every event before its start
+        is run first, so it reads what it would at its start. False: not yet."""
+        start = max(job.dispatch, self.free[pipe])
+        if pipe == "V" and self.in_order_v:
+            self._footprints(job)
+            start = max(start, self._scoreboard(job, start))
+        if not force:
+            if self.m.now < start:  # the scalar unit may still hand over work that starts earlier
+                return False
+            for other, q in self.queue.items():
+                if other != pipe and q and max(self.free[other], q[0].dispatch) < start:
+                    return False
+        if job.perform is None and not force:  # a debugger's steps move its data: it waits for them
+            return False
+        events = self.events
+        while events and (events[0][0] < start or (events[0][0] == start and events[0][1] == _END)):
+            _, phase, _, early = heapq.heappop(events)
+            if phase == _END:
+                self._land(early)
+            else:
+                self._start(early)
+        self._start(job)  # performed now: its perform prices it (``job.cost``)
+        job.priced_at_start = False
+        job.started = True
+        return True
+
+    def _force_priced(self) -> bool:
+        """Place a queue head that waits to be priced at its start, when nothing else can move."""
+        for pipe in QUEUED:
+            queue = self.queue[pipe]
+            if queue and queue[0].priced_at_start and self._schedule_head(pipe, force=True):
+                return True
+        return False
+
     def _place(self, job: Job, pipe: str, start: int, cost, conflicts: int) -> None:
         """Fix a job's times, account them, and queue its start and end events."""
         job.start, job.end = start, start + cost.latency
@@ -249,7 +292,8 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self.waiting_start[pipe].append(start)
         if job.kind == "data":
             if self.timed:
-                heapq.heappush(self.events, (job.start, _START, job.seq, job))
+                if not job.started:  # (a job priced at its start has started)
+                    heapq.heappush(self.events, (job.start, _START, job.seq, job))
                 heapq.heappush(self.events, (job.end, _END, job.seq, job))
             else:
                 self._check_overlaps(job, pipe)
@@ -277,7 +321,7 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
 
     def drain_schedule(self) -> None:
         while any(self.queue.values()):
-            if not self.schedule():
+            if not self.schedule() and not self._force_priced():
                 self._deadlock()
 
     # -- the end -----------------------------------------------------------------------------------

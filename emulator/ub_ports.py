@@ -26,6 +26,8 @@ from __future__ import annotations
 from functools import cache
 from typing import NamedTuple
 
+import numpy as np
+
 _ROW = 5  # 32-byte rows
 
 
@@ -64,6 +66,19 @@ def whole_ub(ports: Ports, write: bool) -> Beat:
     every = sum(1 << (4 * g) for g in range(ports.groups))
     return Beat(0, ports.accesses * every, 0 if write else ports.reads * every,
                 (1 << ports.groups) - 1 if write else 0)
+
+
+def sub_bank_cycles(ports: Ports, addresses) -> int:
+    """Cycles a gather's or scatter's lanes (their UB byte addresses) take in the sub-banks: a bank's
+    rows are four sub-banks of 8 bytes, and the sub-banks of one number in the two banks of a group
+    serve one 8-byte word a cycle between them. Lanes in the same word merge; the word they ask
+    most often of one (group, sub-bank) pair is the cycles (documented: the 950's bank_conflict
+    sample; the a2 documents none, and has no gathers: 0)."""
+    if ports.kind != "950" or not len(addresses):
+        return 0
+    words = np.unique(np.asarray(addresses, dtype=np.int64) >> 3)  # 8-byte words, each once
+    pairs = ((words >> 2) & 7) * 4 + (words & 3)  # (group: address bits [7:5], sub-bank: bits [4:3])
+    return int(np.bincount(pairs, minlength=32).max())
 
 
 def _bank_group(ports: Ports, row: int) -> tuple[int, int]:

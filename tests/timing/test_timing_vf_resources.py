@@ -182,3 +182,40 @@ def test_the_launch_pushes_the_scalar_arguments_sixteen_at_a_time():
     m, r, rep = run("    VF.BEGIN\n    VLD.f32 V0, [S1]\n    VF.END\n    HALT\n", profile_with(vf_param_push=4))
     assert row(rep, "VF.BEGIN")["stalls"] == {"launch": 12}
     assert rep["stalls"]["launch"] == 12
+
+
+def _gather_program(stride: int) -> str:
+    """Two gathers of 64 f32 lanes, their indices (u32, at 0x0) ``stride`` elements apart."""
+    values = ", ".join(str(i * stride) for i in range(64))
+    return f"""\
+    .ub 0x0, u32, {values}
+    VF.BEGIN
+    PSET.b32 P0, ALL
+    VLD.u32 V0, [S0]
+    VGATHER.f32 V1, [S0 + 0x1000], V0, P0
+    VGATHER.f32 V2, [S0 + 0x1000], V0, P0
+    VF.END
+    HALT
+"""
+
+
+@pytest.mark.parametrize(("stride", "sub_bank"), [
+    (0, 1),     # every lane the same word: merged
+    (1, 1),     # 64 floats in 32 words, one in each (group, sub-bank) pair
+    (2, 2),     # 64 words 8 bytes apart: each of the 32 pairs twice
+    (128, 64),  # 512 bytes apart: one sub-bank of one bank, 64 rows
+    (64, 64),   # 256 bytes apart: the sub-bank of one number in both banks of group 0
+    (16, 16),   # 64 bytes apart: groups 0, 2, 4, 6 (address bits [7:5]), sub-bank 0: 16 lanes each
+])
+def test_a_gathers_lanes_in_one_sub_bank_take_a_cycle_each(stride, sub_bank):
+    # PSET at 8; VLD V0 at 8, ready 17. A gather of 64 f32 lanes holds the load unit and every UB port
+    # for max(64 / 32 = 2, its sub-bank cycles) cycles, and its data arrives that much later than
+    # gather_latency (21) after it issues. The first at 17, the second when the unit is free.
+    busy = max(2, sub_bank)
+    m, r, rep = run(_gather_program(stride), pinned("950"), trace=True)
+    assert r.races == ()
+    first, second = slices(m, "VGATHER")
+    assert (first[1], second[1]) == (17, 17 + busy)
+    assert second[2] == 17 + busy + 21 + busy - 2
+    assert row(rep, "VGATHER.f32 V1")["stalls"] == ({"sub_bank": busy - 2} if busy > 2 else {})
+    assert rep["stalls"]["sub_bank"] == 2 * (busy - 2)
