@@ -22,7 +22,7 @@ def compute_dtype(etype: ElementType, op: str) -> np.dtype:
     if not etype.is_float:
         return dtype_of(etype)
     if etype.name == "f32":
-        return F64 if op in ("exp", "ln", "div", "rec", "rsqrt") else F32  # div: 53 >= 2 * 24 + 2, rounded once
+        return F64 if op in ("exp", "ln", "div", "rec", "rsqrt", "expdif") else F32  # div: 53 >= 2 * 24 + 2, rounded once
     return F32
 
 
@@ -57,6 +57,7 @@ BINARY_OPS = {
     "sub": lambda a, b, is_float: a - b,
     "mul": lambda a, b, is_float: a * b,
     "div": lambda a, b, is_float: a / b,
+    "expdif": lambda a, b, is_float: np.exp(a - b),  # ExpSub: the difference in the compute dtype, one exp
     "max": _max,
     "min": _min,
 }

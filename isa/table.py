@@ -208,6 +208,9 @@ def _build() -> tuple[Instruction, ...]:
     rows.append(_row("VDIV", "reg-binary", 0x37, T.TENSOR_FLOAT, (_v("vd"), _v("va"), _v("vb"), _p("pm")),
                      pipe="V", timing="reg.transcendental", family="vbinary", op="div",
                      summary="register d = a / b, correctly rounded; inactive lanes zero"))
+    rows.append(_row("VEXPDIF", "reg-binary", 0x38, T.TENSOR_FLOAT, (_v("vd"), _v("va"), _v("vb"), _p("pm")),
+                     pipe="V", timing="reg.transcendental", family="vbinary", op="expdif",
+                     summary="register d = exp(a - b) in one instruction (ExpSub), within 2 ulp; inactive lanes zero"))
     # 0x40..0x5F: scalar unit, pipe S.
     rows.append(_row("MOV", "scalar-mov", 0x40, (), (_s("sd", writes=True), Operand("src", Kind.IMM, imm_bits=50)),
                      pipe="S", timing="scalar.alu", family="mov", op="mov", summary="Sd = EXPR or Ss"))

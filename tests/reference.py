@@ -78,14 +78,15 @@ QNAN = {'f16': 0x7E00, 'bf16': 0x7FC0, 'f32': 0x7FC00000, 'e4m3': 0x7F, 'e5m2': 
 
 _UINT_OF_SIZE = {1: np.dtype('<u1'), 2: np.dtype('<u2'), 4: np.dtype('<u4')}
 
-BINARY_OPS = ('add', 'sub', 'mul', 'max', 'min', 'div')  # div: float types only (CONTRACT 6.2)
+BINARY_OPS = ('add', 'sub', 'mul', 'max', 'min', 'div', 'expdif')  # div, expdif: float types only
+# (CONTRACT 6.2; expdif is vcore's VEXPDIF, the hardware's ExpSub: d = exp(a - b), within 2 ulp)
 UNARY_OPS = ('exp', 'abs', 'relu', 'ln', 'sqrt')
 SCALAR_OPS = {'adds': 'add', 'muls': 'mul', 'maxs': 'max', 'mins': 'min'}
 # CONTRACT 6.2, kept apart from the tuples above (tests draw from those by name)
 EXTRA_UNARY_OPS = ('rec', 'rsqrt', 'neg')             # rec, rsqrt: float types, tensor only
 EXTRA_SCALAR_OPS = ('lrelu',)                         # x >= 0 ? x : x * scalar, float types
 REGISTER_UNARY_EXTRA = ('neg',)                       # VREC / VRSQRT have no register form
-FLOAT_ONLY_OPS = ('div', 'rec', 'rsqrt', 'lrelu', 'exp', 'ln', 'sqrt')
+FLOAT_ONLY_OPS = ('div', 'rec', 'rsqrt', 'lrelu', 'exp', 'ln', 'sqrt', 'expdif')
 
 VL = 256
 BLOCK = 32
@@ -239,6 +240,14 @@ def lane_binary(op, t, xb, yb):
         r = x * y
     elif op == 'div':
         r = _ieee_div(x, y)
+    elif op == 'expdif':
+        # exp of the exact difference (p <= 24 bit operands: x - y has at most 24 + 278 bits, so a
+        # Fraction keeps it exact; exp of its nearest double is within 1 ulp of T before rounding)
+        if math.isnan(x) or math.isnan(y) or (math.isinf(x) and math.isinf(y) and x == y):
+            return QNAN[t]
+        diff = float(Fraction(x) - Fraction(y)) if not (math.isinf(x) or math.isinf(y)) else x - y
+        with np.errstate(all='ignore'):
+            r = float(np.exp(np.float64(diff)))
     else:
         raise ValueError('unknown binary op %r' % (op,))
     return _float_bits(r, t)

@@ -173,8 +173,9 @@ def with_values(profile: Profile, params: list[Parameter], values) -> Profile:
 
 
 def rewrite_text(text: str, params: list[Parameter], values, note: str = "") -> str:
-    """The profile's TOML text with each parameter's value replaced in place (comments kept; ``note``
-    is added to each changed line's comment)."""
+    """The profile's TOML text with each parameter's value replaced in place (comments kept). With
+    ``note``, the parameter's comment (its line and the comment lines under it) ends with
+    ``(fitted: OLD -> NEW, note)``, in place of an earlier such note."""
     lines = text.splitlines(keepends=True)
     for p, value in zip(params, values, strict=True):
         section, key = ".".join(p.path[:-1]), p.path[-1]
@@ -186,22 +187,35 @@ def rewrite_text(text: str, params: list[Parameter], values, note: str = "") -> 
                 continue
             m = re.match(rf"^(\s*{re.escape(key)}\s*=\s*)([^#\n]*?)(\s*(#.*)?)$", line.rstrip("\n"))
             if current == section and m:
-                old = m.group(2)
+                old = m.group(2).strip()
                 shown = f"{value:g}" if isinstance(value, float) else str(value)
                 if p.index is None:
                     new = shown
                 else:
-                    items = [s.strip() for s in old.strip().strip("[]").split(",")]
+                    items = [s.strip() for s in old.strip("[]").split(",")]
                     items[p.index] = shown
                     new = "[" + ", ".join(items) + "]"
-                comment = m.group(3) or ""
+                lines[n] = m.group(1) + new + (m.group(3) or "") + "\n"
                 if note:
-                    comment = (comment + f" ({note})") if comment.strip() else f"  # {note}"
-                lines[n] = m.group(1) + new + comment + "\n"
+                    _note(lines, n, f"(fitted: {old} -> {new}, {note})")
                 break
         else:
             raise CalibrateError(f"cannot find '{p.text}' in the profile's text")
     return "".join(lines)
+
+
+_FITTED = re.compile(r" ?\(fitted: [^()]*(\([^()]*\)[^()]*)*\)")
+
+
+def _note(lines: list[str], n: int, note: str) -> None:
+    """End the comment of the parameter on line ``n`` (and the comment lines under it) with ``note``."""
+    last = n
+    while last + 1 < len(lines) and re.match(r"^\s+#", lines[last + 1]):
+        last += 1
+    for k in range(n, last + 1):
+        lines[k] = _FITTED.sub("", lines[k].rstrip("\n")) + "\n"
+    line = lines[last].rstrip("\n")
+    lines[last] = (f"{line} {note}" if "#" in line else f"{line}  # {note}") + "\n"
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -370,6 +384,6 @@ def _num(v: float) -> str:
 
 def fitted_text(result: Fit, source: str) -> str:
     """The fitted profile as TOML: the original text with the fitted values in place."""
-    text = rewrite_text(result.profile.source_text, result.params, result.values, note=f"fitted: {source}")
+    text = rewrite_text(result.profile.source_text, result.params, result.values, note=source)
     parse_profile(text, "the fitted profile")  # must still be a valid profile
     return text

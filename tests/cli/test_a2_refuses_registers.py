@@ -69,6 +69,7 @@ REGISTER_LINES = {
     ("VMLA", "reg-fma"): "VMLA.f16 V0, V1, V2, P0",
     ("VMADD", "reg-fma"): "VMADD.bf16 V0, V1, V2, P0",
     ("VREDUCE", "reg-reduce"): "VREDUCE.MAX.s16 V0, V1, P0",
+    ("VEXPDIF", "reg-binary"): "VEXPDIF.f32 V0, V1, V2, P0",
 }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from emulator import load_profile
+
 import contextlib
 import io
 import os
@@ -32,7 +34,9 @@ def test_readme_python_snippet():
     m = vcore.load_file(ROOT / "programs" / "vadd_basic.asm")
     m.run()
     assert list(m.read("ub", 0x1000, "f16", 4)) == [7.5] * 4
-    # 950 by hand: VADD.f16 x2 holds V 33 (tensor.issue) + 4 + 2 (a third access to one bank each
-    # iteration) = 39 cycles from 0, its results at 40; VMULS.f16 x2 in place waits for them: 40 + 33
-    # + 4 = 77, its results 1 later: 78.
-    assert m.report().total_cycles == 78
+    # 950 by hand: VADD.f16 x2 holds V I (tensor.issue, 35) + 4 + 2 (a third access to one bank each
+    # iteration) = I + 6 cycles from 0, its results at I + 7; VMULS.f16 x2 in place waits for them:
+    # I + 7 + I + 4, its results 1 later: 2 I + 12 = 82, as the README shows.
+    issue = load_profile("950")["tensor"]["issue"]
+    assert m.report().total_cycles == 2 * issue + 12
+    assert f"m.report().total_cycles                      # {2 * issue + 12}" in (ROOT / "README.md").read_text()

@@ -223,7 +223,7 @@ def gen_vst(draw, state, steps):
 def _tol(d, t, op):
     if t not in R.FLOAT_TYPES:
         return None
-    return ("v", d, t, 2 if op in ("exp", "ln") else 0)
+    return ("v", d, t, 2 if op in ("exp", "ln", "expdif") else 0)
 
 
 # From the ISA table: a new register binary op (and the types it takes) is covered the day it is added.

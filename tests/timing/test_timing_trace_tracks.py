@@ -16,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from timing_support import run
+from timing_support import run, run_pinned
 
 from assembler import assemble
 from emulator import Fault, Machine
@@ -183,7 +183,7 @@ def test_dual_issued_register_instructions_get_a_second_v_track():
     """A vector function is one slice on V with its instructions inside it. The 950 issues two a cycle:
     the second of a pair goes on the track under V's, and the loads' 9 cycles of latency, in flight
     together, on as many tracks under those."""
-    m, r, rep = run(DUAL_ISSUE, "950", trace=True)
+    m, r, rep = run_pinned(DUAL_ISSUE, "950", trace=True)  # register.vf_launch 8, no argument push
     assert r.fault is None
     trace = trace_events(m.result)
     check_well_formed(trace, m.profile.clock_ghz)

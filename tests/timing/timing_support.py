@@ -31,7 +31,8 @@ PINNED = {
     "950": {("tensor", "issue"): 0, ("dma", "gm2ub_setup"): 100, ("dma", "gm2ub_burst_bytes_per_cycle"): 47.7,
             ("dma", "ub2gm_setup"): 100, ("dma", "ub2gm_burst_bytes_per_cycle"): 67.1,
             ("dma", "gm2ub_issue"): _NO_OVERLAP, ("dma", "ub2gm_issue"): _NO_OVERLAP,
-            ("register", "vf_launch"): 8, ("register", "vf_param_push"): 0},
+            ("register", "vf_launch"): 8, ("register", "vf_param_push"): 0, ("register", "vf_loop_startup"): 2,
+            ("register", "gather_latency"): 21},
 }
 _FAST = 1e6  # a sustained rate that never binds: the copy costs setup + bytes / burst
 
