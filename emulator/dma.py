@@ -77,7 +77,7 @@ def bind_dma(inst: Inst, pc: int):
         gm, pitch = (src, src_pitch) if to_ub else (dst, dst_pitch)
         job.bursts = (gm, pitch, nbytes, blocks)
         if m.gm_log is not None:  # a core of a kernel: its GM accesses, for races between cores and the merge
-            m.gm_log.append((not to_ub, gm, nbytes, pitch, blocks, pc))
+            m.gm_log.append((not to_ub, gm, nbytes, pitch, blocks, pc, job))
         if gm % BLOCK_BYTES:  # GM need not be aligned: its blocks then hold bytes it does not touch
             job.exact = {"gm": (gm, pitch, nbytes, blocks)}
         m.submit(job)

@@ -14,12 +14,13 @@ class Flags:
     before its previous set was taken is warned about once per flag; the check is made as sets and
     waits are scheduled, so it keeps only the sets not yet taken."""
 
-    def _flag_set(self, job: Job, when: int) -> None:
+    def _flag_set(self, job: Job, when: int, clock: tuple) -> None:
+        """``clock``: the setting pipe's vector clock (``emulator.order``), for the wait that takes it."""
         key = job.flag
         previous = self.last_consume.get(key)
         if not self.sets[key] and previous is not None and when < previous[1]:
             self._double_set(key, previous[0], (when, job.pc))
-        self.sets[key].append((when, job.pc))
+        self.sets[key].append((when, job.pc, clock))
         if self.trace_on:
             self.set_jobs[key].append(job)
 
@@ -31,11 +32,12 @@ class Flags:
                                       f"{self.m.describe(again[1])} while still set (since cycle {first})")
 
     def _flag_consume(self, job: Job, ready: int) -> int:
+        """The cycle the wait ``job`` takes its set; the set's clock goes to ``job.flag_clock``."""
         waiting = self.sets[job.flag]
-        set_at, _ = waiting.popleft()
+        set_at, _, job.flag_clock = waiting.popleft()
         when = max(ready, set_at)
         if waiting and waiting[0][0] < when:  # the next set came before this one was taken
-            self._double_set(job.flag, set_at, waiting[0])
+            self._double_set(job.flag, set_at, waiting[0][:2])
         self.last_consume[job.flag] = (set_at, when)
         if self.trace_on and self.set_jobs[job.flag]:
             self.flows.append((self.set_jobs[job.flag].popleft(), job))

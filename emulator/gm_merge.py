@@ -29,24 +29,28 @@ def merged(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray
 @frozen
 class Accesses:
     """A core's GM accesses in one phase, one interval per transfer block: write or read, the bytes
-    [start, end), the instruction's pc."""
+    [start, end), the instruction's pc, and the cycles the access ran, [began, ended)."""
 
     write: np.ndarray
     start: np.ndarray
     end: np.ndarray
     pc: np.ndarray
+    began: np.ndarray
+    ended: np.ndarray
 
     @classmethod
     def of(cls, log: list) -> Accesses:
-        """From a machine's ``gm_log`` records (write, addr, bytes, pitch, blocks, pc)."""
+        """From a machine's ``gm_log`` records (write, addr, bytes, pitch, blocks, pc, job), read once
+        the phase has run (its jobs' times are fixed)."""
         if not log:
-            return cls(np.zeros(0, dtype=bool), _EMPTY, _EMPTY, _EMPTY)
-        rec = np.array(log, dtype=np.int64)
+            return cls(np.zeros(0, dtype=bool), _EMPTY, _EMPTY, _EMPTY, _EMPTY, _EMPTY)
+        rec = np.array([(*r[:6], r[6].start, r[6].end) for r in log], dtype=np.int64)
         blocks = rec[:, 4]
         which = np.repeat(np.arange(len(rec)), blocks)
         nth = np.arange(which.size) - np.repeat(np.cumsum(blocks) - blocks, blocks)
         start = rec[which, 1] + nth * rec[which, 3]
-        return cls(rec[which, 0].astype(bool), start, start + rec[which, 2], rec[which, 5])
+        return cls(rec[which, 0].astype(bool), start, start + rec[which, 2], rec[which, 5], rec[which, 6],
+                   rec[which, 7])
 
 
 @frozen
@@ -126,7 +130,7 @@ def between_cores(outcomes: list, who) -> list[dict]:
     if not racy.any():
         return []
     before = np.concatenate([[0], np.cumsum(racy)])
-    groups = []  # (core, pc, write, (starts, ends)) of the accesses that touch a racy segment
+    groups = []  # (core, pc, write, (starts, ends), (first cycle, last)) of the accesses on a racy segment
     for o in cores:
         acc = o.accesses
         touch = before[np.searchsorted(bounds, acc.end)] > before[np.searchsorted(bounds, acc.start)]
@@ -134,10 +138,11 @@ def between_cores(outcomes: list, who) -> list[dict]:
             for write in (True, False):
                 pick = touch & (acc.pc == pc) & (acc.write == write)
                 if pick.any():
-                    groups.append((o.core, pc, write, merged(acc.start[pick], acc.end[pick])))
+                    groups.append((o.core, pc, write, merged(acc.start[pick], acc.end[pick]),
+                                   (int(acc.began[pick].min()), int(acc.ended[pick].max()))))
     races = []
-    for i, (core_a, pc_a, w_a, iv_a) in enumerate(groups):
-        for core_b, pc_b, w_b, iv_b in groups[i + 1:]:
+    for i, (core_a, pc_a, w_a, iv_a, time_a) in enumerate(groups):
+        for core_b, pc_b, w_b, iv_b, time_b in groups[i + 1:]:
             if core_a == core_b or not (w_a or w_b):
                 continue
             hit = _first_overlap(iv_a, iv_b)
@@ -148,7 +153,10 @@ def between_cores(outcomes: list, who) -> list[dict]:
             else:  # the writer first
                 kind, first, second = ("RAW", (core_a, pc_a), (core_b, pc_b)) if w_a else \
                     ("RAW", (core_b, pc_b), (core_a, pc_a))
+            # latent unless the two ran at once (the cores of a phase start together): only order
+            # (a SYNCALL between them) would make it safe
+            met = time_a[0] < time_b[1] and time_b[0] < time_a[1]
             races.append({"kind": kind, "first": dict(who(first[1]), core=first[0]),
                           "second": dict(who(second[1]), core=second[0]), "space": "gm", "start": hit[0],
-                          "end": hit[1], "count": 1, "cores": [first[0], second[0]]})
+                          "end": hit[1], "count": 1, "cores": [first[0], second[0]], "latent": not met})
     return races

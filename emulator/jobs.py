@@ -181,6 +181,8 @@ class Job:
     priced_at_start: bool = False
     started: bool = False  # performed already (priced at its start): no start event
     lanes = None  # a gather's or scatter's active lanes' UB byte addresses, once performed
+    s_clock: tuple | None = None  # the scalar unit's vector clock when it handed the job over (emulator.order)
+    flag_clock: tuple | None = None  # a WAITFLAG's: the clock of the SETFLAG it consumed
 
     def __init__(self, pc: int, perform: Callable | None, reads: list | tuple = (), writes: list | tuple = (), *,
                  kind: str = "data", iterations: int = 0, conflicts: Callable | None = None,

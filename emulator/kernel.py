@@ -317,10 +317,11 @@ def race_text(race: dict) -> str:
     span = f"GM bytes 0x{race['start']:x}..0x{race['end']:x}"
     one = f"core {a['core']} {a['where']} ({a['pipe']}: {a['text']})"
     two = f"core {b['core']} {b['where']} ({b['pipe']}: {b['text']})"
+    what = "latent race between cores" if race.get("latent") else "race between cores"
     if race["kind"] == "WAW":
-        return (f"race between cores (WAW): {one} and {two} both write {span} between the same SYNCALLs: which "
+        return (f"{what} (WAW): {one} and {two} both write {span} between the same SYNCALLs: which "
                 f"value stays depends on timing; give each core its own bytes, or put a SYNCALL between them")
-    return (f"race between cores (RAW): {one} writes {span} that {two} reads between the same SYNCALLs: a core "
+    return (f"{what} (RAW): {one} writes {span} that {two} reads between the same SYNCALLs: a core "
             f"sees another core's GM writes only after a SYNCALL; put one between the write and the read")
 
 

@@ -405,7 +405,7 @@ class Machine(State):
         """The races the run so far has found, in the order found: copies of ``emulator.timing.Race``
         records (``kind`` RAW/WAR/WAW, ``first`` and ``second`` with pc, line, pipe, text and where,
         ``space``, the bytes ``start``..``end`` and how many times it happened, ``count``)."""
-        return [evolve(r, first=dict(r.first), second=dict(r.second)) for r in self.engine.races.values()]
+        return [evolve(r, first=dict(r.first), second=dict(r.second)) for r in self.engine.all_races()]
 
     def flag_warnings(self) -> list[str]:
         """The warnings about flags the run so far has given: a SETFLAG that sets a flag still set

@@ -24,6 +24,8 @@ class Race:
     end: int
     count: int = 1
     inside: bool = False  # both accesses are in one vector function: a MEMBAR orders them
+    latent: bool = False  # nothing orders the two, but they did not overlap in this run's timing
+    advice: str = ""  # what would order them: a flag (its pipes and an event) or a barrier
 
 
 def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
@@ -122,9 +124,43 @@ class RaceCheck:
         """Races inside a vector function (``emulator.function_races.inner_races``): accesses of one
         launch that no MEMBAR or register dependency orders."""
         for kind, first, second, start, end in found:
-            self._name_race(kind, first.pc, second.pc, ("ub", start, end), inside=True)
+            # they overlapped when the later one acted before the earlier one's write had landed (RAW,
+            # WAW), or its write landed before the earlier one read (WAR): else only order says so
+            met = second.end <= first.start if kind == "WAR" else second.start < first.end
+            self._name_race(kind, first.pc, second.pc, ("ub", start, end), inside=True, latent=not met)
 
-    def _name_race(self, kind: str, first: int, second: int, where, inside: bool = False) -> None:
+    def advice(self, first: dict, second: dict) -> str:
+        """What orders two instructions of these pipes: a flag from the first's pipe to the second's
+        (an event the program does not use for that pair, if one is left), or a barrier on one pipe."""
+        a, b = first["pipe"], second["pipe"]
+        if a == b:
+            return f"put BARRIER {a} between them"
+        used = self.flag_events.get((a, b), set())
+        event = next((e for e in range(8) if e not in used), None)
+        event = str(event) if event is not None else "EVENT"
+        return (f"order them with SETFLAG {a}, {b}, {event} after {first['where']} and WAITFLAG {a}, {b}, {event} "
+                f"before {second['where']}")
+
+    @property
+    def flag_events(self) -> dict:
+        """(source pipe, destination pipe) -> the events the program's flags use."""
+        events = self.__dict__.get("_flag_events")
+        if events is None:
+            events = self.__dict__["_flag_events"] = {}
+            for bound in self.m.bound:
+                if bound.inst.row.family in ("setflag", "waitflag"):
+                    src, dst, event = bound.inst.operands
+                    events.setdefault((src, dst), set()).add(event)
+        return events
+
+    def all_races(self) -> list[Race]:
+        """Every race found: those met in this run's timing as the accesses ran (``latent`` False), in
+        the order found, then those the order of the instructions shows (``emulator.order``), latent
+        unless their times met (a paused run lands its jobs early, so only their times tell)."""
+        return [*self.races.values(), *(r for key, r in self.latent.items() if key not in self.races)]
+
+    def _name_race(self, kind: str, first: int, second: int, where, inside: bool = False,
+                   latent: bool = False) -> None:
         key = (kind, first, second)
         race = self.races.get(key)
         if race is not None:
@@ -134,7 +170,9 @@ class RaceCheck:
         if space in REGISTER_SPACES:  # reported as bytes of the register file, V or P
             base = int(space[1:]) * 256
             space, start, end = space[0], base + start, base + end
-        self.races[key] = race = Race(kind, self.m.who(first), self.m.who(second), space, start, end, inside=inside)
+        a, b = self.m.who(first), self.m.who(second)
+        self.races[key] = race = Race(kind, a, b, space, start, end, inside=inside, latent=latent,
+                                      advice="" if inside else self.advice(a, b))
         if self.strict:
             raise self.m.fault_at(Fault(f"race ({kind}): {describe_race(race)}", kind="race"), second)
 
@@ -158,4 +196,12 @@ def describe_race(race: Race) -> str:
             "WAR": f"{b} writes {where}, which {a} reads before it in the same vector function",
         }[race.kind]
         return what + ", and nothing orders them: what it sees depends on timing; put a MEMBAR between them"
-    return what + "; order them with SETFLAG/WAITFLAG or BARRIER"
+    if race.latent:  # nothing orders them; this run's timing kept them apart
+        what = {
+            "RAW": f"{b} reads {where}, which {a} writes",
+            "WAW": f"{b} writes {where}, which {a} writes too",
+            "WAR": f"{b} writes {where}, which {a} reads",
+        }[race.kind]
+        what += (", and nothing orders the two: this run's timing kept them apart, but a change of clocks, "
+                 "contention or tile size can let them meet")
+    return what + f"; {race.advice or 'order them with SETFLAG/WAITFLAG or BARRIER'}"

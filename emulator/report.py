@@ -161,12 +161,18 @@ def element_list(array) -> list:
 def race_json(race) -> dict:
     strip = ("pc", "line", "pipe", "text")
     return {"kind": race.kind, "first": {k: race.first[k] for k in strip}, "second": {k: race.second[k] for k in strip},
-            "space": race.space.lower(), "start": race.start, "end": race.end, "count": race.count}
+            "space": race.space.lower(), "start": race.start, "end": race.end, "count": race.count,
+            "latent": race.latent}
+
+
+def race_message(race) -> str:
+    """``warning: race (KIND): ...``, or ``warning: latent race (KIND): ...``."""
+    return f"warning: {'latent ' if race.latent else ''}race ({race.kind}): {describe_race(race)}"
 
 
 def race_messages(result: RunResult) -> list[str]:
-    """One ``warning: race (KIND): ...`` line per race the run found."""
-    return [f"warning: race ({r.kind}): {describe_race(r)}" for r in result.races]
+    """One warning line per race the run found."""
+    return [race_message(r) for r in result.races]
 
 
 def build_report(result: RunResult, dumps: dict | None = None) -> Report:
@@ -179,4 +185,4 @@ def build_report(result: RunResult, dumps: dict | None = None) -> Report:
 
 
 __all__ = ["SCHEMA", "STALL_CAUSES", "PcEntry", "PipeEntry", "Report", "build_report", "element_list", "json_number",
-           "race_messages"]
+           "race_message", "race_messages"]

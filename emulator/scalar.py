@@ -194,7 +194,7 @@ def bind_ld(inst: Inst, pc: int):
         job = Job(pc, perform, [span(space, addr, addr + size)], ())
         job.exact = {space: (addr, size, size, 1)}
         if space == "gm" and m.gm_log is not None:
-            m.gm_log.append((False, addr, size, size, 1, pc))
+            m.gm_log.append((False, addr, size, size, 1, pc, job))
         m.engine.scalar_access(job)
         if sd:
             m.s[sd] = wrap64(got[0])
@@ -220,7 +220,7 @@ def bind_st(inst: Inst, pc: int):
         job = Job(pc, lambda: ((memory, slice(addr, addr + size), data),), (), [span(space, addr, addr + size)])
         job.exact = {space: (addr, size, size, 1)}
         if space == "gm" and m.gm_log is not None:
-            m.gm_log.append((True, addr, size, size, 1, pc))
+            m.gm_log.append((True, addr, size, size, 1, pc, job))
         m.engine.scalar_access(job)
         return next_pc
 

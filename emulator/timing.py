@@ -17,6 +17,7 @@ from emulator.data_movement import _END, _START, DataMovement
 from emulator.faults import AtSyncAll, Fault
 from emulator.flags import Flags
 from emulator.jobs import Job, footprint
+from emulator.order import Order
 from emulator.program_order import Diverged, ProgramOrder
 from emulator.races import Race, RaceCheck, describe_race, overlap
 from emulator.scoreboard import Scoreboard
@@ -31,7 +32,7 @@ _new_job = object.__new__
 __all__ = ["PIPES", "QUEUED", "TRACE_LIMIT", "Diverged", "Engine", "PcStats", "Race", "describe_race", "overlap"]
 
 
-class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accounting):
+class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Order, Accounting):
     """Schedules the jobs of one machine: dispatch, queues and barriers live here; flags, the 950
     scoreboard, timed data movement, the program-order check, races and accounting are its parts,
     one module each. (A vector function's instructions are scheduled inside it, by
@@ -89,6 +90,7 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         self.rivals = {p: tuple(self.recent[q] for q in PIPES if q != p or not self.ordered[p]) for p in PIPES}
         # Program order: what GM held before the run wrote it, each 32-byte block kept once (at its
         # first write), so the log never outgrows GM however often a program writes it.
+        self._order_setup(self.in_order_v)
         self.gm_undo: list = []  # (start byte, bytes before)
         self.gm_kept: np.ndarray | None = None  # per GM block: already in the log
 
@@ -102,6 +104,7 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         if pipe == "S":
             self._on_s(job)
             return
+        job.s_clock = self.s_clock
         queue = self.queue[pipe]
         if job.kind == "data":
             if self.timed:
@@ -146,17 +149,19 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         """SETFLAG S, WAITFLAG ..., S and BARRIER S / ALL: they act at dispatch, in program order."""
         m, cost = self.m, self.costs.sync_cost(job.kind).occupancy
         if job.kind == "set":
-            self._flag_set(job, m.now)
+            self._flag_set(job, m.now, tuple(self._event(job, "S")))
         elif job.kind == "wait":
             key = job.flag
             while not self.sets[key]:
                 if not self.schedule() and not self._force_priced():
                     self._deadlock(extra=f"S waits at {self.m.describe(job.pc)} for SETFLAG {', '.join(map(str, key))}")
             when = self._flag_consume(job, m.now)
+            self._event(job, "S", job.flag_clock)
             self._stall(job.pc, "flag_wait", when - m.now)
             m.now = when
         elif job.kind == "syncall":
             self._syncall(job)
+            self._order_barrier_all()
         else:  # BARRIER S or BARRIER ALL (pipe_of gives S for ALL)
             inst = self.m.inst_at(job.pc)
             if inst.operands[0] == "ALL":
@@ -166,6 +171,7 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
                     self.free[pipe] = max(self.free[pipe], when)
                 self._stall(job.pc, "barrier", when - m.now)
                 m.now = when
+                self._order_barrier_all()
         job.start, job.end = m.now, m.now + cost
         m.now += cost  # the run loop adds the issue cycle on top; a sync on S costs its own cycles too
         self._account(job, "S", cost, 0)
@@ -198,6 +204,7 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         job.seq, job.dispatch, job.pipe = self.seq, m.now, "S"
         job.start, job.end = m.now, m.now + self.costs.s_cycles(m.inst_at(job.pc))
         self._footprints(job)
+        self._order_access(job, "S", self._event(job, "S"))
         if not self.timed:
             self._perform_now(job)
             self._check_overlaps(job, "S")
@@ -236,11 +243,15 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         if kind == "wait":
             start = self._flag_consume(job, ready)
             self._stall(job.pc, "flag_wait", start - ready)
+            self._event(job, pipe, job.flag_clock)
         else:  # set, barrier
             start = max(ready, self.done[pipe])
             self._stall(job.pc, "barrier" if kind == "barrier" else "drain", start - ready)
+            clock = self._event(job, pipe)
             if kind == "set":
-                self._flag_set(job, start)
+                self._flag_set(job, start, tuple(clock))
+            else:
+                self._order_barrier(pipe)
         self._place(job, pipe, start, self.costs.sync_cost(kind), 0)
         return True
 
@@ -311,6 +322,7 @@ class Engine(Flags, Scoreboard, DataMovement, ProgramOrder, RaceCheck, Accountin
         elif start + cost.latency < self.done[pipe]:  # DMAs overlap on their pipe but land in order
             cost = Cost(cost.occupancy, self.done[pipe] - start)
         self._place(job, pipe, start, cost, cost.conflicts)
+        self._order_access(job, pipe, self._event(job, pipe))
         if pipe == "V" and self.in_order_v:
             self._record_results(job)
 

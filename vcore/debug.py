@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from emulator import Fault, Machine
+from emulator.report import race_message
 from isa import TYPES
 from isa.values import dtype_of
 from vcore.formatting import format_line
@@ -62,6 +63,7 @@ class Debugger:
         self.next_break = 1
         self.watches: list[list] = []  # [space, addr, length, bytes now, type name or None]
         self.lines = sorted({(src.line, pc) for pc, src in (program.source or {}).items()})
+        self.told: set = set()  # the races said so far: (kind, first pc, second pc)
 
     # -- the machine -------------------------------------------------------------------------------
     def _fresh(self) -> Machine:
@@ -170,7 +172,16 @@ class Debugger:
         why = self._run(limit, stop_at | set(self.breaks.values()))
         if why:
             self.say(why)
+        self._new_races()
         self.say(self.where())
+
+    def _new_races(self) -> None:
+        """Say each race found since the last stop (met in time or latent: by order), once."""
+        for race in self.m.races():
+            key = (race.kind, race.first["pc"], race.second["pc"])
+            if key not in self.told:
+                self.told.add(key)
+                self.say(race_message(race))
 
     def do_step(self, args) -> None:
         self._go(_count(args), set())

@@ -51,8 +51,8 @@ def behaviour(path: Path, profile: str) -> dict | None:
         "stalls": report["stalls"],
         "per_pc": [[e["pc"], e["count"], e["cycles"], e["iterations"], e["bank_conflict_cycles"],
                     sorted(e["stalls"].items())] for e in report["per_pc"]],
-        "races": sorted([r["kind"], r["first"]["pc"], r["second"]["pc"], r["space"], r["start"], r["end"]]
-                        for r in report["races"]),
+        "races": sorted([r["kind"], r["first"]["pc"], r["second"]["pc"], r["space"], r["start"], r["end"],
+                         r["latent"]] for r in report["races"]),
         "fault": None if result.fault is None else str(result.fault),
         "ub": _digest(machine.ub), "gm": _digest(machine.gm), "v": _digest(machine.v), "p": _digest(machine.p),
         "s": list(machine.s),

@@ -155,10 +155,6 @@ def product_frame(exc: BaseException):
 #     # test_register_number_past_int_digit_limit
 #     KnownBug("asm-register-digit-limit", (ValueError,), ("assembler/parser.py", "register_of"), "Exceeds the limit"),
 KNOWN_BUGS: list[KnownBug] = [
-    # test_fuzz_regressions.py::test_a_paused_run_names_the_races_of_a_full_run: a pause lands every
-    # scheduled job at once (Machine.settle), so a job dispatched later that overlaps one of them in
-    # time is not checked against it; the races of a paused run then differ from those of a full run.
-    KnownBug("paused-run-races", (Symptom,), text="a paused run names the races of jobs a pause landed early"),
     # test_fuzz_regressions.py::test_a_paused_run_and_a_launch_agree_on_a_masked_store: inside a function,
     # a VST under an all-false mask writes no block; the launch still names a WAR with an earlier load
     # of those blocks, the stepped (paused) run does not.

@@ -92,5 +92,6 @@ def ub(m, addr: int, type_name: str, count: int) -> np.ndarray:
     return m.read("ub", addr, type_name, count)
 
 
-def vcore(*args, cwd=None):
-    return subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=60)
+def vcore(*args, cwd=None, input_text: str | None = None):
+    return subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=60,
+                          input=input_text)
