@@ -114,7 +114,8 @@ class Function:
         self.costs = costs
         caps = costs.register
         # the launch, and a push of the scalar arguments (the S registers the function names) per 16
-        self.launch_cycles = caps["vf_launch"] + -(-len(_arguments(b.inst for b in body)) // 16) * caps["vf_param_push"]
+        self.arguments = sorted(_arguments(b.inst for b in body))  # what S registers the body names
+        self.launch_cycles = caps["vf_launch"] + -(-len(self.arguments) // 16) * caps["vf_param_push"]
         self.loop_startup = caps["vf_loop_startup"]
         self.membar_cycles = caps["vf_membar"]
         self.window = caps["vf_window"]
@@ -125,6 +126,12 @@ class Function:
         self.scalar_cycles = {b.pc: costs.s_cycles(b.inst) for b in body if self.kinds[self.pcs.index(b.pc)] == SCALAR}
         self.plans: dict[int, InnerPlan] = {}
         self.beats: dict = {}  # pc -> (first row in the banks' period << 16 | rows) -> its UB beats
+        # The S registers it names, at launch -> (the launch's Schedule, its jobs' starts and ends,
+        # its footprint). A launch's items depend on those values alone (nothing on the scalar lane
+        # reads data), so a launch from the same values has the same schedule: a loop that launches
+        # a function again and again schedules it once. Gathers and scatters (priced by their data)
+        # are not kept.
+        self.schedules: dict = {}
 
     # -- 1. the function's instructions, in the order its loops give ------------------------------------
     def expand(self, ctx: FunctionContext, budget: int, steps: list | None = None) -> dict:
@@ -213,6 +220,7 @@ class Function:
         stepping = m.stepping
         items: list = []
         ctx = FunctionContext(m, items, stepping)
+        key = tuple([ctx.s[r] for r in self.arguments])
         steps: list | None = [] if stepping else None
         stopped = None
         try:
@@ -220,7 +228,17 @@ class Function:
         except FunctionStopped as stop:
             counts, stopped = stop.counts, stop
         engine = m.engine
-        plan = schedule(self, items)
+        kept = self.schedules.get(key) if stopped is None else None
+        if kept is None:
+            plan = schedule(self, items)
+            reads, writes = (as_footprint(firsts, ends) for firsts, ends, _ in plan.runs)
+            if stopped is None and not plan.refined:
+                if len(self.schedules) >= _KEPT_SCHEDULES:
+                    self.schedules.clear()
+                self.schedules[key] = (plan, [job.start for job in plan.jobs], [job.end for job in plan.jobs],
+                                       reads, writes)
+        else:
+            plan, reads, writes = _replay(kept, items)
         self.account(counts, engine.stats)
         # Gathers and scatters cost what their indices ask of the sub-banks: a launch that holds any
         # is scheduled again once it has run (``perform``, or a debugger's last step), and a timed run
@@ -228,7 +246,6 @@ class Function:
         priced = plan.refined
         if not priced:
             engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
-        reads, writes = (as_footprint(firsts, ends) for firsts, ends, _ in plan.runs)
         job = Job(self.begin, None, footprint_reads=reads, footprint_writes=writes)
         job.cost = Cost(plan.cycles, plan.cycles)
         job.priced_at_start = priced
@@ -371,6 +388,22 @@ def _trace_inside(engine, outer: Job, jobs: list, plans: dict) -> None:
         start = base + job.start
         engine.trace_slice("V", job.pc, start, base + job.end, job, start + plans[job.pc].occupancy)
         engine.trace_parents[len(engine.slices) - 1] = parent
+
+
+_KEPT_SCHEDULES = 64  # launches' schedules kept per function (by the S values they name); more: start again
+
+
+def _replay(kept: tuple, items: list) -> tuple:
+    """A kept schedule for this launch's ``items`` (the same S gave the same items): its jobs are
+    these items' jobs, at the kept times. Returns the Schedule and the function's footprint."""
+    plan, starts, ends, reads, writes = kept
+    jobs = [item for item in items if item.__class__ is not tuple]
+    for job, start, end in zip(jobs, starts, ends, strict=True):
+        job.start = start
+        job.end = end
+        if job.footprint_writes is None:  # binders set both footprints or neither
+            job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
+    return plan._replace(jobs=jobs), reads, writes
 
 
 def _arguments(insts) -> set:

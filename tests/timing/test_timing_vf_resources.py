@@ -219,3 +219,31 @@ def test_a_gathers_lanes_in_one_sub_bank_take_a_cycle_each(stride, sub_bank):
     assert second[2] == 17 + busy + 21 + busy - 2
     assert row(rep, "VGATHER.f32 V1")["stalls"] == ({"sub_bank": busy - 2} if busy > 2 else {})
     assert rep["stalls"]["sub_bank"] == 2 * (busy - 2)
+
+
+def test_a_function_launched_again_is_priced_from_the_values_it_names():
+    # One function launched four times, its store at S2 = 0x200, 0x100, 0x200, 0x100 (XOR 0x300);
+    # S3, the loop count, changes every launch but the function does not name it. As in the test of
+    # a load and a store above: the store of banks 0-7 (0x200) meets the load's read at 8 and waits
+    # a cycle (bank_group 1); the store of banks 8-15 (0x100) does not. Twice each: bank_group 2.
+    # (A launch from values seen before reuses their schedule: the first and third launches share
+    # theirs, and so do the second and fourth; keyed by anything coarser, this would be 0 or 4.)
+    text = """\
+    MOV S2, 0x200
+    MOV S3, 0
+again:
+    VF.BEGIN
+    VLD.f32 V0, [S0]
+    VST.f32 [S2], V1, P0
+    VF.END
+    XOR S2, S2, 0x300
+    ADD S3, S3, 1
+    BLT S3, 4, again
+    HALT
+"""
+    m, r, rep = run(text, pinned("950"), trace=True)
+    stores = slices(m, "VST")
+    assert len(stores) == 4
+    assert row(rep, "VST.f32 [S2]")["stalls"] == {"bank_group": 2}
+    launches = slices(m, "VF.BEGIN")
+    assert [s[1] - v[1] for s, v in zip(stores, launches, strict=True)] == [9, 8, 9, 8]
