@@ -260,4 +260,5 @@ class Order:
         a, b = self.m.who(first[1]), self.m.who(second[1])
         self.latent[key] = race = Race(kind, a, b, space, start, end, latent=latent, advice=self.advice(a, b))
         if self.strict:
-            raise self.m.fault_at(Fault(f"race ({kind}): {describe_race(race)}", kind="race"), second[1])
+            what = "latent race" if latent else "race"
+            raise self.m.fault_at(Fault(f"{what} ({kind}): {describe_race(race)}", kind="race"), second[1])

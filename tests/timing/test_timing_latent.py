@@ -97,7 +97,7 @@ def test_strict_faults_on_a_latent_race_and_the_json_says_latent(tmp_path):
     assert "warning: latent race (RAW): line 7" in r.stderr
     assert "SETFLAG MTE2, V, 0 after line 1 and WAITFLAG MTE2, V, 0 before line 7" in r.stderr
     r = vcore("run", prog, "--strict")
-    assert r.returncode == 1 and "race (RAW)" in r.stderr
+    assert r.returncode == 1 and "latent.asm:7: error: latent race (RAW): line 7" in r.stderr, r.stderr
 
 
 def test_the_debugger_says_a_latent_race(tmp_path):
