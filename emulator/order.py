@@ -82,17 +82,29 @@ class Table:
         return k
 
 
+_WHERE_KEPT = 256  # the block indices of this many runs arrays are kept (by the array, held)
+_where_kept: dict = {}  # id(runs) -> (runs, its blocks): an instruction run again hands over the same runs
+
+
 def _where(entry) -> slice | np.ndarray:
     """The blocks of a footprint entry ``(runs, first, end)``: a slice, or the indices of its runs."""
     runs, lo, hi = entry
     if runs is None:
         return slice(lo, hi)
+    kept = _where_kept.get(id(runs))
+    if kept is not None and kept[0] is runs:
+        return kept[1]
     starts = runs[:, 0]
     lengths = runs[:, 1] - starts
     first = int(lengths[0])
     if (lengths == first).all():  # runs of one length (a block stride): no repeat needed
-        return (starts[:, None] + np.arange(first)).ravel()
-    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
+        blocks = (starts[:, None] + np.arange(first)).ravel()
+    else:
+        blocks = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
+    if len(_where_kept) >= _WHERE_KEPT:
+        _where_kept.clear()
+    _where_kept[id(runs)] = (runs, blocks)
+    return blocks
 
 
 class Order:

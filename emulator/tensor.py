@@ -180,6 +180,8 @@ def bind_tensor(inst: Inst, pc: int):
     # The bank model takes the operands that cover 8 datablocks an iteration.
     full = [layout.blocks == 8 for layout in layouts]
 
+    placed = [(None, None)] * len(relative_runs)  # per operand, its last address and absolute runs (read-only)
+
     def run(m):
         if iterations == 0:
             m.submit(Job(pc, None))
@@ -192,7 +194,12 @@ def bind_tensor(inst: Inst, pc: int):
         scalar = imm
         if scalar_ref is not None and imm is None:
             scalar = numerics.element_of_bits(m.s[scalar_ref.reg], etype)
-        footprint = [("ub", runs + addr // 32) for addr, runs in zip(addrs, relative_runs, strict=True)]
+        footprint = []
+        for k, addr in enumerate(addrs):  # an operand at the address of its last run: the same runs
+            last = placed[k]
+            if last[0] != addr:
+                last = placed[k] = (addr, relative_runs[k] + addr // 32)
+            footprint.append(("ub", last[1]))
         reads = footprint if reads_dst else footprint[1:]
         leaves = may_leave and m.profile["machine"]["isa"] == "a2"
         m.submit(Job(pc, lambda: perform(m, addrs, scalar, leaves), reads, footprint[:1], iterations=iterations,
