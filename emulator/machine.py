@@ -404,7 +404,8 @@ class Machine(State):
     def races(self) -> list[Race]:
         """The races the run so far has found, in the order found: copies of ``emulator.timing.Race``
         records (``kind`` RAW/WAR/WAW, ``first`` and ``second`` with pc, line, pipe, text and where,
-        ``space``, the bytes ``start``..``end`` and how many times it happened, ``count``)."""
+        ``space``, the bytes ``start``..``end``, how many times it happened, ``count``, and ``latent``:
+        nothing orders the two, and this run's timing kept them apart)."""
         return [evolve(r, first=dict(r.first), second=dict(r.second)) for r in self.engine.all_races()]
 
     def flag_warnings(self) -> list[str]:

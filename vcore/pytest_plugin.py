@@ -120,7 +120,8 @@ class ProgramItem(pytest.Item):
         found_races = machine.races()
         found = {race.kind for race in found_races}
         if found != races:
-            details = "; ".join(f"{r.kind} line {r.first['line']} / line {r.second['line']}" for r in found_races)
+            details = "; ".join(f"{'latent ' if getattr(r, 'latent', False) else ''}{r.kind} line {r.first['line']} / "
+                                f"line {r.second['line']}" for r in found_races)
             raise ProgramFailure(f"{self.path}: races {sorted(found) or 'none'} ({details or '-'}), "
                                  f"expected {sorted(races) or 'none'}")
         for lineno, what, values, ulp in expects:

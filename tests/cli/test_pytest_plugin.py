@@ -9,6 +9,18 @@ import sys
 
 import numpy as np
 
+LATENT = """\
+    DMA.GM2UB [0x0], gm[0x0], len=8
+    VF.BEGIN
+    LOOP 300
+        ADD S9, S9, 1
+    ENDLOOP
+    VF.END
+    VADD.f32 [0x4100], [0x0], [0x0]
+    HALT
+; EXPECT S9 = 0
+"""
+
 PROGRAMS = {
     # -D constant: the .rept runs 5 times, so S1 = 15.
     "define.asm": ".equ N, 2\n.rept N\n    ADD S1, S1, 3\n.endr\n    HALT\n; DEFINE N=5\n; EXPECT S1 = 15\n",
@@ -36,6 +48,10 @@ PROGRAMS = {
                      "; EXPECT ub:0x0:u32:1 = 0\n; EXPECT S1 = 0\n",
     "run_cores_race.asm": "MOV S1, BLOCKIDX\nST.u32 gm[0x0], S1\nHALT\n; RUN --cores 2\n; EXPECT-RACE WAW\n"
                           "; EXPECT gm:0x0:u32:1 = 1\n",
+    # A copy, then a function that keeps V busy long after it lands, then a VADD of the copy's bytes
+    # with no flag: a latent RAW (docs/timing.md, "Races by order"). Declared, it passes; not, it fails.
+    "latent_declared.asm": LATENT + "; EXPECT-RACE RAW\n",
+    "latent_undeclared.asm": LATENT,
 }
 
 
@@ -52,7 +68,9 @@ def test_define_load_run_and_close_expectations(tmp_path):
               if line.startswith(("PASSED ", "FAILED "))}
     assert status == {"define.asm": "PASSED", "load.asm": "PASSED", "close_pass.asm": "PASSED",
                       "close_fail.asm": "FAILED", "run_a2.asm": "FAILED", "run_bad.asm": "FAILED",
-                      "run_cores.asm": "PASSED", "run_cores_race.asm": "PASSED"}, out
+                      "run_cores.asm": "PASSED", "run_cores_race.asm": "PASSED",
+                      "latent_declared.asm": "PASSED", "latent_undeclared.asm": "FAILED"}, out
+    assert "races ['RAW'] (latent RAW line 1 / line 7), expected none" in out, out
     assert ("1 of 4 elements of ub:0x100:f32:4 differ from golden.npy (rtol=0.0, atol=1e-06); the worst, "
             "element 3: 8.0, expected 8.0001") in out, out
     assert "a2 profile has no vector functions" in out, out

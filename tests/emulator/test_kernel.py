@@ -125,6 +125,21 @@ def test_gm_writes_are_seen_by_other_cores_only_across_a_syncall():
     assert "race between cores (RAW): core 1 line 5" in warning and "core 0 line 9" in warning
 
 
+def test_a_race_between_cores_is_latent_when_their_times_did_not_meet():
+    # VISIBLE: core 1's ST (MOV, MOV, BNE: cycle 3) and core 0's LD (MOV, MOV, BNE taken: cycle 3) run
+    # at once: an observed race, latent false. With 20 ADDs before core 0's LD, it reads at cycle 23,
+    # long after the write: nothing but a SYNCALL orders them, so the same race is latent.
+    (race,) = kernel(VISIBLE, 2).result.races
+    assert race["latent"] is False
+    slow = VISIBLE.replace("reader:\n", "reader:\n" + "    ADD S9, S9, 1\n" * 20)
+    k = kernel(slow, 2)
+    (race,) = k.result.races
+    assert race["latent"] is True and race["kind"] == "RAW" and race["cores"] == [1, 0]
+    assert (race["first"]["line"], race["second"]["line"]) == (5, 29)
+    (warning,) = k.result.warnings
+    assert warning.startswith("warning: latent race between cores (RAW): core 1 line 5")
+
+
 def test_no_race_when_a_syncall_orders_the_write_and_the_read():
     text = VISIBLE.replace("    LD.u32 S5, gm[0x200]\n", "")
     k = kernel(text, 2)

@@ -105,3 +105,39 @@ def test_the_debugger_says_a_latent_race(tmp_path):
     prog.write_text("    DMA.GM2UB [0x0], gm[0x0], len=8\n" + SLOW + "    VADD.f32 [0x4100], [0x0], [0x0]\n    HALT\n")
     r = vcore("debug", prog, input_text="continue\nquit\n")
     assert "warning: latent race (RAW): line 7" in r.stdout, r.stdout
+
+
+# The register add of the micro-API samples with its copy-in's MTE2 -> V flag left out: the copy
+# (line 3) lands at 100 + ceil(512 / 47.7) = 111; a function before it keeps V busy until 311, so
+# the add's function (line 9, one V job to flags and races) reads the copied bytes long after they
+# landed. The values come out right (1.5 + 2.0) and nothing met in time, yet nothing orders the copy
+# before the add: a latent RAW between line 3 and the function, and the flag makes it go away.
+MICRO_ADD = """\
+    .gmfill 0x0, f16, 128, 1.5
+    .gmfill 0x100, f16, 128, 2.0
+    DMA.GM2UB [0x0], gm[0x0], len=16
+{flag}""" + SLOW + """\
+    VF.BEGIN
+    PSET.b16 P0, ALL
+    VLD.f16 V0, [S0]
+    VLD.f16 V1, [S0 + 0x100]
+    VADD.f16 V2, V0, V1, P0
+    VST.f16 [S0 + 0x200], V2, P0
+    VF.END
+    SETFLAG V, MTE3, 0
+    WAITFLAG V, MTE3, 0
+    DMA.UB2GM gm[0x1000], [0x200], len=8
+    HALT
+"""
+
+
+def test_a_vector_function_missing_its_copy_in_flag_is_a_latent_race():
+    m, r, rep = run_pinned(MICRO_ADD.format(flag=""), "950")
+    assert r.fault is None
+    assert list(m.read("gm", 0x1000, "f16", 128)) == [3.5] * 128
+    (race,) = rep["races"]
+    assert (race["kind"], race["first"]["line"], race["second"]["text"], race["latent"]) == \
+        ("RAW", 3, "VF.BEGIN", True)
+    assert (race["space"], race["start"], race["end"]) == ("ub", 0, 0x200)
+    flagged = MICRO_ADD.format(flag="    SETFLAG MTE2, V, 0\n    WAITFLAG MTE2, V, 0\n")
+    assert races(flagged) == []
