@@ -235,8 +235,8 @@ class Function:
             if stopped is None and not plan.refined:
                 if len(self.schedules) >= _KEPT_SCHEDULES:
                     self.schedules.clear()
-                self.schedules[key] = (plan, [job.start for job in plan.jobs], [job.end for job in plan.jobs],
-                                       reads, writes)
+                self.schedules[key] = (plan._replace(jobs=None), [job.start for job in plan.jobs],  # not its jobs:
+                                       [job.end for job in plan.jobs], reads, writes)  # they hold their data
         else:
             plan, reads, writes = _replay(kept, items)
         self.account(counts, engine.stats)
