@@ -29,7 +29,7 @@ import numpy as np
 
 from emulator.faults import Fault
 from emulator.jobs import Job, footprint
-from emulator.races import Race, describe_race, precise
+from emulator.races import Race, precise, race_title
 
 PIPE_INDEX = {"S": 0, "V": 1, "MTE2": 2, "MTE3": 3}
 _V = PIPE_INDEX["V"]
@@ -272,5 +272,4 @@ class Order:
         a, b = self.m.who(first[1]), self.m.who(second[1])
         self.latent[key] = race = Race(kind, a, b, space, start, end, latent=latent, advice=self.advice(a, b))
         if self.strict:
-            what = "latent race" if latent else "race"
-            raise self.m.fault_at(Fault(f"{what} ({kind}): {describe_race(race)}", kind="race"), second[1])
+            raise self.m.fault_at(Fault(race_title(race), kind="race"), second[1])

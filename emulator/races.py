@@ -174,7 +174,13 @@ class RaceCheck:
         self.races[key] = race = Race(kind, a, b, space, start, end, inside=inside, latent=latent,
                                       advice="" if inside else self.advice(a, b))
         if self.strict:
-            raise self.m.fault_at(Fault(f"race ({kind}): {describe_race(race)}", kind="race"), second)
+            raise self.m.fault_at(Fault(race_title(race), kind="race"), second)
+
+
+def race_title(race: Race) -> str:
+    """A race in one line, as its warning and its ``--strict`` fault say it: ``race (KIND): ...``, or
+    ``latent race (KIND): ...`` when only the order of the instructions shows it."""
+    return f"{'latent ' if race.latent else ''}race ({race.kind}): {describe_race(race)}"
 
 
 def describe_race(race: Race) -> str:

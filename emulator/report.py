@@ -10,7 +10,7 @@ import math
 
 from attrs import define, field
 
-from emulator.races import describe_race
+from emulator.races import race_title
 from emulator.result import STALL_CAUSES, PcEntry, PipeEntry, RunResult
 
 SCHEMA = "vcore.report/1"
@@ -167,7 +167,7 @@ def race_json(race) -> dict:
 
 def race_message(race) -> str:
     """``warning: race (KIND): ...``, or ``warning: latent race (KIND): ...``."""
-    return f"warning: {'latent ' if race.latent else ''}race ({race.kind}): {describe_race(race)}"
+    return f"warning: {race_title(race)}"
 
 
 def race_messages(result: RunResult) -> list[str]:
