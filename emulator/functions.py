@@ -264,6 +264,14 @@ class Function:
             raise stopped.fault
         return self.after
 
+    def price(self, engine, items: list, outer: Job) -> Schedule:
+        """Schedule a launch whose gathers and scatters have run (their lanes known), give its V job
+        ``outer`` that cost, and count its stalls."""
+        plan = schedule(self, items)
+        outer.cost = Cost(plan.cycles, plan.cycles)
+        engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
+        return plan
+
     # -- 4. the data -----------------------------------------------------------------------------------
 
     def _perform_in_order(self, jobs: list, plan: Schedule, ub: np.ndarray) -> tuple:
@@ -305,9 +313,7 @@ class Function:
         except Fault as fault:  # a job's own fault (a gather index outside UB): at its instruction
             raise m.fault_at(fault, self._running.pc) from None
         if items is not None:
-            plan = schedule(self, items)
-            outer.cost = Cost(plan.cycles, plan.cycles)
-            m.engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
+            plan = self.price(m.engine, items, outer)
         races = inner_races(jobs, plan.membars, runs, self.plans, masked)
         if races:
             m.engine.function_races(races)
@@ -367,11 +373,8 @@ class Stepper:
         """The races of the function, found once its steps have run (as its launch finds them); a
         function with gathers or scatters is priced now, as its ``perform`` prices it."""
         if self.items is not None and self.stopped is None:
-            self.plan = schedule(self.function, self.items)
-            self.outer.cost = Cost(self.plan.cycles, self.plan.cycles)
+            self.plan = self.function.price(m.engine, self.items, self.outer)
             self.outer.priced_at_start = False  # the engine may place it now
-            m.engine.function_stalls(self.function.begin, self.function.launch_cycles, self.plan.stalls,
-                                     self.plan.conflicts)
         jobs = self.plan.jobs
         found = inner_races(jobs, self.plan.membars, runs_of(jobs), self.function.plans, self.masked)
         if found:
