@@ -9,7 +9,7 @@ import zlib
 
 import pytest
 import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import isa
@@ -175,6 +175,7 @@ def test_near_valid_words_decode_canonically_or_raise_decode_error(words):
 
 @FAST
 @given(st.lists(st.integers(0, (1 << 64) - 1), max_size=8))
+@example([273_187_086_026_614_656, 0])  # a VCONV whose round= field is 7, past the six modes (found by this test)
 def test_decode_program_raises_only_decode_error(words):
     with contextlib.suppress(DecodeError):
         decode_program(words)
