@@ -39,8 +39,8 @@ from emulator.semantics import implements
 from emulator.state import State
 from emulator.ub_ports import ports_of
 from isa import Inst
-from isa.model import Kind
 from isa.functions import FunctionSpan
+from isa.model import Kind
 from isa.table import FUNCTION_SCALAR_FAMILIES
 from isa.types import BLOCK_BYTES
 

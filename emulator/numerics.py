@@ -22,7 +22,8 @@ def compute_dtype(etype: ElementType, op: str) -> np.dtype:
     if not etype.is_float:
         return dtype_of(etype)
     if etype.name == "f32":
-        return F64 if op in ("exp", "ln", "div", "rec", "rsqrt", "expdif") else F32  # div: 53 >= 2 * 24 + 2, rounded once
+        # div: 53 >= 2 * 24 + 2, rounded once
+        return F64 if op in ("exp", "ln", "div", "rec", "rsqrt", "expdif") else F32
     return F32
 
 

@@ -141,8 +141,7 @@ class Order:
 
     def _join(self, clock: list, pipe: str, source: tuple) -> None:
         for i in range(4):
-            if source[i] > clock[i]:
-                clock[i] = source[i]
+            clock[i] = max(clock[i], source[i])
         if pipe == "V" and source[_V] > self.v_known:
             self.v_known = source[_V]
 
@@ -198,14 +197,12 @@ class Order:
                 self._check(job, shadow, space, at, p, clock, v_unordered, mine_writes)
             if mine_writes:
                 shadow.w[p, at] = me
-                if mine > w_max[p]:
-                    w_max[p] = mine
+                w_max[p] = max(w_max[p], mine)
                 if p == _V:
                     shadow.v_epoch_max = self.v_epoch
             else:
                 shadow.r[p, at] = me
-                if mine > r_max[p]:
-                    r_max[p] = mine
+                r_max[p] = max(r_max[p], mine)
 
     def _check(self, job: Job, shadow: Shadow, space: str, at, p: int, clock: list, v_unordered: bool,
                mine_writes: bool) -> None:

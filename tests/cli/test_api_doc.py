@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from emulator import load_profile
-
 import contextlib
 import io
 import os
 import re
 from pathlib import Path
+
+from emulator import load_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 

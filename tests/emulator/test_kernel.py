@@ -4,9 +4,8 @@ reports, ub<K> dumps, and the same result for every number of processes."""
 
 from __future__ import annotations
 
-import math
-
 import json
+import math
 
 import numpy as np
 import pytest

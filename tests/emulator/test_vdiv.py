@@ -4,8 +4,6 @@ public tables: a2 from msKPP's measured VDIV rates, 950 from the documented regi
 
 from __future__ import annotations
 
-from emulator import load_profile
-
 import itertools
 import math
 
@@ -13,6 +11,7 @@ import emu_support as E
 import numpy as np
 import pytest
 
+from emulator import load_profile
 from tests import reference as R
 
 FLOATS = ("f16", "bf16", "f32")

@@ -72,8 +72,9 @@ def test_the_scalar_units_dispatch_order():
 
 
 def test_a2_orders_two_v_instructions_only_by_a_barrier_or_a_round_trip():
-    write, other, read = ("    VADDS.f32 [0x0], [0x100], 1.0\n", "    VADDS.f32 [0x10000], [0x10000], 1.0, repeat=200\n",
-                          "    VADDS.f32 [0x4000], [0x0], 1.0\n")
+    write = "    VADDS.f32 [0x0], [0x100], 1.0\n"
+    other = "    VADDS.f32 [0x10000], [0x10000], 1.0, repeat=200\n"
+    read = "    VADDS.f32 [0x4000], [0x0], 1.0\n"
     # lines 1 and 3, with a long V instruction between them: on a2 nothing orders them
     assert races(write + other + read + "    HALT\n", "a2") == [("RAW", 1, 3, True)]
     assert races(write + other + "    BARRIER V\n" + read + "    HALT\n", "a2") == []
