@@ -59,10 +59,33 @@ def _keep_shape(shown: list[str], actual: list[str]) -> list[str]:
     return out
 
 
+def run_readme_command(command: str, cwd, timeout: int = 120) -> subprocess.CompletedProcess:
+    """A README ```console command, run by bash in ``cwd`` with the virtualenv's bin first on PATH, as a
+    reader who followed the README's setup runs it."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def run_cookbook_command(shell_line: str, scratch) -> tuple[int, list[str]]:
+    """A cookbook command (what follows ``$ .venv/bin/vcore ``, perhaps ending ``| grep -E PATTERN``),
+    run in-process from the current folder with its /tmp/ paths moved into ``scratch``: its exit
+    status and the lines a terminal shows (stdout, then stderr; only those the grep keeps)."""
+    from click.testing import CliRunner  # noqa: PLC0415  (only when running the cookbook)
+
+    from vcore.cli import main  # noqa: PLC0415
+
+    command, _, grep = shell_line.partition(" | grep -E ")
+    args = [a.replace("/tmp/", f"{scratch}/") for a in shlex.split(command)]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    actual = (result.stdout + result.stderr).rstrip("\n").splitlines()
+    if grep:
+        actual = [a for a in actual if re.search(shlex.split(grep)[0], a)]
+    return result.exit_code, actual
+
+
 def readme(text: str, changed: list[str]) -> str:
     """The README with each ```console block's outputs as its commands print them now."""
-    bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
 
     def block(match: re.Match) -> str:
         out, command, shown = [], None, []
@@ -72,8 +95,7 @@ def readme(text: str, changed: list[str]) -> str:
         def flush() -> None:
             if command is None:
                 return
-            r = subprocess.run(["bash", "-c", command], cwd=tmp, env=env, capture_output=True, text=True,
-                               timeout=120)
+            r = run_readme_command(command, tmp)
             actual = _keep_shape(shown, r.stdout.rstrip("\n").splitlines())
             if actual != shown:
                 changed.append(f"README.md: $ {command}")
@@ -94,10 +116,6 @@ def readme(text: str, changed: list[str]) -> str:
 
 def cookbook(text: str, changed: list[str]) -> str:
     """The cookbook with the output under each ``$ .venv/bin/vcore`` line as the command prints it now."""
-    from click.testing import CliRunner  # noqa: PLC0415  (only when rewriting)
-
-    from vcore.cli import main  # noqa: PLC0415
-
     lines = text.splitlines()
     out: list[str] = []
     i = 0
@@ -120,14 +138,10 @@ def cookbook(text: str, changed: list[str]) -> str:
                 while trailing < len(block) and not block[len(block) - 1 - trailing]:
                     trailing += 1
                 shown = [s[4:] for s in block[:len(block) - trailing]]
-                command, _, grep = line[len("    $ .venv/bin/vcore "):].partition(" | grep -E ")
-                args = [a.replace("/tmp/", f"{tmp}/") for a in shlex.split(command)]
-                result = CliRunner().invoke(main, args, catch_exceptions=False)
+                command = line[len("    $ .venv/bin/vcore "):]
+                _, actual = run_cookbook_command(command, tmp)
                 if not shown:  # a command that writes a file: it runs, and shows nothing
                     continue
-                actual = (result.stdout + result.stderr).rstrip("\n").splitlines()
-                if grep:
-                    actual = [a for a in actual if re.search(shlex.split(grep)[0], a)]
                 actual = _keep_shape(shown, actual)
                 if actual != shown:
                     changed.append(f"docs/cookbook.md line {i}: $ vcore {command}")

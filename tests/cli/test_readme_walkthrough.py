@@ -4,16 +4,14 @@ output is compared, line for line, with what the README shows."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from vcore.doc_outputs import run_readme_command
+
 ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 
 
 def console_blocks() -> list[list[tuple[str, str]]]:
@@ -44,9 +42,7 @@ def test_the_readme_has_a_walkthrough():
 @pytest.mark.parametrize("steps", BLOCKS, ids=[steps[0][0][:40] for steps in BLOCKS])
 def test_console_block(steps, tmp_path):
     (tmp_path / "programs").symlink_to(ROOT / "programs")
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     for command, expected in steps:
-        r = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
-                           timeout=60)
+        r = run_readme_command(command, tmp_path, timeout=60)
         assert r.returncode == 0, f"{command}\n{r.stderr}"
         assert r.stdout.rstrip("\n") == expected.rstrip("\n"), command
