@@ -1,112 +1,443 @@
-"""A vector function's UB order: which of its accesses nothing orders (``inner_races``: no MEMBAR
-between them, no chain of register dependencies), and the data such a race gives (``perform_timed``:
-the jobs at their scheduled times, registers renamed). Also the union of its accesses' blocks.
+"""A vector function's UB order: which of its accesses nothing orders (``InnerOrder``: no MEMBAR
+between them, no chain of register dependencies, and for a load only the lanes a later instruction
+uses; the data such a race gives is ``emulator.function_timed``'s). It takes the launch's jobs in
+program order, a chunk at a time, and keeps only what a later access can still meet, so a function
+of any length is checked in bounded memory.
+
+The rules (CONTRACT section 7, with issue 28's liveness):
+
+- Two accesses of one launch to the same 32-byte block of UB, at least one a write, race unless a
+  MEMBAR stands between them, or the later one is a write whose data depends, through a chain of
+  register results, on the earlier one (a read): a load's result feeding a store orders the pair.
+- A load counts only the blocks of the lanes that are used: a lane of its register is used when a
+  later instruction reads it before the register is written again (or the function ends). An
+  instruction of a masked family (``semantics.MASKED_LANES``) reads its vector sources only in the
+  active lanes of its mask; any other reads every lane. A load of data no lane uses cannot race.
+  A load whose register is still live ``_LIVE_LIMIT`` instructions later counts every lane (it is
+  checked then, not held without bound). A masked store counts only the blocks its active lanes wrote.
+- Each block keeps, per static access (a "slot"), only what a later access can still race with:
+  the latest write, or the first and latest read in the current MEMBAR epoch (by the read's
+  ordinal, its count of runs so far). A register's ancestry is, per load slot, the interval of
+  ordinals its value depends on; a write is ordered after a block's reads of a slot when that
+  interval covers the first and the latest of them (exact when a register's loads of a slot are a
+  run of consecutive ordinals, as loops make them; otherwise the later run is kept, and a race
+  may be named that a longer memory would have ruled out, never one missed).
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
-
 import numpy as np
 
-from emulator.jobs import as_writes, hold, land, merge_runs
+from emulator.jobs import as_writes
 from isa.types import BLOCK_BYTES
 
-
-def land_noting_masks(written, ub: np.ndarray, k: int, masked: dict) -> None:
-    """Land job ``k``'s writes; for a masked store to UB (one write with a ``where``), note in
-    ``masked`` the blocks it wrote lanes of: only those count as touched in ``inner_races``."""
-    if written and written[0].__class__ is not tuple and len(written) == 4:
-        array, index, values, where = written
-        np.copyto(array[index], values, where=where)
-        if array is ub and index.__class__ is slice:
-            masked[k] = index.start // BLOCK_BYTES + np.flatnonzero(where.reshape(-1, BLOCK_BYTES).any(axis=1))
-        return
-    land(written)
+ALL_BLOCKS = 0xFF  # a register's 8 blocks of 32 bytes, as bits
+_LIVE_LIMIT = 1 << 16  # instructions after a load whose register is still live before it counts whole
+_NONE = -1
 
 
-def perform_timed(ctx, jobs: list, plans: dict) -> None:
-    """Run a launch's jobs in the order of their starts: each reads the registers program order
-    gives it (the versions of its sources' producers: registers are renamed) and UB as it is at its
-    start; its UB writes land at its end, its register results at once (in their own version)."""
-    rows = {**{f"V{i}": (ctx.v, i) for i in range(32)}, **{f"P{i}": (ctx.p, i) for i in range(8)}}
-    version: dict = {}  # (job index, register space) -> the register's bytes after that job
-    latest: dict = {}  # register space -> the job index of its latest writer so far in program order
-    sees = []  # per job: for each register it reads, the writer whose version it reads
-    for k, job in enumerate(jobs):
-        plan = plans[job.pc]  # (a register write is always of the whole register: no other source)
-        sees.append([(space, latest.get(space)) for space in plan.reads])
-        for space in plan.writes:
-            latest[space] = k
-    pending: list = []  # (end, program index, held UB writes)
-    for k in sorted(range(len(jobs)), key=lambda k: (jobs[k].start, k)):
-        job = jobs[k]
-        while pending and pending[0][0] <= job.start:  # at one cycle, writes land before reads happen
-            land(heapq.heappop(pending)[2])
-        for space, writer in sees[k]:
-            array, row = rows[space]
-            array[row] = version[writer, space] if writer is not None else 0
-        to_ub = []
-        for write in as_writes(job.perform()):
-            if write[0] is ctx.ub:
-                to_ub.append(write)
-            else:
-                land((write,))
-        for space in plans[job.pc].writes:
-            array, row = rows[space]
-            version[k, space] = array[row].copy()
-        if to_ub:
-            heapq.heappush(pending, (job.end, k, hold(to_ub)))
-    while pending:
-        land(heapq.heappop(pending)[2])
+class _At:
+    """One access of a reported pair: its instruction and times (``Engine.function_races`` reads these)."""
+
+    __slots__ = ("end", "pc", "start")
+
+    def __init__(self, pc: int, start: int, end: int) -> None:
+        self.pc, self.start, self.end = pc, start, end
 
 
-def add_runs(into: tuple, entry, k: int) -> None:
-    """Add the UB blocks of one footprint entry (job ``k``'s) to ``(firsts, ends, job indices)``."""
-    if entry is None:  # a scatter refined to no lanes
-        return
-    firsts, ends, owners = into
-    blocks, lo, hi = entry
-    if blocks is None:
-        firsts.append(lo)
-        ends.append(hi)
-        owners.append(k)
-    else:
-        firsts.extend(blocks[:, 0].tolist())
-        ends.extend(blocks[:, 1].tolist())
-        owners.extend([k] * len(blocks))
+def report(engine, races: list, times) -> None:
+    """Hand a launch's races (``InnerOrder.finish``) to ``engine`` (``function_races``), each access
+    with its times, ``times(k) -> (start, end)`` of the launch's k-th job."""
+    engine.function_races([(kind, _At(first_pc, *times(first)), _At(second_pc, *times(second)), lo, hi, count)
+                           for kind, first_pc, first, second_pc, second, lo, hi, count in races])
 
 
-def runs_of(jobs: list) -> tuple:
-    """The UB blocks each job reads and writes, as ``Schedule.runs`` holds them."""
-    runs: tuple = ([], [], []), ([], [], [])
-    for k, job in enumerate(jobs):
-        add_runs(runs[0], job.footprint_reads.get("ub"), k)
-        add_runs(runs[1], job.footprint_writes.get("ub"), k)
+def _merge(a: dict, b: dict) -> dict:
+    """Two ancestries (slot -> (first, last) ordinal): a run of one slot joins another it meets;
+    two apart keep the later."""
+    if a is b:
+        return a
+    out = dict(a)
+    for slot, (lo, hi) in b.items():
+        mine = out.get(slot)
+        if mine is None:
+            out[slot] = (lo, hi)
+        elif lo <= mine[1] + 1 and mine[0] <= hi + 1:
+            out[slot] = (min(lo, mine[0]), max(hi, mine[1]))
+        elif lo > mine[1]:
+            out[slot] = (lo, hi)
+    return out
+
+
+def _flow(ancestry: dict, plan, load_slot: int | None, ordinal: int) -> dict | None:
+    """One job's register ancestry, in program order: the union of its sources' (returned), plus
+    itself for a load of slot ``load_slot`` (its ``ordinal``-th run), given to its results."""
+    mine = None
+    for space in plan.reads:
+        if space in ancestry:
+            theirs = ancestry[space]
+            mine = theirs if mine is None else _merge(mine, theirs)
+    out = mine
+    if load_slot is not None:
+        own = {load_slot: (ordinal, ordinal)}
+        out = own if mine is None else _merge(mine, own)
+    for space in plan.writes:
+        if out is not None:
+            ancestry[space] = out
+        elif space in ancestry:
+            del ancestry[space]
+    return mine
+
+
+def _runs_of_bits(lo: int, bits: int) -> list:
+    """The block runs of a contiguous register access at block ``lo`` whose used blocks are ``bits``."""
+    runs: list = []
+    j = 0
+    while bits >> j:
+        if bits >> j & 1:
+            start = j
+            while bits >> j & 1:
+                j += 1
+            runs.append((lo + start, lo + j))
+        else:
+            j += 1
     return runs
 
 
-def as_footprint(firsts: list, ends: list) -> dict:
-    """The footprint of runs of UB blocks, merged: a few runs in Python, many in numpy."""
-    if not firsts:
-        return {}
-    if len(firsts) > 256:
-        runs = merge_runs(np.stack((np.array(firsts, dtype=np.int64), np.array(ends, dtype=np.int64)), axis=1))
-        first, end = int(runs[0, 0]), int(runs[-1, 1])
-        return {"ub": (None, first, end) if len(runs) == 1 else (runs, first, end)}
-    pairs = zip(firsts, ends, strict=True)
-    if any(b < a for a, b in itertools.pairwise(firsts)):  # not in address order (two streams, say)
-        pairs = sorted(pairs)
-    merged: list = []
-    for lo, hi in pairs:
-        if merged and lo <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], hi)
+def _meet(runs: list) -> bool:
+    """Whether any two of some runs of blocks share a block."""
+    if len(runs) > 256:
+        los = np.array([r[0] for r in runs], dtype=np.int64)
+        his = np.array([r[1] for r in runs], dtype=np.int64)
+        order = np.argsort(los, kind="stable")
+        return bool((np.maximum.accumulate(his[order])[:-1] > los[order][1:]).any())
+    reach = None
+    for lo, hi in sorted(runs):
+        if reach is not None and lo < reach:
+            return True
+        reach = hi if reach is None or hi > reach else reach
+    return False
+
+
+def _entry_runs(entry) -> list:
+    if entry is None:
+        return []
+    runs, lo, hi = entry
+    return [(lo, hi)] if runs is None else [tuple(r) for r in runs.tolist()]
+
+
+class BlockState:
+    """Per UB block and per slot, what a later access of a function can still race with: a
+    function's arrays, kept across its launches (an epoch is never reused, so nothing is reset)."""
+
+    def __init__(self, slots: int, blocks: int) -> None:
+        self.any_write = np.full(blocks, _NONE, dtype=np.int64)  # the latest epoch a write touched it
+        self.any_read = np.full(blocks, _NONE, dtype=np.int64)
+        shape = (slots, blocks)
+        self.epoch = np.full(shape, _NONE, dtype=np.int64)
+        # the first and the latest access of the slot in that epoch: its ordinal, its job's index
+        self.first = np.zeros((2, *shape), dtype=np.int64)
+        self.latest = np.zeros((2, *shape), dtype=np.int64)
+        self.next_epoch = 0
+
+
+class InnerOrder:
+    """A launch's accesses, checked as its jobs run in program order (``step``; ``flush`` now and
+    then); ``finish`` ends the launch and gives its races, named by the jobs' indices in program
+    order (``report`` gives them their times)."""
+
+    def __init__(self, fn, ub: np.ndarray, jobs: list | None = None) -> None:
+        """``jobs``: the launch's jobs, when they are all at hand (a short launch): register ancestry
+        is then worked out only if a write meets an earlier read (``_ancestry_of``); without them
+        (a long launch, made chunk by chunk) it is followed job by job."""
+        self.fn = fn
+        self.jobs = jobs
+        self.later_ancestry: dict | None = None  # a short launch's: job index -> its sources' ancestry
+        self.ub = ub
+        self.plans = fn.plans
+        self.slot_of = fn.ub_slots  # pc -> slot
+        self.pc_of = fn.slot_pcs
+        self.masked = fn.masked_lanes  # pc -> (mask register, lane width) of a masked family
+        self.state = fn.block_state(ub.size // BLOCK_BYTES)
+        self.epoch = self.state.next_epoch  # never used before: what earlier launches left is stale
+        self.state.next_epoch = self.epoch + 1
+        self.ancestry: dict = {}  # register space -> {slot: (first, last ordinal)} it depends on
+        self.ordinals = [0] * len(self.pc_of)
+        self.loads: dict = {}  # register space -> its pending _Load
+        self.rows: list = []  # [k, slot, write, epoch, ordinal, runs or None, job, ancestry], program order
+        self.k = 0
+        self.batches = 0  # batches of rows checked so far
+        self.used_of: dict = {}  # (mask bytes, width) -> the register blocks its active lanes are in
+        self.found: dict = {}  # (kind, first pc, second pc) -> [first job index, second, lo, hi, count]
+
+    # -- as the jobs run -------------------------------------------------------------------------------
+    # A pending load is a list [row, used register blocks so far, first UB block, contiguous VL?].
+    def step(self, job, written, p) -> None:
+        """Job ``job`` (the next in program order) has performed and returned ``written``, not yet
+        landed; ``p`` is the mask register file as the job read it. Its register sources' pending
+        loads learn which of their lanes it uses; its register results close the loads they overwrite."""
+        k = self.k
+        self.k = k + 1
+        pc = job.pc
+        plan = self.plans[pc]
+        loads = self.loads
+        if loads:
+            used = -1
+            for space in plan.reads:
+                if space in loads:
+                    if used < 0:
+                        used = self._used(pc, p)
+                    load = loads[space]
+                    load[1] |= ALL_BLOCKS if space[0] == "P" else used
+                    if load[1] == ALL_BLOCKS:  # nothing more to learn: its row is complete
+                        del loads[space]
+                        if load[3]:  # a VL (_close, written out)
+                            lo = load[2]
+                            load[0][5] = [(lo, lo + 8)]
+                        else:
+                            self._close(load)
+            for space in plan.writes:
+                if space in loads:
+                    self._close(loads[space])
+                    del loads[space]
+        ub = plan.ub
+        mine = None
+        if ub:
+            slot = self.slot_of[pc]
+            ordinal = self.ordinals[slot]
+            self.ordinals[slot] = ordinal + 1
+            if self.jobs is None:
+                mine = _flow(self.ancestry, plan, slot if ub == 1 else None, ordinal)
+            rows = self.rows
+            if ub == 1:  # a load: a row whose blocks its lanes' use decides
+                row = [k, slot, 0, self.epoch, ordinal, None, job, None]
+                rows.append(row)
+                entry = job.footprint_reads.get("ub")  # (None: a gather refined to no lanes)
+                if entry is not None and entry[0] is None and entry[2] - entry[1] == 8:  # a VL: _geometry
+                    pending = [row, 0, entry[1], True]
+                else:
+                    pending = [row, 0, *self._geometry(entry)]
+                for space in plan.writes:
+                    loads[space] = pending
+            elif written and written[0].__class__ is not tuple and len(written) == 3:  # a store of every lane
+                entry = job.footprint_writes.get("ub")
+                rows.append([k, slot, 1, self.epoch, ordinal, [(entry[1], entry[2])] if entry is not None and
+                             entry[0] is None else _entry_runs(entry), job, mine])
+            else:  # a masked store: the blocks its active lanes wrote
+                rows.append([k, slot, 1, self.epoch, ordinal, self._written(job, written), job, mine])
+        elif self.jobs is None:
+            _flow(self.ancestry, plan, None, 0)
+
+    def _ancestry_of(self, k: int) -> dict | None:
+        """The ancestry of job ``k``'s register sources (a short launch's: worked out once, when a
+        write first meets an earlier read)."""
+        if self.later_ancestry is None:
+            ancestry: dict = {}
+            ordinals = [0] * len(self.pc_of)
+            found = self.later_ancestry = {}
+            for index, job in enumerate(self.jobs):
+                plan = self.plans[job.pc]
+                if plan.ub:
+                    slot = self.slot_of[job.pc]
+                    ordinal = ordinals[slot]
+                    ordinals[slot] = ordinal + 1
+                    mine = _flow(ancestry, plan, slot if plan.ub == 1 else None, ordinal)
+                    if plan.ub == 2:
+                        found[index] = mine
+                else:
+                    _flow(ancestry, plan, None, 0)
+        return self.later_ancestry.get(k)
+
+    def membar(self) -> None:
+        self.epoch += 1
+        self.state.next_epoch = self.epoch + 1
+
+    def _used(self, pc: int, p) -> int:
+        """The register blocks (bits) an instruction reads of a vector source: those holding its
+        mask's active lanes for a masked family, else all."""
+        masked = self.masked.get(pc)
+        if masked is None:
+            return ALL_BLOCKS
+        pm, width = masked
+        key = (p[pm].tobytes(), width)
+        used = self.used_of.get(key)
+        if used is None:
+            on = p[pm].reshape(8, 32)[:, ::width].any(axis=1)
+            used = self.used_of[key] = int(np.packbits(on, bitorder="little")[0])
+        return used
+
+    def _close(self, load: list) -> None:
+        """The load's register is written again, or all its lanes are used, or the function ends: its
+        row's blocks are those of the lanes used (all of its footprint for an access not one VL)."""
+        row, used, lo, contiguous = load
+        if contiguous:
+            row[5] = [(lo, lo + 8)] if used == ALL_BLOCKS else _runs_of_bits(lo, used)
         else:
-            merged.append([lo, hi])
-    if len(merged) == 1:
-        return {"ub": (None, merged[0][0], merged[0][1])}
-    return {"ub": (np.array(merged, dtype=np.int64), merged[0][0], merged[-1][1])}
+            row[5] = _entry_runs(row[6].footprint_reads.get("ub")) if used else []
+
+    def _close_whole(self, row: list) -> None:
+        """A load still live ``_LIVE_LIMIT`` instructions on: checked now, with every lane."""
+        for space, load in list(self.loads.items()):
+            if load[0] is row:
+                del self.loads[space]
+        self._close([row, ALL_BLOCKS, *self._geometry(row[6].footprint_reads.get("ub"))])
+
+    @staticmethod
+    def _geometry(entry) -> tuple:
+        """A load's first block and whether it is one contiguous VL (its used lanes map to blocks)."""
+        if entry is None:
+            return 0, False
+        return entry[1], entry[0] is None and entry[2] - entry[1] == 8
+
+    def _written(self, job, written) -> list:
+        writes = as_writes(written)
+        if len(writes) == 1 and len(writes[0]) == 4 and writes[0][0] is self.ub and writes[0][1].__class__ is slice:
+            _, index, _, where = writes[0]  # a masked store of a VL: the blocks of its active lanes
+            on = where.reshape(8, BLOCK_BYTES).any(axis=1)
+            return _runs_of_bits(index.start // BLOCK_BYTES, int(np.packbits(on, bitorder="little")[0]))
+        return _entry_runs(job.footprint_writes.get("ub"))
+
+    # -- checking, once the rows' times are known -----------------------------------------------------
+    def flush(self, final: bool = False) -> None:
+        """Check the rows whose blocks are known (the leading ones: a load waits for its lanes' use)."""
+        rows = self.rows
+        ready = 0
+        while ready < len(rows):
+            if rows[ready][5] is None:
+                if self.k - rows[ready][0] <= _LIVE_LIMIT:
+                    break
+                self._close_whole(rows[ready])  # held too long: count it whole
+            ready += 1
+        if ready:
+            batch = rows[:ready]
+            del rows[:ready]
+            self._check(batch, final)
+            self.batches += 1
+
+    def finish(self) -> list:
+        """The launch has ended: every load's lanes are known; check the rest and return its races,
+        ``(kind, first pc, its job's index, second pc, its job's index, first byte, end byte, times
+        found)`` per pair of instructions, the first pair of accesses found naming it (``report``)."""
+        for load in self.loads.values():
+            self._close(load)  # (a load held by two registers closes twice, the same way)
+        self.loads.clear()
+        self.flush(final=True)
+        return [(kind, first_pc, first, second_pc, second, lo, hi, count)
+                for (kind, first_pc, second_pc), (first, second, lo, hi, count) in self.found.items()]
+
+    def _check(self, batch: list, final: bool) -> None:
+        rows = [r for r in batch if r[5]]
+        if not rows:
+            return
+        if not self.batches and final and not _meet([run for r in rows for run in r[5]]):
+            return  # the launch's only batch, no two of its accesses meet (a stream: the common case)
+        state = self.state
+        # one entry per (row, run), then per (row, block)
+        parts = [(i, lo, hi) for i, r in enumerate(rows) for lo, hi in r[5]]
+        run_row = np.array([x[0] for x in parts], dtype=np.int64)
+        run_lo = np.array([x[1] for x in parts], dtype=np.int64)
+        length = np.array([x[2] for x in parts], dtype=np.int64) - run_lo
+        row_of = np.repeat(run_row, length)
+        block = np.arange(row_of.size) - np.repeat(np.cumsum(length) - length, length) + np.repeat(run_lo, length)
+        write = np.array([r[2] for r in rows], dtype=bool)[row_of]
+        epoch = np.array([r[3] for r in rows], dtype=np.int64)[row_of]
+        # a conflict with what came before the batch ...
+        hit = (state.any_write[block] == epoch) | (write & (state.any_read[block] == epoch))
+        # ... or within it: an earlier access of the block in the same epoch, one of the two a write
+        order = np.lexsort((row_of, block, epoch))
+        key = epoch[order] * state.any_write.size + block[order]
+        starts = np.concatenate(([True], key[1:] != key[:-1]))
+        group = np.cumsum(starts) - 1
+        first_at = np.flatnonzero(starts)
+        w = write[order].astype(np.int64)
+        writes_before = np.cumsum(w) - w - (np.cumsum(w) - w)[first_at][group]
+        later = np.arange(order.size) > first_at[group]
+        hit[order] |= (writes_before > 0) | (write[order] & later)
+        if hit.any():
+            slow = np.isin(block, np.unique(block[hit]))
+            self._check_slowly(rows, row_of[slow], block[slow])
+            keep = ~slow
+            row_of, block, write, epoch = row_of[keep], block[keep], write[keep], epoch[keep]
+        if row_of.size:
+            self._note(rows, row_of, block, write, epoch)
+
+    def _note(self, rows: list, row_of, block, write, epoch) -> None:
+        """Record accesses that meet nothing: per block, the epoch of its latest write and read; per
+        slot and block, the first and latest access of the epoch (the latest: for a write)."""
+        state = self.state
+        state.any_write[block[write]] = epoch[write]  # rows are in program order: the last one stays
+        state.any_read[block[~write]] = epoch[~write]
+        slot = np.array([r[1] for r in rows], dtype=np.int64)[row_of]
+        ordinal = np.array([r[4] for r in rows], dtype=np.int64)[row_of]
+        index = np.array([r[0] for r in rows], dtype=np.int64)[row_of]
+        cell = slot * state.any_write.size + block
+        order = np.lexsort((row_of, epoch, cell))  # by cell, then epoch, then program order
+        cell, ep = cell[order], epoch[order]
+        last = np.flatnonzero(np.concatenate((cell[1:] != cell[:-1], [True])))  # the latest of each cell
+        group_start = np.concatenate(([True], (cell[1:] != cell[:-1]) | (ep[1:] != ep[:-1])))
+        first_of_group = np.maximum.accumulate(np.where(group_start, np.arange(cell.size), 0))
+        first = first_of_group[last]  # the first access of the latest epoch of each cell
+        cells = cell[last]
+        flat_epoch = state.epoch.reshape(-1)
+        kept = flat_epoch[cells] == ep[last]  # the cell already has accesses of that epoch: its first stays
+        picks = order[last]
+        firsts = np.where(kept, -1, order[first])
+        for plane, values in enumerate((ordinal, index)):
+            state.latest[plane].reshape(-1)[cells] = values[picks]
+            fresh = firsts >= 0
+            state.first[plane].reshape(-1)[cells[fresh]] = values[firsts[fresh]]
+        flat_epoch[cells] = ep[last]
+
+    def _check_slowly(self, rows: list, row_of, block) -> None:
+        """The blocks where accesses meet, access by access in program order."""
+        state = self.state
+        width = state.any_write.size
+        flat_epoch = state.epoch.reshape(-1)
+        first_planes = [state.first[i].reshape(-1) for i in range(2)]
+        latest_planes = [state.latest[i].reshape(-1) for i in range(2)]
+        slots = len(self.pc_of)
+        writers = self.fn.slot_writes
+        pairs: dict = {}  # (kind, (first slot, its job's index), second row) -> [first block, end block]
+        order = np.lexsort((row_of, block))
+        for i, b in zip(row_of[order].tolist(), block[order].tolist(), strict=True):
+            k, slot, write, epoch, ordinal, _, _, ancestry = rows[i]
+            if write and self.jobs is not None:
+                ancestry = self._ancestry_of(k)
+            for q in range(slots):
+                cell = q * width + b
+                if flat_epoch[cell] != epoch:
+                    continue
+                if writers[q]:  # the latest write of slot q: RAW or WAW
+                    kind = "WAW" if write else "RAW"
+                    at = (q, int(latest_planes[1][cell]))
+                elif write:  # reads of slot q: WAR unless this write's data depends on them all
+                    lo, hi = int(first_planes[0][cell]), int(latest_planes[0][cell])
+                    span = ancestry.get(q) if ancestry else None
+                    if span is not None and span[0] <= lo and hi <= span[1]:
+                        continue
+                    planes = first_planes if span is None or lo < span[0] else latest_planes
+                    kind = "WAR"
+                    at = (q, int(planes[1][cell]))
+                else:
+                    continue
+                found = pairs.get((kind, at, i))
+                if found is None:
+                    pairs[kind, at, i] = [b, b + 1]
+                else:
+                    found[0], found[1] = min(found[0], b), max(found[1], b + 1)
+            cell = slot * width + b
+            (state.any_write if write else state.any_read)[b] = epoch
+            if flat_epoch[cell] != epoch:
+                flat_epoch[cell] = epoch
+                first_planes[0][cell], first_planes[1][cell] = ordinal, k
+            latest_planes[0][cell], latest_planes[1][cell] = ordinal, k
+        for (kind, (q, first), i), (lo, hi) in sorted(pairs.items(), key=lambda x: (x[0][2], x[0][1])):
+            key = (kind, self.pc_of[q], rows[i][6].pc)
+            known = self.found.get(key)
+            if known is None:
+                self.found[key] = [first, rows[i][0], lo * BLOCK_BYTES, hi * BLOCK_BYTES, 1]
+            else:
+                known[4] += 1
 
 
 def byte_span(*footprints: dict) -> tuple[int, int]:
@@ -114,99 +445,3 @@ def byte_span(*footprints: dict) -> tuple[int, int]:
     if not entries:
         return 0, 0
     return min(e[1] for e in entries) * BLOCK_BYTES, max(e[2] for e in entries) * BLOCK_BYTES
-
-
-def inner_races(jobs: list, membars: list, runs: tuple, plans: dict, masked: dict | None = None) -> list:
-    """The pairs of a function's UB accesses to the same blocks, one a write, that neither a MEMBAR
-    between them nor a chain of register dependencies orders: ``(kind, earlier job, later job, first
-    byte, end byte)``, once per pair of jobs. One sort over every accessed block. ``masked``: per
-    masked store, the blocks it wrote lanes of, which replace its whole VL."""
-    (read_lo, read_hi, readers), (write_lo, write_hi, writers) = runs
-    if not writers or len(readers) + len(writers) < 2:
-        return []
-    lo = np.array(read_lo + write_lo, dtype=np.int64)
-    hi = np.array(read_hi + write_hi, dtype=np.int64)
-    order = np.argsort(lo, kind="stable")
-    if not (np.maximum.accumulate(hi[order])[:-1] > lo[order][1:]).any():
-        return []  # no two accesses meet at all (a stream: the common case), so none can race
-    if masked:  # a masked store touches only the blocks of its active lanes
-        keep = [i for i, k in enumerate(writers) if k not in masked]
-        write_lo = [write_lo[i] for i in keep]
-        write_hi = [write_hi[i] for i in keep]
-        writers = [writers[i] for i in keep]
-        for k, blocks in masked.items():
-            write_lo.extend(blocks.tolist())
-            write_hi.extend((blocks + 1).tolist())
-            writers.extend([k] * len(blocks))
-        if not writers:
-            return []
-        lo = np.array(read_lo + write_lo, dtype=np.int64)
-        hi = np.array(read_hi + write_hi, dtype=np.int64)
-    owners = np.array(readers + writers, dtype=np.int64)
-    writing = np.zeros(lo.size, dtype=np.int64)
-    writing[len(readers):] = 1
-    length = hi - lo
-    access = np.repeat(np.arange(lo.size), length)  # one row per accessed block
-    block = np.arange(access.size) - np.repeat(np.cumsum(length) - length, length) + lo[access]
-    owner = owners[access]
-    write = writing[access]
-    epoch = np.searchsorted(np.array(membars, dtype=np.int64), owner, side="right") if membars else 0
-    key = epoch * (int(hi.max()) + 1) + block
-    order = np.lexsort((owner, key))
-    key, owner, write, block = key[order], owner[order], write[order], block[order]
-    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-    sizes = np.diff(np.append(starts, key.size))
-    writes_in = np.add.reduceat(write, starts)
-    # how many accesses of a block are by a job other than the one before them in the block
-    distinct = np.add.reduceat(np.concatenate(([1], (owner[1:] != owner[:-1]) | (key[1:] != key[:-1])))
-                               .astype(np.int64), starts)
-    suspects = np.flatnonzero((sizes >= 2) & (writes_in > 0) & (distinct >= 2))
-    if not suspects.size:
-        return []
-    found: dict = {}
-    for g in suspects.tolist():
-        a, b = int(starts[g]), int(starts[g] + sizes[g])
-        group = list(zip(owner[a:b].tolist(), write[a:b].tolist(), strict=True))
-        at = int(block[a])
-        for x in range(len(group)):
-            first, first_writes = group[x]
-            for y in range(x + 1, len(group)):
-                second, second_writes = group[y]
-                if first == second or not (first_writes or second_writes):
-                    continue
-                kind = "WAW" if first_writes and second_writes else "RAW" if first_writes else "WAR"
-                pair = (kind, first, second)
-                span = found.get(pair)
-                found[pair] = (at, at + 1) if span is None else (min(span[0], at), max(span[1], at + 1))
-    producers = _producers(jobs, plans)
-    races = []
-    for (kind, first, second), (lo_block, hi_block) in found.items():
-        if not _depends(second, first, producers):
-            races.append((kind, jobs[first], jobs[second], lo_block * BLOCK_BYTES, hi_block * BLOCK_BYTES))
-    return races
-
-
-def _producers(jobs: list, plans: dict) -> list:
-    """Per job, the jobs whose register results it reads (its sources' latest writers)."""
-    writer_of: dict = {}
-    producers = []
-    for k, job in enumerate(jobs):
-        plan = plans[job.pc]
-        producers.append([writer_of[space] for space in plan.reads if space in writer_of])
-        for space in plan.writes:
-            writer_of[space] = k
-    return producers
-
-
-def _depends(later: int, earlier: int, producers: list) -> bool:
-    """Whether job ``later`` reads, through a chain of register results, a result of job ``earlier``."""
-    todo, seen = [later], set()
-    while todo:
-        k = todo.pop()
-        for p in producers[k]:
-            if p == earlier:
-                return True
-            if p > earlier and p not in seen:
-                seen.add(p)
-                todo.append(p)
-    return False

@@ -3,39 +3,37 @@ hardware loops, run on V as one job.
 
 Nothing on a function's scalar lane depends on vector or UB data (it holds MOV and the scalar ALU on
 a copy of S, ``post=`` and PUPDATE updates, and loop counts), so when the scalar unit reaches
-``VF.BEGIN`` the whole function is laid out at once, in four steps, each a part of this module:
+``VF.BEGIN`` the function is laid out at once (``Function.launch``): its instructions run on a
+``FunctionContext`` in the order its loops give (``emulator.function_expand``), each register
+instruction handing over its job; ``emulator.function_schedule`` places them (when each issues and
+completes); and the engine gets one V job whose footprint is everything the function touches and
+whose cost is its whole run, so flags, barriers and races treat it as one V instruction.
 
-1. ``expand``: the function's instructions run on a ``FunctionContext`` (its own copy of S, its own
-   V and P registers, zero at launch) in the order the hardware loops give; each register
-   instruction's binder resolves its addresses there and hands over its job, which the context
-   collects instead of the engine.
-2. ``schedule``: when each of those jobs issues and completes, relative to the launch: out of order
-   within the profile's instruction window, after the register results it reads (registers are
-   renamed: a later write never waits for an earlier read), within the issue rules, the units'
-   occupancy, and after every earlier UB access where a ``MEMBAR`` stands between.
-3. One job on V (``Function.launch``) whose footprint is everything the function touches and whose
-   cost is its whole run: flags, barriers and races treat the function as one V instruction.
-4. Its ``perform`` runs the function's jobs on a scratch copy of UB, checks which of its UB accesses
-   nothing orders (``inner_races``), and returns the UB blocks the function wrote. Without such a
-   race the jobs run in program order, which then gives exactly what the timed order gives; with
-   one they run again at their scheduled times (``_perform_timed``): registers as program order
-   gives them (renamed), UB as it stands at each job's start, so a load that overtakes an
-   unordered store reads the old data, as the cycle model says.
-
-A debugger run (one that may pause) steps through the function instead: ``Stepper`` performs one
-of its instructions per step, in program order, on the machine's UB and the function's registers.
+When that job starts, ``Function.perform`` runs the jobs on a scratch copy of UB in program order
+and checks which UB accesses nothing orders (``emulator.function_races``); with such a race it runs
+them again at their scheduled times (``emulator.function_timed``), so a load that overtakes an
+unordered store reads the old data, as the cycle model says. A launch of more than ``CHUNK`` items
+goes through each step a chunk at a time and keeps none of them: its data makes them again from its
+launch's S values. A debugger's run steps through the jobs instead (``emulator.function_steps``).
 """
 
 from __future__ import annotations
 
+import gc
+from typing import NamedTuple
+
 import numpy as np
 
+from emulator.accounting import TRACE_LIMIT
 from emulator.costs import Cost
 from emulator.faults import Fault
-from emulator.function_races import as_footprint, byte_span, inner_races, land_noting_masks, perform_timed, runs_of
-from emulator.function_schedule import END, ENDLOOP, LOOP, MEMBAR, SCALAR, InnerPlan, Schedule, schedule
+from emulator.function_expand import Expansion, fresh, jobs_of
+from emulator.function_races import BlockState, InnerOrder, byte_span, report
+from emulator.function_schedule import END, ENDLOOP, LOOP, MEMBAR, SCALAR, InnerPlan, Schedule, Scheduler, schedule
+from emulator.function_steps import Stepper
+from emulator.function_timed import TimedPerform
 from emulator.jobs import Job, footprint, land
-from emulator.semantics import implements
+from emulator.semantics import MASKED_LANES, implements
 from emulator.state import State
 from emulator.ub_ports import ports_of
 from isa import Inst
@@ -86,12 +84,14 @@ class FunctionContext(State):
         self.items.append(job)
 
 
-class FunctionStopped(Exception):
-    """The expansion of a function met a fault at ``pc``: what ran before it still runs."""
+class Kept(NamedTuple):
+    """A launch's schedule, kept by the values of the S registers its function names."""
 
-    def __init__(self, fault: Fault, pc: int, counts: dict) -> None:
-        super().__init__(fault.message)
-        self.fault, self.pc, self.counts = fault, pc, counts
+    plan: Schedule  # without its items
+    starts: list | None  # a short launch's jobs' times (its items are made again); None: a long one
+    ends: list | None
+    counts: dict  # how many times each pc ran
+    instructions: int
 
 
 class Function:
@@ -126,79 +126,27 @@ class Function:
         self.scalar_cycles = {b.pc: costs.s_cycles(b.inst) for b in body if self.kinds[self.pcs.index(b.pc)] == SCALAR}
         self.plans: dict[int, InnerPlan] = {}
         self.beats: dict = {}  # pc -> (first row in the banks' period << 16 | rows) -> its UB beats
-        # The S registers it names, at launch -> (the launch's Schedule, its jobs' starts and ends,
-        # its footprint). A launch's items depend on those values alone (nothing on the scalar lane
-        # reads data), so a launch from the same values has the same schedule: a loop that launches
-        # a function again and again schedules it once. Gathers and scatters (priced by their data)
-        # are not kept.
+        # Its UB accesses, one slot each (emulator.function_races), and which write; none writes: no race
+        accesses = [b for b in body if b.inst.row.family in _UB_READERS + _UB_WRITERS]
+        self.ub_slots = {b.pc: slot for slot, b in enumerate(accesses)}
+        self.slot_pcs = [b.pc for b in accesses]
+        self.slot_writes = [b.inst.row.family in _UB_WRITERS for b in accesses]
+        self.may_race = any(self.slot_writes)
+        self.masked_lanes = {b.pc: (_mask_operand(b.inst), b.inst.type.size) for b in body
+                             if b.inst.row.family in MASKED_LANES}
+        self._block_state: BlockState | None = None
+        # The S registers it names, at launch -> its schedule (``Kept``). A launch's items depend on
+        # those values alone (nothing on the scalar lane reads data), so a launch from the same values
+        # has the same schedule: a loop that launches a function again and again schedules it once.
+        # Gathers and scatters (priced by their data) are not kept.
         self.schedules: dict = {}
 
-    # -- 1. the function's instructions, in the order its loops give ------------------------------------
-    def expand(self, ctx: FunctionContext, budget: int, steps: list | None = None) -> dict:
-        """Run the body on ``ctx`` (collecting jobs and markers in ``ctx.items``); returns how many
-        times each pc ran. ``budget``: the instructions it may run before the run's limit. ``steps``,
-        when given, receives ``(pc, job or None, S after it, (iteration, count) of each open loop)``
-        for every instruction run."""
-        pcs, runs, kinds, match, counts_of = self.pcs, self.runs, self.kinds, self.match, self.counts
-        items = ctx.items
-        counts = [0] * len(pcs)
-        stack: list = []  # [index of LOOP, iterations left, iterations in all]
-        i, n, ran = 0, len(pcs), 0
-        while i < n:
-            if ran == budget:  # this instruction would pass --max-instructions
-                raise self._stopped(ctx, Fault("--max-instructions reached inside a vector function", kind="limit"),
-                                    i, stack, counts)
-            kind = kinds[i]
-            counts[i] += 1
-            ran += 1
-            before = len(items)
-            if steps is not None:  # which iteration of each open loop this instruction runs in
-                inside = tuple((total - left + 1, total) for _, left, total in stack)
-                here = pcs[i]
-            if kind is None:  # a register instruction: its binder hands over its job
-                try:
-                    runs[i](ctx)
-                except Fault as fault:
-                    raise self._stopped(ctx, fault, i, stack, counts) from None
-            elif kind == SCALAR:  # the scalar lane: its binder does the work, the front end spends its cycles
-                runs[i](ctx)
-                items.append((SCALAR, pcs[i]))
-            elif kind == ENDLOOP:
-                top = stack[-1]
-                top[1] -= 1
-                if top[1]:
-                    i = top[0]  # its LOOP: the body again, after it
-                else:
-                    stack.pop()
-            elif kind == LOOP:
-                count = counts_of[i]
-                times = count.imm if count.reg is None else ctx.s[count.reg]
-                if times < 0:  # (a negative immediate is refused before the program runs)
-                    raise self._stopped(ctx, Fault(f"LOOP count S{count.reg} = {times} is negative"), i, stack, counts)
-                items.append((LOOP, pcs[i]))
-                if times == 0:
-                    i = match[i]  # its ENDLOOP: go on after it
-                else:
-                    stack.append([i, times, times])
-            elif kind == MEMBAR:
-                items.append((MEMBAR, pcs[i]))
-            if steps is not None:
-                job = items[-1] if len(items) > before and items[-1].__class__ is Job else None
-                steps.append((here, job, tuple(ctx.s), inside))
-            i += 1
-        return {pc: count for pc, count in zip(pcs, counts, strict=True) if count}
+    def block_state(self, blocks: int) -> BlockState:
+        """Per UB block, what a later access can still race with (made at the first launch that needs it)."""
+        if self._block_state is None:
+            self._block_state = BlockState(len(self.slot_pcs), blocks)
+        return self._block_state
 
-    def _stopped(self, ctx, fault: Fault, i: int, stack: list, counts: list) -> FunctionStopped:
-        """A fault inside the function at body index ``i``, with the iteration of each open loop,
-        and how often each instruction ran up to it (the faulting one included)."""
-        if stack:
-            where = ", ".join(f"iteration {total - left + 1} of {total} of the LOOP at "
-                              f"{ctx.machine.describe(self.pcs[j])}" for j, left, total in stack)
-            fault.message = f"{fault.message} ({where})"
-        ran = {pc: count for pc, count in zip(self.pcs, counts, strict=True) if count}
-        return FunctionStopped(fault, self.pcs[i], ran)
-
-    # -- 2. when each job issues and completes -------------------------------------------------------
     def account(self, counts: dict, stats) -> None:
         """Each instruction's cycles in ``stats``: its latency (a LOOP its start-up, a MEMBAR its
         cycles, a scalar instruction its own) times how often it ran."""
@@ -213,32 +161,67 @@ class Function:
             if cycles:
                 stats[pc].cycles += n * cycles
 
-    # -- 3. the launch: one job on V ------------------------------------------------------------------
+    # -- the launch: its schedule, and one job on V -------------------------------------------------------
     def launch(self, m) -> int:
-        """VF.BEGIN's action on the scalar unit: lay the function out and hand it to V as one job.
-        A fault inside it stops the run at its instruction; the instructions before it run."""
-        stepping = m.stepping
-        items: list = []
-        ctx = FunctionContext(m, items, stepping)
-        key = tuple([ctx.s[r] for r in self.arguments])
-        steps: list | None = [] if stepping else None
-        stopped = None
+        # Python's cyclic garbage collector is paused while a launch is laid out or performed: a launch
+        # makes a job (a few objects) per instruction, at most ``CHUNK`` items at a time, which reference
+        # counting frees chunk by chunk (nothing in a chunk refers back to it once the next is made);
+        # the collector would otherwise scan every live job again and again as they are made, which
+        # doubled the time of a long launch. It runs as before once the launch is done.
+        collecting = gc.isenabled()
+        gc.disable()
         try:
-            counts = self.expand(ctx, m.instruction_budget(), steps)
-        except FunctionStopped as stop:
-            counts, stopped = stop.counts, stop
+            return self._launch(m)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _launch(self, m) -> int:
+        """VF.BEGIN's action on the scalar unit: lay the function out and hand it to V as one job.
+        A fault inside it stops the run at its instruction; the instructions before it run. A launch
+        of more than ``CHUNK`` items is laid out a chunk at a time and keeps none of them: its data
+        moves by making them again when the job starts (``perform``)."""
+        stepping = m.stepping
+        ctx = FunctionContext(m, [], stepping)
+        launched_s = list(ctx.s)
+        key = tuple([ctx.s[r] for r in self.arguments])
+        budget = m.instruction_budget()
         engine = m.engine
-        kept = self.schedules.get(key) if stopped is None else None
-        if kept is None:
-            plan = schedule(self, items)
-            reads, writes = (as_footprint(firsts, ends) for firsts, ends, _ in plan.runs)
-            if stopped is None and not plan.refined:
-                if len(self.schedules) >= _KEPT_SCHEDULES:
-                    self.schedules.clear()
-                self.schedules[key] = (plan._replace(jobs=None), [job.start for job in plan.jobs],  # not its jobs:
-                                       [job.end for job in plan.jobs], reads, writes)  # they hold their data
+        steps: list | None = [] if stepping else None
+        kept = self.schedules.get(key)
+        slices = None  # a long launch's instructions' trace slices, kept as it is laid out
+        if kept is not None and kept.starts is None and kept.instructions <= budget and not engine.trace_on:
+            plan, counts, stopped = kept.plan, kept.counts, None  # a long launch laid out before
         else:
-            plan, reads, writes = _replay(kept, items)
+            expansion = Expansion(self, ctx, budget, steps)
+            items = expansion.next(CHUNK)
+            if expansion.done:  # a short launch: its items stay for its data
+                stopped = expansion.stopped
+                counts = stopped.counts if stopped is not None else expansion.counted()
+                if kept is not None and kept.starts is not None and stopped is None:
+                    plan = _replay(kept, items)
+                else:
+                    plan = schedule(self, items)
+                    if stopped is None and not plan.refined:
+                        self._keep(key, Kept(plan._replace(items=None), [job.start for job in jobs_of(items)],
+                                             [job.end for job in jobs_of(items)], counts, sum(counts.values())))
+            else:
+                scheduler = Scheduler(self)
+                slices = [] if engine.trace_on else None
+                while True:
+                    scheduler.feed(items)
+                    if slices is not None:
+                        _note_slices(slices, items, self.plans, keep=False)
+                    if expansion.done:
+                        break
+                    items = None  # (only one chunk at a time is alive)
+                    items = expansion.next(CHUNK)
+                stopped = expansion.stopped
+                counts = stopped.counts if stopped is not None else expansion.counted()
+                plan = scheduler.result()
+                items = ctx.items = None  # a long launch keeps none of its items: its data makes them again
+                if stopped is None and not plan.refined:
+                    self._keep(key, Kept(plan, None, None, counts, sum(counts.values())))
         self.account(counts, engine.stats)
         # Gathers and scatters cost what their indices ask of the sub-banks: a launch that holds any
         # is scheduled again once it has run (``perform``, or a debugger's last step), and a timed run
@@ -246,81 +229,93 @@ class Function:
         priced = plan.refined
         if not priced:
             engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
-        job = Job(self.begin, None, footprint_reads=reads, footprint_writes=writes)
+        job = Job(self.begin, None, footprint_reads=plan.reads, footprint_writes=plan.writes)
         job.cost = Cost(plan.cycles, plan.cycles)
         job.priced_at_start = priced
         if engine.trace_on:
-            job.placed = lambda outer: _trace_inside(engine, outer, plan.jobs, self.plans)
+            job.placed = lambda outer: _trace_inside(engine, outer, slices if slices is not None else
+                                                     _note_slices([], plan.items, self.plans))
         if stepping:  # the steps move the data (``Stepper``); the job keeps the function's time on V
-            m.stepper = Stepper(self, ctx, steps, stopped, plan, job, items if priced else None)
+            m.stepper = Stepper(self, ctx, steps, stopped, plan, job)
             m.submit(job)
             m.settle()
             return steps[0][0] if steps else stopped.pc
         m.add_function_counts(counts)
-        job.perform = lambda: self.perform(m, ctx, plan, reads, writes, job, items if priced else None)
+        job.perform = lambda: self.perform(m, ctx, plan, job, launched_s, budget)
         m.submit(job)
         if stopped is not None:
             m.pc = stopped.pc  # the fault names the function's instruction, once what came before has run
             raise stopped.fault
         return self.after
 
+    def _keep(self, key: tuple, kept: Kept) -> None:
+        if len(self.schedules) >= _KEPT_SCHEDULES:
+            self.schedules.clear()
+        self.schedules[key] = kept
+
     def price(self, engine, items: list, outer: Job) -> Schedule:
         """Schedule a launch whose gathers and scatters have run (their lanes known), give its V job
         ``outer`` that cost, and count its stalls."""
-        plan = schedule(self, items)
+        return self._priced(engine, schedule(self, items), outer)
+
+    def _priced(self, engine, plan: Schedule, outer: Job) -> Schedule:
         outer.cost = Cost(plan.cycles, plan.cycles)
         engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
         return plan
 
-    # -- 4. the data -----------------------------------------------------------------------------------
-
-    def _perform_in_order(self, jobs: list, plan: Schedule, ub: np.ndarray) -> tuple:
-        """Perform the jobs in program order, each landing at once; returns the UB blocks they
-        read and wrote (``Schedule.runs``, refined where a job's blocks are known only now) and, per
-        masked store, the blocks it wrote lanes of (its footprint is its whole VL)."""
-        masked: dict = {}  # job index -> the UB blocks a masked store wrote lanes of
-        if not plan.refined:
-            for k, job in enumerate(jobs):
-                self._running = job
-                written = job.perform()
-                if len(written) == 3 and written[0].__class__ is not tuple:  # jobs.land, for one bare write
-                    array, index, values = written
-                    array[index] = values
-                else:
-                    land_noting_masks(written, ub, k, masked)
-            return plan.runs, masked
-        for job in jobs:
-            self._running = job
-            if job.refine is not None:  # a gather's or scatter's precise blocks, from its indices now
-                job.reads, job.writes = job.refine()
-                job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
-            land(job.perform())
-        return runs_of(jobs), masked
-
-    def perform(self, m, ctx: FunctionContext, plan: Schedule, reads: dict, writes: dict, outer: Job,
-                items: list | None):
-        """Run the function's jobs on the scratch copy of UB and return the UB blocks it wrote. With
-        ``items`` (its gathers and scatters cost what their lanes ask), schedule them again once they
-        have run, and give the V job ``outer`` that cost."""
-        scratch = ctx.ub
-        lo, hi = byte_span(reads, writes)
-        scratch[lo:hi] = m.ub[lo:hi]
-        ctx.v.fill(0)  # every function starts with V and P zero (the file is shared by launches)
-        ctx.p.fill(False)
-        jobs = plan.jobs
+    # -- the data: when the V job starts -----------------------------------------------------------------
+    def perform(self, m, ctx: FunctionContext, plan: Schedule, outer: Job, launched_s: list, budget: int):
+        collecting = gc.isenabled()  # paused, as in ``launch``
+        gc.disable()
         try:
-            runs, masked = self._perform_in_order(jobs, plan, scratch)
+            return self._perform(m, ctx, plan, outer, launched_s, budget)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _perform(self, m, ctx: FunctionContext, plan: Schedule, outer: Job, launched_s: list, budget: int):
+        """Run the function's jobs on the scratch copy of UB, in program order, checking which of its
+        UB accesses nothing orders (``InnerOrder``); with such a race, run them again at their
+        scheduled times (``TimedPerform``), so a load that overtakes an unordered store reads the old
+        data, as the cycle model says. A launch with gathers or scatters is priced again now, and
+        its V job ``outer`` given that cost. Returns the UB blocks the function wrote."""
+        scratch = ctx.ub
+        lo, hi = byte_span(plan.reads, plan.writes)
+        scratch[lo:hi] = m.ub[lo:hi]
+        items = plan.items
+        order = None
+        if self.may_race and not plan.apart:  # (a stream's accesses never meet: nothing to check)
+            order = InnerOrder(self, scratch, None if items is None else jobs_of(items))
+        try:
+            if items is not None:  # a short launch: its items are at hand, and their times
+                fresh(ctx)
+                self._in_order(items, order, ctx)
+                if plan.refined:
+                    self.price(m.engine, items, outer)
+            else:  # a long one: made again, chunk by chunk (timed again only for its price)
+                ctx = self._context(m, launched_s)
+                expansion = Expansion(self, ctx, budget)
+                scheduler = Scheduler(self) if plan.refined else None
+                while not expansion.done:
+                    chunk = expansion.next(CHUNK)
+                    self._in_order(chunk, order, ctx)
+                    if scheduler is not None:
+                        scheduler.feed(chunk)
+                    if order is not None:
+                        order.flush()
+                    chunk = None  # (only one chunk at a time is alive)
+                if scheduler is not None:
+                    self._priced(m.engine, scheduler.result(), outer)
         except Fault as fault:  # a job's own fault (a gather index outside UB): at its instruction
             raise m.fault_at(fault, self._running.pc) from None
-        if items is not None:
-            plan = self.price(m.engine, items, outer)
-        races = inner_races(jobs, plan.membars, runs, self.plans, masked)
+        races = order.finish() if order is not None else None
         if races:
-            m.engine.function_races(races)
             # Nothing orders some accesses: the data is what their scheduled times give.
             scratch[lo:hi] = m.ub[lo:hi]
-            perform_timed(ctx, jobs, self.plans)
-        entry = writes.get("ub")
+            wanted = {k for race in races for k in (race[2], race[4])}
+            times = self._timed(m, ctx, items, launched_s, budget, wanted)
+            report(m.engine, races, times.__getitem__)
+        entry = plan.writes.get("ub")
         if entry is None:
             return ()
         runs, first, end = entry
@@ -330,83 +325,98 @@ class Function:
             where = np.concatenate([np.arange(a * BLOCK_BYTES, b * BLOCK_BYTES) for a, b in runs])
         return m.ub, where, scratch[where]
 
+    def _context(self, m, launched_s: list) -> FunctionContext:
+        """A long launch's context made again: S as at its launch, V and P zero, the scratch UB."""
+        ctx = FunctionContext(m, [])
+        ctx.s[:] = launched_s
+        return ctx
 
-class Stepper:
-    """A function run one instruction a step (a debugger's run): each step performs its job, in
-    program order, on the machine's UB and the function's registers, and sets S as it stood then."""
+    def _in_order(self, items: list, order: InnerOrder | None, ctx: FunctionContext) -> None:
+        """Perform the items' jobs in program order, each landing at once, each seen by ``order``."""
+        p = ctx.p
+        for item in items:
+            if item.__class__ is tuple:
+                if item[0] == MEMBAR and order is not None:
+                    order.membar()
+                continue
+            self._running = item
+            if item.refine is not None:  # a gather's or scatter's precise blocks, from its indices now
+                item.reads, item.writes = item.refine()
+                item.footprint_reads, item.footprint_writes = footprint(item.reads), footprint(item.writes)
+            written = item.perform()
+            if order is not None:
+                order.step(item, written, p)
+            if len(written) == 3 and written[0].__class__ is not tuple:  # jobs.land, for one bare write
+                array, index, values = written
+                array[index] = values
+            else:
+                land(written)
 
-    def __init__(self, function: Function, ctx: FunctionContext, steps: list,
-                 stopped: FunctionStopped | None, plan: Schedule, outer: Job, items: list | None) -> None:
-        self.function, self.ctx, self.steps, self.stopped, self.plan = function, ctx, steps, stopped, plan
-        self.outer, self.items = outer, items  # the V job, and what to schedule again once the steps ran
-        self.k = 0
-        self.masked: dict = {}  # as ``Function._perform_in_order`` finds them
-        self.index = {id(job): k for k, job in enumerate(plan.jobs)}
-
-    def loops(self) -> tuple:
-        """(iteration, count) of each loop the next instruction is in, outermost first."""
-        return self.steps[self.k][3] if self.k < len(self.steps) else ()
-
-    def step(self, m) -> int:
-        if self.k == len(self.steps):  # the instruction that faults
-            m.stepper = None
-            self._races(m)
-            raise self.stopped.fault
-        _, job, s_after, _ = self.steps[self.k]
-        if job is not None:
-            if job.refine is not None:  # a gather's or scatter's precise blocks, from its indices now
-                job.reads, job.writes = job.refine()
-                job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
-            with np.errstate(all="ignore"):
-                land_noting_masks(job.perform(), self.ctx.ub, self.index[id(job)], self.masked)
-        self.ctx.s[:] = s_after
-        self.k += 1
-        if self.k == len(self.steps):
-            if self.stopped is not None:
-                return self.stopped.pc
-            m.stepper = None
-            self._races(m)
-            return self.function.after
-        return self.steps[self.k][0]
-
-    def _races(self, m) -> None:
-        """The races of the function, found once its steps have run (as its launch finds them); a
-        function with gathers or scatters is priced now, as its ``perform`` prices it."""
-        if self.items is not None and self.stopped is None:
-            self.plan = self.function.price(m.engine, self.items, self.outer)
-            self.outer.priced_at_start = False  # the engine may place it now
-        jobs = self.plan.jobs
-        found = inner_races(jobs, self.plan.membars, runs_of(jobs), self.function.plans, self.masked)
-        if found:
-            m.engine.function_races(found)
+    def _timed(self, m, ctx: FunctionContext, items: list | None, launched_s: list, budget: int,
+               wanted: set) -> dict:
+        """Perform the launch's jobs again, at their scheduled times (a long launch: made again and
+        scheduled again); returns the times of the ``wanted`` jobs (by index in program order)."""
+        if items is not None:
+            fresh(ctx)
+            timed = TimedPerform(ctx, self.plans)
+            jobs = jobs_of(items)
+            timed.add(jobs)
+            timed.finish()
+            return {k: (jobs[k].start, jobs[k].end) for k in wanted}
+        ctx = self._context(m, launched_s)
+        timed = TimedPerform(ctx, self.plans)
+        expansion, scheduler = Expansion(self, ctx, budget), Scheduler(self)
+        times: dict = {}
+        while not expansion.done:
+            chunk = expansion.next(CHUNK)
+            scheduler.feed(chunk)
+            first = timed.k
+            jobs = jobs_of(chunk)
+            times.update((k, (jobs[k - first].start, jobs[k - first].end)) for k in wanted
+                         if first <= k < first + len(jobs))
+            timed.add(jobs)
+            timed.run_until(scheduler.front)  # no job still to come starts before the front end's cycle
+            chunk = jobs = None  # (only one chunk at a time is alive)
+        timed.finish()
+        return times
 
 
-def _trace_inside(engine, outer: Job, jobs: list, plans: dict) -> None:
+def _note_slices(slices: list, items: list, plans: dict, keep: bool = True) -> list:
+    """Add the items' jobs to a launch's trace slices ``(pc, start, end, release, job)``, up to the trace's
+    limit (``keep`` False: without the jobs, which a long launch does not keep)."""
+    room = TRACE_LIMIT - len(slices)
+    for job in jobs_of(items):
+        if room <= 0:
+            break
+        slices.append((job.pc, job.start, job.end, job.start + plans[job.pc].occupancy, job if keep else None))
+        room -= 1
+    return slices
+
+
+def _trace_inside(engine, outer: Job, slices: list) -> None:
     """The function's instructions as slices inside the function's slice on V, at their own cycles."""
     parent = len(engine.slices) - 1
     if parent < 0 or engine.slices[parent][4] is not outer:
         return  # the function's own slice was not kept (past the trace limit)
     base = outer.start
-    for job in jobs:
-        start = base + job.start
-        engine.trace_slice("V", job.pc, start, base + job.end, job, start + plans[job.pc].occupancy)
+    for pc, start, end, release, job in slices:
+        engine.trace_slice("V", pc, base + start, base + end, job, base + release)
         engine.trace_parents[len(engine.slices) - 1] = parent
 
 
 _KEPT_SCHEDULES = 64  # launches' schedules kept per function (by the S values they name); more: start again
+CHUNK = 8192  # items a launch lays out and performs at a time: a longer launch keeps none of them
 
 
-def _replay(kept: tuple, items: list) -> tuple:
+def _replay(kept: Kept, items: list) -> Schedule:
     """A kept schedule for this launch's ``items`` (the same S gave the same items): its jobs are
-    these items' jobs, at the kept times. Returns the Schedule and the function's footprint."""
-    plan, starts, ends, reads, writes = kept
-    jobs = [item for item in items if item.__class__ is not tuple]
-    for job, start, end in zip(jobs, starts, ends, strict=True):
+    these items' jobs, at the kept times."""
+    for job, start, end in zip(jobs_of(items), kept.starts, kept.ends, strict=True):
         job.start = start
         job.end = end
         if job.footprint_writes is None:  # binders set both footprints or neither
             job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
-    return plan._replace(jobs=jobs), reads, writes
+    return kept.plan._replace(items=items)
 
 
 def _arguments(insts) -> set:
@@ -416,6 +426,16 @@ def _arguments(insts) -> set:
         for value, operand in zip(inst.operands, inst.row.operands, strict=True):
             named.add(value if operand.kind is Kind.SREG else getattr(value, "reg", None))
     return named - {None, 0}
+
+
+def _mask_operand(inst: Inst) -> int:
+    """The mask register of an instruction of a masked family: its last mask-register operand."""
+    return [value for value, operand in zip(inst.operands, inst.row.operands, strict=True)
+            if operand.kind is Kind.PREG][-1]
+
+
+_UB_READERS = ("vld", "pld", "vgather_ub")
+_UB_WRITERS = ("vst", "pst", "vscatter")
 
 
 def _kind(inst: Inst) -> str | None:

@@ -121,13 +121,14 @@ class RaceCheck:
             self._name_race(kind, first.pc, second.pc, where)
 
     def function_races(self, found: list) -> None:
-        """Races inside a vector function (``emulator.function_races.inner_races``): accesses of one
-        launch that no MEMBAR or register dependency orders."""
-        for kind, first, second, start, end in found:
+        """Races inside a vector function (``emulator.function_races.InnerOrder``): accesses of one
+        launch that no MEMBAR or register dependency orders, ``(kind, first, second, start byte, end
+        byte, times found)`` per pair of instructions (the first pair of accesses found names it)."""
+        for kind, first, second, start, end, times in found:
             # they overlapped when the later one acted before the earlier one's write had landed (RAW,
             # WAW), or its write landed before the earlier one read (WAR): else only order says so
             met = second.end <= first.start if kind == "WAR" else second.start < first.end
-            self._name_race(kind, first.pc, second.pc, ("ub", start, end), inside=True, latent=not met)
+            self._name_race(kind, first.pc, second.pc, ("ub", start, end), inside=True, latent=not met, times=times)
 
     def advice(self, first: dict, second: dict) -> str:
         """What orders two instructions of these pipes: a flag from the first's pipe to the second's
@@ -160,18 +161,18 @@ class RaceCheck:
         return [*self.races.values(), *(r for key, r in self.latent.items() if key not in self.races)]
 
     def _name_race(self, kind: str, first: int, second: int, where, inside: bool = False,
-                   latent: bool = False) -> None:
+                   latent: bool = False, times: int = 1) -> None:
         key = (kind, first, second)
         race = self.races.get(key)
         if race is not None:
-            race.count += 1
+            race.count += times
             return
         space, start, end = where
         if space in REGISTER_SPACES:  # reported as bytes of the register file, V or P
             base = int(space[1:]) * 256
             space, start, end = space[0], base + start, base + end
         a, b = self.m.who(first), self.m.who(second)
-        self.races[key] = race = Race(kind, a, b, space, start, end, inside=inside, latent=latent,
+        self.races[key] = race = Race(kind, a, b, space, start, end, times, inside=inside, latent=latent,
                                       advice="" if inside else self.advice(a, b))
         if self.strict:
             raise self.m.fault_at(Fault(race_title(race), kind="race"), second)

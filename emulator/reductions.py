@@ -143,7 +143,7 @@ def kernel(op: str, etype: ElementType, order: str = "vi"):
     return extremes
 
 
-@implements("vreduce")
+@implements("vreduce", masked_lanes=True)
 def bind_vreduce(inst: Inst, pc: int):
     """VREDUCE.O.T Vd, Va, Pm: lane 0 of Vd the sum (the pairwise tree) or the max or min of Pm's
     lanes of Va, lane 1 the max's or min's lane (unsigned, T's size), every other byte zero. A

@@ -109,7 +109,7 @@ def bind_varange(inst: Inst, pc: int):
     return run
 
 
-@implements("vcompare")
+@implements("vcompare", masked_lanes=True)
 def bind_vcompare(inst: Inst, pc: int):
     """Pd's w bits of each lane: a C b (or a C scalar); lanes outside Pm false."""
     pd, va, other, pm = inst.operands
@@ -169,7 +169,7 @@ def bind_plogic(inst: Inst, pc: int):
     return _runner(pc, next_pc, perform, reads, writes)
 
 
-@implements("vfma")
+@implements("vfma", masked_lanes=True)
 def bind_vfma(inst: Inst, pc: int):
     """VAXPY (d = a * s + d), VMLA (d = a * b + d), VMADD (d = a * d + b): Vd is read and written,
     the sum rounded once; lanes outside Pm zero."""

@@ -41,7 +41,7 @@ def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
     return compute
 
 
-@implements("vbinary")
+@implements("vbinary", masked_lanes=True)
 def bind_vbinary(inst: Inst, pc: int):
     vd, va, vb, pm = inst.operands
     next_pc = pc + inst.size
@@ -66,7 +66,7 @@ def bind_vbinary(inst: Inst, pc: int):
     return _lanes_runner(inst, pc, (va, vb), pm, vd)
 
 
-@implements("vunary")
+@implements("vunary", masked_lanes=True)
 def bind_vunary(inst: Inst, pc: int):
     vd, va, pm = inst.operands
     return _lanes_runner(inst, pc, (va,), pm, vd)
@@ -85,7 +85,7 @@ def _lanes_runner(inst: Inst, pc: int, srcs: tuple, pm: int, vd: int):
     return run
 
 
-@implements("vscalar")
+@implements("vscalar", masked_lanes=True)
 def bind_vscalar(inst: Inst, pc: int):
     vd, va, ref, pm = inst.operands
     next_pc = pc + inst.size

@@ -88,7 +88,7 @@ def bind_vld(inst: Inst, pc: int):
     return run
 
 
-@implements("vst")
+@implements("vst", masked_lanes=True)
 def bind_vst(inst: Inst, pc: int):
     ref, vs, pm = inst.operands
     width = inst.type.size

@@ -33,9 +33,13 @@ BINDERS: dict[str, Callable[[Inst, int], Callable]] = {}
 # Families whose jobs refine their footprint when they start (from index registers read then): the
 # scoreboard's view of them depends on when they start, so their programs always run timed.
 REFINES: set[str] = set()
+# Register families that read their vector sources only in the active lanes of their mask (the last
+# mask-register operand, lanes of the element type's size): a loaded lane no such instruction
+# enables is not used, so a race on its bytes cannot change a result (emulator.function_races).
+MASKED_LANES: set[str] = set()
 
 
-def implements(*families: str, refines: bool = False):
+def implements(*families: str, refines: bool = False, masked_lanes: bool = False):
     """Register a binder ``binder(inst, pc) -> run`` for the named table families."""
 
     def register(binder):
@@ -45,6 +49,8 @@ def implements(*families: str, refines: bool = False):
             BINDERS[family] = binder
             if refines:
                 REFINES.add(family)
+            if masked_lanes:
+                MASKED_LANES.add(family)
         return binder
 
     return register

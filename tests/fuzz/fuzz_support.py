@@ -155,10 +155,6 @@ def product_frame(exc: BaseException):
 #     # test_register_number_past_int_digit_limit
 #     KnownBug("asm-register-digit-limit", (ValueError,), ("assembler/parser.py", "register_of"), "Exceeds the limit"),
 KNOWN_BUGS: list[KnownBug] = [
-    # test_fuzz_regressions.py::test_a_paused_run_and_a_launch_agree_on_a_masked_store: inside a function,
-    # a VST under an all-false mask writes no block; the launch still names a WAR with an earlier load
-    # of those blocks, the stepped (paused) run does not.
-    KnownBug("paused-function-races", (Symptom,), text="a paused run misses races inside a vector function"),
 ]
 
 

@@ -606,8 +606,6 @@ def run_everywhere(program: Program, strict: bool, again: str | None = None, pau
             first = check_run(program, profile, strict)
             if again is not None:
                 second = check_run(program, profile, strict, again, pauses)
-                if again == "paused" and second != first and _misses_function_races(program, first, second):
-                    raise F.Symptom("a paused run misses races inside a vector function")
                 if again == "paused" and second != first and _differ_in_races_alone(first, second):
                     raise F.Symptom(PAUSED_RACES)
                 assert second == first, f"a {again} run of the program on {profile} reports differently"
@@ -625,17 +623,6 @@ def _differ_in_races_alone(first: dict, second: dict) -> bool:
     """Whether two reports differ only in their races (and the verdict, which counts them)."""
     return {k: v for k, v in first.items() if k not in ("races", "verdict")} == \
         {k: v for k, v in second.items() if k not in ("races", "verdict")}
-
-
-def _misses_function_races(program: Program, first: dict, second: dict) -> bool:
-    """Whether the first report has a race between two instructions of one function that the
-    second lacks."""
-    spans = S.function_spans([inst for _, inst in isa.decode_program(program.words)])
-
-    def inside(race) -> bool:
-        return any(lo < race["first"]["pc"] <= hi and lo < race["second"]["pc"] <= hi for lo, hi in spans)
-
-    return any(inside(race) and race not in second.get("races", []) for race in first.get("races", []))
 
 
 AGAIN = (None, None, None, None, None, "plain", "trace", "paused")
