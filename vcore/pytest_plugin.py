@@ -22,11 +22,19 @@ Lines of a program (comments, so the program still assembles):
 
 Point it at folders with ``pytest --vcore-programs DIR`` (repeatable) or the ini option
 ``vcore_programs``. Float expectations are rounded to the element type first and compared bit for
-bit (``nan`` matches any NaN), unless ``within N ulp`` is given.
+bit (``nan`` matches any NaN), unless ``within N ulp`` is given. Every EXPECT line, ``=`` and ``~=``,
+reads the memory it names: ``ub<K>:`` is core K's UB (``ub:`` core 0's), and a core past the run's
+is an error. A value must be one its element type holds: an integer in the type's range (s8
+-128..127, u8 0..255, ... u32 0..4294967295; ``Sn`` a signed 64-bit value), a float no larger than
+the type's largest finite value (``inf`` where the type has one); it is not wrapped or rounded to inf.
+A line that cannot be read or done (a bad spec, value, register, file or address) fails the program
+with one line, ``FILE:LINE: what is wrong``; so does a line that starts ``EXPECT`` but is none of the
+forms above.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -39,6 +47,12 @@ _FAULT = re.compile(r"^\s*(?:;|//)\s*EXPECT-FAULT\s+(?P<text>.+?)\s*$", re.IGNOR
 _RACE = re.compile(r"^\s*(?:;|//)\s*EXPECT-RACE\s+(?P<kind>RAW|WAR|WAW)\s*$", re.IGNORECASE)
 _CLOSE = re.compile(r"^\s*(?:;|//)\s*EXPECT\s+(?P<what>\S+)\s*~=\s*(?P<file>\S+)(?P<tolerances>(?:\s+\w+=\S+)*)\s*$",
                     re.IGNORECASE)
+# A line meant as an EXPECT line that none of the above read: upper case EXPECT (prose such as
+# "; Expected: ..." or "; expect ..." is left alone), or EXPECT- in any case.
+_ANY_EXPECT = re.compile(r"^\s*(?:;|//)\s*(?:EXPECT\b|(?i:expect-))")
+_REGISTER = re.compile(r"[Ss](?P<index>\d+)")
+_S_REGISTERS = 32  # S0..S31
+_S_RANGE = (-(1 << 63), (1 << 63) - 1)  # an S register holds a signed 64-bit value
 
 
 def pytest_addoption(parser) -> None:
@@ -81,13 +95,15 @@ def _ulps(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
 
 class ProgramItem(pytest.Item):
     def runtest(self) -> None:
-        from isa import TYPES
-        from isa.values import dtype_of, float_bits
         from vcore.inline import InlineError, build, is_setup_line, read_setup
-        from vcore.specs import parse_dump
 
-        text = self.path.read_text()
-        expects, faults, races, close = [], [], set(), []
+        text = _read_text(self.path)
+        try:
+            setup = read_setup(self.path, text)
+        except InlineError as err:
+            raise ProgramFailure(str(err)) from None
+        cores = setup.cores or 1
+        checks, faults, races = [], [], set()
         for lineno, line in enumerate(text.splitlines(), start=1):
             where = f"{self.path}:{lineno}"
             if is_setup_line(line):
@@ -95,19 +111,27 @@ class ProgramItem(pytest.Item):
             if m := _FAULT.match(line):
                 faults.append(m.group("text"))
             elif m := _CLOSE.match(line):
-                close.append((where, m.group("what"), m.group("file"), _tolerances(where, m.group("tolerances"))))
+                checks.append(_close_check(where, m.group("what"), self.path.parent / m.group("file"),
+                                           _tolerances(where, m.group("tolerances")), cores))
             elif m := _EXPECT.match(line):
-                expects.append((lineno, m.group("what"), m.group("values").split(), m.group("ulp")))
+                what, values, ulp = m.group("what"), m.group("values").split(), m.group("ulp")
+                if _REGISTER.fullmatch(what):
+                    checks.append(_register_check(where, what, values, ulp))
+                else:
+                    checks.append(_memory_check(where, what, values, ulp, cores))
             elif m := _RACE.match(line):
                 races.add(m.group("kind").upper())
-        if not expects and not faults and not close:
+            elif _ANY_EXPECT.match(line):
+                shown = line.strip() if len(line.strip()) <= 60 else line.strip()[:57] + "..."
+                raise ProgramFailure(f"{where}: not an EXPECT line: '{shown}' (the forms: EXPECT SPACE:ADDR:TYPE:COUNT "
+                                     f"= V ... [within N ulp], EXPECT SPACE:ADDR:TYPE:COUNT ~= FILE.npy [rtol=R] "
+                                     f"[atol=A], EXPECT Sn = V, EXPECT-FAULT TEXT, EXPECT-RACE RAW|WAR|WAW)")
+        if not checks and not faults:
             raise ProgramFailure(f"{self.path}: no EXPECT lines")
         try:
-            setup = read_setup(self.path, text)
             machine = build(setup)
         except InlineError as err:
             raise ProgramFailure(str(err)) from None
-        cores = setup.cores
         result = machine.run(**setup.limits())
         if faults:
             if result.fault is None:
@@ -124,38 +148,8 @@ class ProgramItem(pytest.Item):
                                 f"line {r.second['line']}" for r in found_races)
             raise ProgramFailure(f"{self.path}: races {sorted(found) or 'none'} ({details or '-'}), "
                                  f"expected {sorted(races) or 'none'}")
-        for lineno, what, values, ulp in expects:
-            where = f"{self.path}:{lineno}"
-            reg = re.fullmatch(r"[Ss](\d+)", what)
-            if reg:
-                got = machine.s[int(reg.group(1))]
-                if len(values) != 1 or int(values[0], 0) != got:
-                    raise ProgramFailure(f"{where}: {what} = {got}, expected {' '.join(values)}")
-                continue
-            spec = parse_dump(what)
-            if len(values) != spec.count:
-                raise ProgramFailure(f"{where}: {spec.count} elements named but {len(values)} values given")
-            if spec.core >= (cores or 1):
-                raise ProgramFailure(f"{where}: {what}: the run has {cores or 1} core(s), ub0..ub{(cores or 1) - 1}")
-            etype = TYPES[spec.type]
-            got = machine.read(spec.space, spec.addr, spec.type, spec.count, *((spec.core,) if cores else ()))
-            if etype.is_float:
-                bits = np.array([float_bits(float(v), etype) for v in values], dtype=f"<u{etype.size}")
-                want = bits.view(dtype_of(etype))
-                got64, want64 = got.astype(np.float64), want.astype(np.float64)
-                if ulp is not None:
-                    bad = ~((np.isnan(got64) & np.isnan(want64)) | (_ulps(got, want) <= int(ulp)))
-                else:
-                    bad = ~((np.isnan(got64) & np.isnan(want64)) | (got.view(f"<u{etype.size}") == bits))
-            else:
-                want = np.array([int(v, 0) for v in values]).astype(dtype_of(etype))
-                bad = got != want
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise ProgramFailure(f"{where}: element {i} of {what} is {got[i]}, expected {values[i]} "
-                                     f"({int(bad.sum())} of {spec.count} differ)")
-        for where, what, file, (rtol, atol) in close:
-            _check_close(machine, where, what, self.path.parent / file, rtol, atol)
+        for check in checks:
+            check(machine)
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, ProgramFailure):
@@ -183,28 +177,164 @@ def _tolerances(where: str, text: str) -> tuple[float, float]:
     return found["rtol"], found["atol"]
 
 
-def _check_close(machine, where: str, what: str, path: Path, rtol: float, atol: float) -> None:
-    """Memory against a .npy golden: every element within atol + rtol * |want| (NaN matches NaN)."""
-    from vcore.specs import SpecError, parse_dump, read_load_file
+def _read_text(path: Path) -> str:
+    """The program's text (UTF-8, a byte-order mark skipped, as the assembler reads it)."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise ProgramFailure(f"{path}: cannot read: {err.strerror or err}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise ProgramFailure(f"{path}:{line}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+
+
+def _integer(where: str, text: str, lo: int, hi: int, holder: str) -> int:
+    """``text`` as an integer that ``holder`` (``s8``, ``an S register``) holds: lo..hi."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise ProgramFailure(f"{where}: '{text}' is not an integer ({holder} holds whole numbers {lo}..{hi})") from None
+    if not lo <= value <= hi:
+        raise ProgramFailure(f"{where}: {text} is outside {holder} ({lo}..{hi})")
+    return value
+
+
+def _float_bits(where: str, text: str, etype) -> int:
+    """The bits of ``text`` rounded to the float type ``etype``; a finite value past the type's largest
+    finite one (which would round to inf, or NaN in e4m3) is an error, as is inf in e4m3."""
+    from isa.values import dtype_of, float_bits
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise ProgramFailure(f"{where}: '{text}' is not a number") from None
+    bits = float_bits(value, etype)
+    held = float(np.array([bits], dtype=f"<u{etype.size}").view(dtype_of(etype))[0])
+    written_inf = re.fullmatch(r"[+-]?inf(inity)?", text, re.IGNORECASE) is not None
+    if (math.isinf(value) and not written_inf) or (math.isfinite(value) and not math.isfinite(held)):
+        import ml_dtypes
+
+        largest = float(ml_dtypes.finfo(dtype_of(etype)).max)
+        raise ProgramFailure(f"{where}: {text} is too large for {etype.name} (largest finite {largest:.8g})")
+    if math.isinf(value) and math.isnan(held):
+        raise ProgramFailure(f"{where}: {text}: {etype.name} has no infinity")
+    return bits
+
+
+def _memory_spec(where: str, what: str, cores: int):
+    """The memory an EXPECT line names (SPACE:ADDR:TYPE:COUNT, ub<K> a core of the run)."""
+    from vcore.specs import SpecError, parse_dump
 
     try:
         spec = parse_dump(what)
-        want = np.asarray(read_load_file(str(path)))
     except SpecError as err:
         raise ProgramFailure(f"{where}: {err}") from None
-    if not isinstance(want, np.ndarray) or want.size != spec.count:
-        size = want.size if isinstance(want, np.ndarray) else "not a .npy array"
-        raise ProgramFailure(f"{where}: {path.name} holds {size} elements, {what} names {spec.count}")
-    got = machine.read(spec.space, spec.addr, spec.type, spec.count).astype(np.float64)
+    if spec.file is not None:
+        raise ProgramFailure(f"{where}: an EXPECT names memory as SPACE:ADDR:TYPE:COUNT, not '{what}'")
+    if spec.core >= cores:
+        raise ProgramFailure(f"{where}: {what}: the run has {cores} core(s), ub0..ub{cores - 1}")
+    return spec
+
+
+def _read_memory(machine, where: str, spec, cores: int) -> np.ndarray:
+    """The memory ``spec`` names after the run (core K's UB for ub<K>:), or a failure naming the line."""
+    from emulator import Fault
+
+    try:
+        return machine.read(spec.space, spec.addr, spec.type, spec.count, *((spec.core,) if cores > 1 else ()))
+    except Fault as err:
+        raise ProgramFailure(f"{where}: {spec.key}: {err}") from None
+
+
+def _register_check(where: str, what: str, values: list[str], ulp: str | None):
+    """EXPECT Sn = V: core 0's register at the end of the run."""
+    index = int(_REGISTER.fullmatch(what).group("index"))
+    if index >= _S_REGISTERS:
+        raise ProgramFailure(f"{where}: there is no {what} (S0..S{_S_REGISTERS - 1})")
+    if len(values) != 1:
+        raise ProgramFailure(f"{where}: EXPECT {what} takes one value, not {len(values)}")
+    if ulp is not None:
+        raise ProgramFailure(f"{where}: 'within N ulp' is for float types, and {what} holds an integer")
+    want = _integer(where, values[0], *_S_RANGE, "an S register")
+
+    def check(machine) -> None:
+        got = machine.s[index]
+        if got != want:
+            raise ProgramFailure(f"{where}: {what} = {got}, expected {values[0]}")
+
+    return check
+
+
+def _memory_check(where: str, what: str, values: list[str], ulp: str | None, cores: int):
+    """EXPECT SPACE:ADDR:TYPE:COUNT = V ...: floats bit for bit (or within N ulp), integers exactly."""
+    from isa import TYPES
+    from isa.values import dtype_of
+
+    spec = _memory_spec(where, what, cores)
+    if len(values) != spec.count:
+        raise ProgramFailure(f"{where}: {spec.count} elements named but {len(values)} values given")
+    etype = TYPES[spec.type]
+    if etype.is_float:
+        bits = np.array([_float_bits(where, v, etype) for v in values], dtype=f"<u{etype.size}")
+        want = bits.view(dtype_of(etype))
+    else:
+        if ulp is not None:
+            raise ProgramFailure(f"{where}: 'within N ulp' is for float types, not {spec.type}")
+        lo, hi = etype.int_range()
+        want = np.array([_integer(where, v, lo, hi, spec.type) for v in values], dtype=dtype_of(etype))
+
+    def check(machine) -> None:
+        got = _read_memory(machine, where, spec, cores)
+        if etype.is_float:
+            nans = np.isnan(got.astype(np.float64)) & np.isnan(want.astype(np.float64))
+            same = _ulps(got, want) <= int(ulp) if ulp is not None else got.view(f"<u{etype.size}") == bits
+            bad = ~(nans | same)
+        else:
+            bad = got != want
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ProgramFailure(f"{where}: element {i} of {what} is {got[i]}, expected {values[i]} "
+                                 f"({int(bad.sum())} of {spec.count} differ)")
+
+    return check
+
+
+def _close_check(where: str, what: str, path: Path, tolerances: tuple[float, float], cores: int):
+    """EXPECT SPACE:ADDR:TYPE:COUNT ~= FILE.npy: every element within atol + rtol * |want| of the
+    file's (NaN matches NaN)."""
+    import tokenize
+
+    from vcore.specs import SpecError, read_load_file
+
+    spec = _memory_spec(where, what, cores)
+    if path.suffix.lower() != ".npy":
+        raise ProgramFailure(f"{where}: EXPECT ~= compares with a .npy file, not '{path.name}'")
+    try:
+        want = read_load_file(str(path))
+    except SpecError as err:
+        raise ProgramFailure(f"{where}: {err}") from None
+    except (ValueError, SyntaxError, tokenize.TokenError) as err:  # a header numpy cannot read
+        raise ProgramFailure(f"{where}: {path}: malformed .npy file ({(err.args or [err])[0]})") from None
+    if want.dtype.kind not in "biuf":
+        raise ProgramFailure(f"{where}: {path.name} holds {want.dtype} values, not integers or floats")
+    if want.size != spec.count:
+        raise ProgramFailure(f"{where}: {path.name} holds {want.size} elements, {what} names {spec.count}")
     want = want.reshape(-1).astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        error = np.abs(got - want)
-        allowed = atol + rtol * np.abs(want)
-        bad = ~((np.isnan(got) & np.isnan(want)) | (error <= allowed))
-    if bad.any():
-        excess = np.where(bad, np.nan_to_num(error - allowed, nan=np.inf, posinf=np.inf), -np.inf)
-        i = int(np.argmax(excess))
-        raise ProgramFailure(f"{where}: {int(bad.sum())} of {spec.count} elements of {what} differ from {path.name} "
-                             f"(rtol={rtol}, atol={atol}); the worst, element {i}: {float(got[i])!r}, "
-                             f"expected {float(want[i])!r} "
-                             f"(off by {error[i]:.6g}, allowed {allowed[i]:.6g})")
+    rtol, atol = tolerances
+
+    def check(machine) -> None:
+        got = _read_memory(machine, where, spec, cores).astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            error = np.abs(got - want)
+            allowed = atol + rtol * np.abs(want)
+            bad = ~((np.isnan(got) & np.isnan(want)) | (error <= allowed))
+        if bad.any():
+            excess = np.where(bad, np.nan_to_num(error - allowed, nan=np.inf, posinf=np.inf), -np.inf)
+            i = int(np.argmax(excess))
+            raise ProgramFailure(f"{where}: {int(bad.sum())} of {spec.count} elements of {what} differ from "
+                                 f"{path.name} (rtol={rtol}, atol={atol}); the worst, element {i}: {float(got[i])!r}, "
+                                 f"expected {float(want[i])!r} (off by {error[i]:.6g}, allowed {allowed[i]:.6g})")
+
+    return check
