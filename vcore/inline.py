@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import re
 import shlex
+import tokenize
 from pathlib import Path
 from types import SimpleNamespace
 
 import attrs
 
 from assembler import AsmError, parse_define
-from emulator import Fault, ProgramError, load_profile
+from emulator import Fault, ProfileError, ProgramError, load_profile
 from emulator.kernel import Kernel, load
-from vcore.loading import read_program_file
+from vcore.loading import LoadError, read_program_file
 from vcore.specs import SpecError, parse_load, read_load
 
 # Upper case only, so that prose in comments ("; Run it: vcore run ...") is not taken for them.
@@ -41,6 +42,7 @@ class Setup:
     max_instructions: int | None = None
     cores: int | None = None
     jobs: int | None = None
+    profile_where: str | None = None  # FILE:LINE of the PROFILE or RUN line that named it
 
     def limits(self) -> dict:
         return {"strict": self.strict, **({} if self.max_instructions is None
@@ -67,12 +69,15 @@ def read_setup(path: Path, text: str | None = None) -> Setup:
         elif m := _RUN.match(line):
             _run_options(where, m.group("options"), setup)
         elif m := _PROFILE.match(line):
-            setup.profile = m.group("name")
+            setup.profile, setup.profile_where = m.group("name"), where
     return setup
 
 
 def _run_options(where: str, text: str, setup: Setup) -> None:
-    words = shlex.split(text)
+    try:
+        words = shlex.split(text)
+    except ValueError as err:  # an unclosed quote
+        raise InlineError(f"{where}: RUN {text}: {err}") from None
     i = 0
     while i < len(words):
         word = words[i]
@@ -81,7 +86,7 @@ def _run_options(where: str, text: str, setup: Setup) -> None:
         elif (word == "--profile" or word in _NUMBER_OPTIONS) and i + 1 < len(words):
             i += 1
             if word == "--profile":
-                setup.profile = words[i]
+                setup.profile, setup.profile_where = words[i], where
             else:
                 try:
                     value = int(words[i], 0)
@@ -100,16 +105,23 @@ def build(setup: Setup):
     """The program assembled with its DEFINEs, on a Machine (or a kernel of RUN --cores N, seen through
     the same methods: write, run, read, s, races, report), with its LOAD files in memory."""
     try:
+        profile = load_profile(setup.profile)
+    except ProfileError as err:
+        raise InlineError(f"{setup.profile_where or setup.path}: {err}") from None
+    try:
         program = read_program_file(setup.path, setup.defines)
-        machine = load(program, load_profile(setup.profile), setup.cores, jobs=setup.jobs)
+        machine = load(program, profile, setup.cores, jobs=setup.jobs)
         if setup.cores is not None:
             machine = KernelView(machine)
-    except (ProgramError, AsmError) as err:  # e.g. register instructions on a2: refused before the run
+    except (ProgramError, AsmError, LoadError) as err:  # e.g. register instructions on a2: refused before the run
         raise InlineError(str(err)) from None
     for where, target, file in setup.loads:
         try:
             spec = parse_load(f"{target}={setup.path.parent / file}")
-            data, _ = read_load(spec)
+            try:
+                data, _ = read_load(spec)
+            except (ValueError, SyntaxError, tokenize.TokenError) as err:  # a .npy header numpy cannot read
+                raise SpecError(f"malformed .npy file ({(err.args or [err])[0]})") from None
             machine.write(spec.space, spec.addr, data)
         except (SpecError, Fault) as err:
             raise InlineError(f"{where}: LOAD {target} = {file}: {err}") from None

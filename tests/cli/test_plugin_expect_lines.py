@@ -71,6 +71,9 @@ PROGRAMS = {
     "bad_close_tolerance.asm": "HALT\n; EXPECT S1 = 0\n; EXPECT ub:0x0:u32:1 ~= zero.npy rtol 1e-4\n",
     "bad_race.asm": "HALT\n; EXPECT S1 = 0\n; EXPECT-RACE FOO\n",
     "bad_fault.asm": "HALT\n; EXPECT S1 = 0\n; EXPECT-FAULT\n",
+    "bad_profile.asm": "HALT\n; EXPECT S1 = 0\n; PROFILE zz\n",
+    "bad_run_quote.asm": "HALT\n; EXPECT S1 = 0\n; RUN --profile \"a2\n",
+    "bad_load_token.asm": "HALT\n; EXPECT S1 = 0\n; LOAD gm:0x0 = token.npy\n",
     # Prose that happens to start with the word is not an EXPECT line.
     "prose.asm": "HALT\n; Expected: S1 stays 0\n; expect nothing else\n; EXPECT S1 = 0\n",
 }
@@ -185,6 +188,9 @@ def test_the_bounds_of_each_type_are_values_it_holds(outcome):
     ("bad_close_tolerance.asm", 3, ["not an EXPECT line"]),
     ("bad_race.asm", 3, ["not an EXPECT line", "EXPECT-RACE RAW|WAR|WAW"]),
     ("bad_fault.asm", 3, ["not an EXPECT line", "EXPECT-FAULT TEXT"]),
+    ("bad_profile.asm", 3, ["unknown profile 'zz'"]),
+    ("bad_run_quote.asm", 3, ["RUN", "quotation"]),
+    ("bad_load_token.asm", 3, ["LOAD gm:0x0 = token.npy", "malformed .npy file"]),
     ("bad_utf8.asm", 3, ["not UTF-8 text"]),
 ])
 def test_a_mistake_in_a_program_line_is_one_failure_naming_its_line(outcome, name, line, fragments):
