@@ -174,6 +174,8 @@ def _tolerances(where: str, text: str) -> tuple[float, float]:
             found[key.lower()] = float(value)
         except ValueError:
             raise ProgramFailure(f"{where}: {key}={value} is not a number") from None
+        if not 0 <= found[key.lower()] < math.inf:  # NaN passes nothing, a negative bound fails everything
+            raise ProgramFailure(f"{where}: {key}={value}: a tolerance is a finite number >= 0")
     return found["rtol"], found["atol"]
 
 
