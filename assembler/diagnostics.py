@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from attrs import frozen
 
 
@@ -24,6 +26,28 @@ class Location:
     via: tuple[Site, ...] = ()  # the expansions the line came through, innermost first
 
 
+LONG_TOKEN = 64  # longer than any name: a message shows such a token by its start and its length
+_TOKEN = re.compile(rf"[\w.$]{{{LONG_TOKEN + 1},}}")
+LONG_LINE = 120  # a source line longer than this is echoed as SHOWN_COLUMNS of it around the caret
+SHOWN_COLUMNS = 100
+_BEFORE_CARET = 40  # of the shown columns, at most this many before the caret
+
+
+def source_and_caret(line: str, col: int, length: int = 1) -> str:
+    """The source line, then a caret under column ``col`` and ``~`` under the rest of ``length``
+    columns. A long line is cut to the columns around the caret, with ``...`` where it was cut."""
+    at = max(0, col - 1)
+    start, end = 0, len(line)
+    if len(line) > LONG_LINE:
+        start = max(0, min(at - _BEFORE_CARET, len(line) - SHOWN_COLUMNS))
+        end = min(len(line), start + SHOWN_COLUMNS)
+    shown = ("..." if start else "") + line[start:end] + ("..." if end < len(line) else "")
+    # Keep the line's tabs in the padding so the caret sits under the column on any terminal.
+    pad = ("   " if start else "") + "".join(c if c == "\t" else " " for c in line[start:at])
+    pad += " " * max(0, at - len(line))  # a caret just past the line's end
+    return f"{shown}\n{pad}^" + "~" * max(0, min(length, end - at) - 1)
+
+
 @frozen
 class Diagnostic:
     location: Location
@@ -33,12 +57,10 @@ class Diagnostic:
 
     def format(self) -> str:
         loc = self.location
-        text = f"{loc.file}:{loc.line}:{loc.col}: {self.severity}: {self.message}"
+        message = _TOKEN.sub(lambda found: f"{found.group()[:32]}... ({len(found.group())} characters)", self.message)
+        text = f"{loc.file}:{loc.line}:{loc.col}: {self.severity}: {message}"
         if self.source_line:
-            # Keep the line's tabs in the padding so the caret sits under the column on any terminal.
-            pad = "".join(c if c == "\t" else " " for c in self.source_line[:loc.col - 1])
-            caret = pad + "^" + "~" * max(0, min(loc.length, len(self.source_line)) - 1)
-            text += f"\n{self.source_line}\n{caret}"
+            text += "\n" + source_and_caret(self.source_line, loc.col, loc.length)
         for site in loc.via:
             text += f"\n{site.file}:{site.line}:{site.col}: note: {site.what}"
         return text

@@ -60,6 +60,11 @@ PLANNED = {
     "SORT": ("sort", "VMRGSORT4"),
 }
 
+# No mnemonic is longer: a longer word is compared with none (the comparison costs its length times
+# theirs, minutes for a line of megabytes).
+MAX_NAME = 64
+
+
 # Kinds of operation, told apart by the mnemonic's shape: a suggestion never crosses kinds.
 _BRANCHES = ("BEQ", "BNE", "BLT", "BGE", "JMP")
 
@@ -112,7 +117,7 @@ def unknown_mnemonic(word: str, known, suffix: str | None = None) -> str:
     # A typo: one edit (two in a long name) from an instruction of the same kind.
     limit = 1 if len(upper) < 6 else 2
     kind = _kind(upper)
-    close = sorted((_distance(upper, k), k) for k in known if _kind(k) == kind)
+    close = [] if len(upper) > MAX_NAME else sorted((_distance(upper, k), k) for k in known if _kind(k) == kind)
     close = [k for d, k in close if d <= limit]
     if close:
         return f"unknown mnemonic '{word}'; did you mean {close[0]}?"
