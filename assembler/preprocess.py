@@ -22,6 +22,11 @@ from assembler.lexer import strip_comment
 MAX_DEPTH = 64  # nested macro uses and includes
 MAX_REPT = 1 << 16  # repetitions of one .rept
 MAX_LINES = 1 << 16  # lines an expansion may produce in all (the assembler takes about 7 s for that many)
+# Steps an expansion may take in all: each line it reads (in a body skipped by .rept 0 too), each
+# macro use and each repetition is one. Lines bound the assembler's work; steps bound the expander's,
+# which uses of an empty macro or repetitions of an empty block do without producing a line (2^40
+# uses of an empty macro never ended). About 2 s at most.
+MAX_STEPS = 1 << 18
 
 _LABELS = r"((?:\s*[A-Za-z_.$][\w.$]*\s*:)*)"
 _DIRECTIVE = re.compile(_LABELS + r"\s*\.(include|macro|endm|rept|endr)\b(.*)$", re.IGNORECASE)
@@ -35,6 +40,10 @@ _OPEN, _CLOSE = "([", ")]"
 class _TooDeep(Exception):
     """Unwinds a runaway nest of macro uses or includes to the line of the program that began it
     (one error; a macro that uses itself twice would otherwise branch 2^64 ways)."""
+
+
+class _OverLimit(Exception):
+    """Ends the whole expansion: it passed MAX_LINES or MAX_STEPS (told once, where it did)."""
 
 
 @frozen
@@ -82,19 +91,32 @@ class Expander:
         self.errors: list[LocatedError] = []
         self.uses = 0  # numbers the uses of macros, for \@
         self.produced = 0
+        self.steps = 0
 
     def _fail(self, location: Location, message: str) -> None:
         self.errors.append(LocatedError(location, message))
 
     def expand(self, text: str, filename: str) -> Iterator[Expanded]:
         lines = [Expanded(line.removesuffix("\r"), filename, n) for n, line in enumerate(text.split("\n"), start=1)]
-        yield from self._lines(lines, () if filename.startswith("<") else (str(Path(filename).resolve()),))
+        try:
+            yield from self._lines(lines, () if filename.startswith("<") else (str(Path(filename).resolve()),))
+        except _OverLimit:
+            return
+
+    def _step(self, at: Location, count: int = 1) -> None:
+        """Count ``count`` steps of work at ``at``; past MAX_STEPS, the expansion ends there."""
+        self.steps += count
+        if self.steps > MAX_STEPS:
+            self._fail(at, f"the expansion passes its limit of {MAX_STEPS} steps (each line read, macro use "
+                           "and repetition is one)")
+            raise _OverLimit
 
     def _lines(self, lines: list[Expanded], files: tuple[str, ...], depth: int = 0) -> Iterator[Expanded]:
         i = 0
         while i < len(lines):
             item = lines[i]
             i += 1
+            self._step(self._at(item, 1))
             code = strip_comment(item.text)
             found = _DIRECTIVE.match(code)
             if found is None:
@@ -106,7 +128,7 @@ class Expander:
                     self.produced += 1
                     if self.produced > MAX_LINES:
                         self._fail(self._at(item, 1), f"the expansion passes its limit of {MAX_LINES} lines")
-                        return
+                        raise _OverLimit
                     yield item
                 else:
                     try:
@@ -147,6 +169,7 @@ class Expander:
         close = "endm" if word == "macro" else "endr"
         depth = 0
         for j in range(start, len(lines)):
+            self._step(at)
             found = _DIRECTIVE.match(strip_comment(lines[j].text))
             if found is None:
                 continue
@@ -197,6 +220,7 @@ class Expander:
     def _use(self, macro: _Macro, item: Expanded, use, files, depth: int) -> Iterator[Expanded]:
         col = use.start(2) + 1
         at = self._at(item, col, len(use.group(2)))
+        self._step(at)
         if depth >= MAX_DEPTH:
             self._fail(at, f"macro uses nested deeper than {MAX_DEPTH} (does {macro.name} use itself?)")
             raise _TooDeep
@@ -240,6 +264,7 @@ class Expander:
             self._fail(at, f".rept {count} of {len(body)} lines passes the expansion limit of {MAX_LINES} lines")
             return
         for k in range(count):
+            self._step(at)
             site = Site(item.file, item.line, at.col, f"in repetition {k + 1} of {count} of the .rept here")
             yield from self._lines([Expanded(b.text, b.file, b.line, (site, *b.via)) for b in body], files, depth)
 
