@@ -9,14 +9,13 @@ import difflib
 import math
 import re
 from fractions import Fraction
-from pathlib import Path
 
 import attrs
 
 from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location
 from assembler.lexer import strip_comment, tokenize
 from assembler.parser import parse_line
-from assembler.preprocess import Expander
+from assembler.preprocess import Expander, read_source
 from assembler.suggest import unknown_mnemonic
 from assembler.syntax import Binary, Bits, Directive, Field, Group, Mem, Name, Num, Reg, Statement, Unary
 from isa import CORE_VALUES, MNEMONICS, TYPES, Inst, Instruction, Kind, Mask, MaskMode, RegOrImm, encode, problems
@@ -120,7 +119,7 @@ def _shape_fits(kind: Kind, node) -> bool:
 
 
 def _read_text(path: str) -> str:
-    return Path(path).read_text(encoding="utf-8-sig")
+    return read_source(path).decode("utf-8-sig")
 
 
 class _Assembler:

@@ -10,6 +10,8 @@ which a diagnostic prints as notes.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,6 +21,7 @@ from attrs import frozen
 from assembler.diagnostics import LocatedError, Location, Site
 from assembler.lexer import strip_comment
 
+MAX_SOURCE_BYTES = 32 << 20  # the most a program file (.asm or .vbin) or an included file may hold
 MAX_DEPTH = 64  # nested macro uses and includes
 MAX_REPT = 1 << 16  # repetitions of one .rept
 MAX_LINES = 1 << 16  # lines an expansion may produce in all (the assembler takes about 7 s for that many)
@@ -44,6 +47,21 @@ class _TooDeep(Exception):
 
 class _OverLimit(Exception):
     """Ends the whole expansion: it passed MAX_LINES or MAX_STEPS (told once, where it did)."""
+
+
+class SourceTooLarge(OSError):
+    """A program or included file that holds more than MAX_SOURCE_BYTES (read no further)."""
+
+
+def read_source(path: str | os.PathLike) -> bytes:
+    """The bytes of a program or included file, read no further than MAX_SOURCE_BYTES: a larger
+    file, /dev/zero or an endless pipe is refused (SourceTooLarge, an OSError: its strerror says why)."""
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_SOURCE_BYTES + 1)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise SourceTooLarge(errno.EFBIG, f"it holds more than {MAX_SOURCE_BYTES >> 20} MiB ({MAX_SOURCE_BYTES} "
+                                          "bytes), the most vcore reads of a program or included file")
+    return data
 
 
 @frozen

@@ -14,6 +14,7 @@ import click
 import numpy as np
 
 from assembler import AsmError, disassemble, listing, parse_define
+from assembler.preprocess import read_source
 from emulator import Fault, ProfileError, ProgramError, load_profile
 from emulator.faults import check_range
 from emulator.kernel import MAX_CORES, load
@@ -151,7 +152,7 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
         load_specs = [parse_load(s) for s in loads]
         load_data = []
         for spec in load_specs:
-            data, warnings = read_load(spec)
+            data, warnings = read_load(spec, profile.ub_size if spec.space == "ub" else gm_size)
             load_data.append(data)
             for message in warnings:  # a warning only: the exit status is the run's
                 click.echo(f"vcore: {message}", err=True)
@@ -344,7 +345,7 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, ou
                 _fail(f"vcore: error: --{'dask' if extra == 'cluster' else 'plot'} needs {module}: "
                       f"pip install 'vcore[{extra}]'")
     try:
-        text = Path(program_path).read_text(encoding="utf-8-sig")
+        text = read_source(program_path).decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as err:
         _fail(f"{program_path}: error: cannot read: {getattr(err, 'strerror', None) or err}")
     total = len(sweep.combinations(list(defines), profile_names))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import tokenize
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -118,10 +117,7 @@ def build(setup: Setup):
     for where, target, file in setup.loads:
         try:
             spec = parse_load(f"{target}={setup.path.parent / file}")
-            try:
-                data, _ = read_load(spec)
-            except (ValueError, SyntaxError, tokenize.TokenError) as err:  # a .npy header numpy cannot read
-                raise SpecError(f"malformed .npy file ({(err.args or [err])[0]})") from None
+            data, _ = read_load(spec, machine.memory(spec.space).size)
             machine.write(spec.space, spec.addr, data)
         except (SpecError, Fault) as err:
             raise InlineError(f"{where}: LOAD {target} = {file}: {err}") from None
@@ -136,6 +132,9 @@ class KernelView:
 
     def write(self, space, addr, data):
         self.kernel.write(space, addr, data)
+
+    def memory(self, space):
+        return self.kernel.memory(space)
 
     def run(self, **limits):
         return self.kernel.run(**limits)

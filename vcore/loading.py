@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from assembler import assemble
+from assembler.preprocess import read_source
 from isa import DecodeError, decode_program
 from isa.program import MAGIC, Program, VbinError, from_bytes
 
@@ -41,7 +42,7 @@ def load_program(data: bytes | str, filename: str = "<input>", defines: dict[str
 
 def read_program_file(path: str | os.PathLike, defines: dict[str, int] | None = None) -> Program:
     try:
-        blob = Path(path).read_bytes()
+        blob = read_source(path)
     except OSError as err:
         raise LoadError(f"{path}: error: cannot read: {err.strerror or err}") from None
     return load_program(blob, str(path), defines)

@@ -6,16 +6,24 @@ or a float array of whole numbers); to a float TYPE values round to nearest even
 ml_dtypes' ``astype`` round them, and a finite value too large for TYPE (one that would become inf,
 or NaN in e4m3, which has no inf) is an error, as is an infinity converted to e4m3. NaN stays NaN.
 Anything else is refused with the first element that does not convert, by index and value.
+
+A load reads no more than fits in the memory it goes into, from its address to the end (and a
+.npy file's header): a file that holds more, /dev/zero or an endless pipe, is refused. Any .npy
+file but a plain array's (bad magic or version, a header numpy cannot parse, an object, record or
+sub-array dtype, a negative shape, too little data) is a SpecError naming it.
 """
 
 from __future__ import annotations
 
+import io
+import math
 import re
-from pathlib import Path
+import warnings
 
 import numpy as np
 from attrs import frozen
 
+from emulator.state import MAX_GM_SIZE
 from isa import TYPES
 from isa.values import dtype_of
 from vcore.formatting import format_line
@@ -110,56 +118,101 @@ def parse_load(spec: str) -> LoadSpec:
     return LoadSpec(space, addr, file, etype)
 
 
-def _check_npy_size(path: str) -> None:
-    """Refuse a .npy whose header claims more data than the file holds, before numpy allocates it."""
-    with open(path, "rb") as handle:
-        try:
-            version = np.lib.format.read_magic(handle)
-            if version == (1, 0):
-                shape, _, dtype = np.lib.format.read_array_header_1_0(handle)
-            else:
-                shape, _, dtype = np.lib.format.read_array_header_2_0(handle)
-        except ValueError as err:
-            raise SpecError(f"{path}: malformed .npy file ({err})") from None
-        claimed = int(np.prod(shape, dtype=object)) * dtype.itemsize
-        held = Path(path).stat().st_size - handle.tell()
-    if claimed > held:
-        raise SpecError(f"{path}: truncated .npy file: its header describes {claimed} bytes, the file holds {held}")
+# What of a .npy file comes before its data: the magic, the version, the header's length and the
+# header (numpy writes a few hundred bytes and refuses a header of over 10000).
+_NPY_HEAD = 1 << 14
 
 
-def read_load_file(path: str) -> np.ndarray | bytes:
-    """A .npy file's array (never unpickled) or any other file's raw bytes."""
+def _malformed(path: str, why) -> SpecError:
+    return SpecError(f"{path}: malformed .npy file ({why})")
+
+
+def _npy_header(path: str, head: bytes) -> tuple[tuple[int, ...], bool, np.dtype, int]:
+    """The shape, fortran order and dtype that a .npy file's first bytes give, and where its data
+    starts; SpecError for anything but a plain array's header."""
+    stream = io.BytesIO(head)
     try:
-        if path.lower().endswith(".npy"):
-            _check_npy_size(path)
-            try:
-                array = np.load(path, allow_pickle=False)
-            except ValueError as err:
-                raise SpecError(f"{path}: not a plain .npy array ({err})") from None
-            if array.dtype.hasobject or array.dtype.fields is not None:
-                raise SpecError(f"{path}: .npy arrays of objects or records cannot be loaded")
-            return array
-        return Path(path).read_bytes()
+        with warnings.catch_warnings():  # a header from Python 2 reads as well, without a word
+            warnings.simplefilter("ignore")
+            version = np.lib.format.read_magic(stream)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+            elif version in ((2, 0), (3, 0)):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+            else:
+                raise ValueError(f"unknown format version {version[0]}.{version[1]}")
+    # numpy parses the header's text as a Python literal: garbage raises what that parsing meets
+    # (ValueError, SyntaxError, tokenize.TokenError, TypeError, RecursionError, ...), each the same
+    # mistake here.
+    except Exception as err:
+        why = err.args[0] if err.args and isinstance(err.args[0], str) else type(err).__name__
+        raise _malformed(path, why) from None
+    if any(n < 0 for n in shape):
+        raise _malformed(path, f"shape {shape} has a negative length")
+    if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+        raise SpecError(f"{path}: .npy arrays of objects, records or sub-arrays cannot be loaded")
+    return shape, fortran, dtype, stream.tell()
+
+
+def read_load_file(path: str, room: int = MAX_GM_SIZE, type_name: str | None = None,
+                   into: str = "") -> np.ndarray | bytes:
+    """A .npy file's array (never unpickled) or any other file's raw bytes, read no further than
+    the ``room`` bytes it may take in memory (``into`` names them, "the 64 bytes of UB from 0x0"):
+    a file that holds more is refused, so /dev/zero or an endless pipe ends. A .npy array's elements
+    take their own size there, or that of ``type_name`` (a typed load's)."""
+    into = into or f"the {room} bytes a load may take"
+    try:
+        with open(path, "rb") as handle:
+            if not path.lower().endswith(".npy"):
+                data = handle.read(room + 1)
+                if len(data) > room:
+                    raise SpecError(f"{path} holds more than {into}")
+                return data
+            head = handle.read(_NPY_HEAD)
+            shape, fortran, dtype, offset = _npy_header(path, head)
+            count = math.prod(shape)
+            taken = count * (TYPES[type_name].size if type_name else dtype.itemsize)
+            if taken > room:
+                raise SpecError(f"{path}'s header describes {count} elements of {dtype} ({taken} bytes"
+                                f"{f' as {type_name}' if type_name else ''}), more than {into}")
+            claimed = count * dtype.itemsize
+            data = head[offset:offset + claimed]
+            if len(data) < claimed:
+                data += handle.read(claimed - len(data))
     except OSError as err:
         raise SpecError(f"{path}: cannot read: {err.strerror or err}") from None
-    except (EOFError, SyntaxError) as err:
-        raise SpecError(f"{path}: malformed .npy file ({err})") from None
+    if len(data) < claimed:
+        raise SpecError(f"{path}: truncated .npy file: its header describes {claimed} bytes, the file holds "
+                        f"{len(data)}")
+    if dtype.itemsize == 0:
+        return np.zeros(shape, dtype)
+    flat = np.frombuffer(data, dtype=dtype, count=count)
+    return flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
 
 
-def read_load(spec: LoadSpec) -> tuple[np.ndarray | bytes, list[str]]:
+def read_load(spec: LoadSpec, memory_size: int) -> tuple[np.ndarray | bytes, list[str]]:
     """The data that ``spec`` copies into memory (converted to its type, if it has one) and any
-    warnings about it."""
-    data = read_load_file(spec.file)
+    warnings about it. ``memory_size``: the bytes of the memory it goes into (UB or GM); a file
+    with more data than fit from the spec's address on is refused, having been read no further."""
+    space = spec.space.upper()
+    if spec.addr >= memory_size:
+        raise SpecError(f"--load {spec.name}: address 0x{spec.addr:x} is past the end of {space} "
+                        f"(0x{memory_size:x} bytes)")
+    room = memory_size - spec.addr
+    try:
+        data = read_load_file(spec.file, room, spec.type, f"the {room} bytes of {space} from 0x{spec.addr:x}")
+    except SpecError as err:  # the spec names the file: "--load ub:0x0=x.npy: malformed .npy file (...)"
+        raise SpecError(f"--load {spec.name}: {str(err).removeprefix(f'{spec.file}: ')}") from None
     if spec.type is not None:
         return convert_array(data, spec.type, spec.name), []
-    warnings = []
+    told = []
     if isinstance(data, np.ndarray) and data.dtype.kind == "f" and data.dtype.itemsize == 8:
-        warnings.append(
+        told.append(
             f"warning: --load {spec.name}: {spec.file} holds {data.dtype.name} values (8 bytes each) and vcore has "
             f"no 64-bit float type, so their bytes are copied as they are, not as f32; to convert them, use --load "
             f"{spec.space}:0x{spec.addr:x}:f32={spec.file} (or another TYPE), or save the array with "
             f".astype(np.float32)")
-    return data, warnings
+    return data, told
 
 
 def _element(array: np.ndarray, flat_index: int) -> str:
