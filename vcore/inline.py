@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import attrs
 
 from assembler import AsmError, parse_define
+from assembler.preprocess import read_source
 from emulator import Fault, ProfileError, ProgramError, load_profile
 from emulator.kernel import Kernel, load
 from vcore.loading import LoadError, read_program_file
@@ -55,7 +56,9 @@ def is_setup_line(line: str) -> bool:
 def read_setup(path: Path, text: str | None = None) -> Setup:
     """The DEFINE, LOAD, RUN and PROFILE lines of the program at ``path``."""
     setup = Setup(Path(path))
-    for lineno, line in enumerate((setup.path.read_text() if text is None else text).splitlines(), start=1):
+    if text is None:
+        text = read_source(setup.path).decode("utf-8-sig")
+    for lineno, line in enumerate(text.splitlines(), start=1):
         where = f"{path}:{lineno}"
         if m := _DEFINE.match(line):
             try:

@@ -199,3 +199,10 @@ def test_a_kernel_s_load_line_is_bounded_by_each_core_s_ub(tmp_path):
     with pytest.raises(InlineError) as info:
         build(read_setup(prog, text))
     assert "holds more than the 262080 bytes of UB from 0x40" in str(info.value)
+
+
+def test_a_program_s_setup_lines_are_read_within_the_cap():
+    from vcore.inline import read_setup
+
+    with pytest.raises(SourceTooLarge):
+        read_setup(Path(ZERO))
