@@ -121,10 +121,13 @@ class Expander:
         except _OverLimit:
             return
 
-    def _step(self, at: Location, count: int = 1) -> None:
-        """Count ``count`` steps of work at ``at``; past MAX_STEPS, the expansion ends there."""
-        self.steps += count
+    def _step(self, at: Location | Expanded) -> None:
+        """Count a step of work at ``at`` (a place, or a line: its first word); past MAX_STEPS, the
+        expansion ends there."""
+        self.steps += 1
         if self.steps > MAX_STEPS:
+            if isinstance(at, Expanded):
+                at = self._at(at, len(at.text) - len(at.text.lstrip()) + 1)
             self._fail(at, f"the expansion passes its limit of {MAX_STEPS} steps (each line read, macro use "
                            "and repetition is one)")
             raise _OverLimit
@@ -134,7 +137,7 @@ class Expander:
         while i < len(lines):
             item = lines[i]
             i += 1
-            self._step(self._at(item, 1))
+            self._step(item)
             code = strip_comment(item.text)
             found = _DIRECTIVE.match(code)
             if found is None:
