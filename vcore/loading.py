@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -48,13 +49,37 @@ def read_program_file(path: str | os.PathLike, defines: dict[str, int] | None = 
     return load_program(blob, str(path), defines)
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it. Linux (4.7 on) shows it as ``Umask:`` in
+    /proc/self/status: reading that is safe beside other threads, where os.umask(0) and back would,
+    for that moment, give a file another thread creates mode 0666. Without /proc (other systems)
+    that swap is the only way, and vcore's own writes run on one thread."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: str | os.PathLike, data: bytes | str) -> None:
-    """Write to a temporary file beside ``path`` and rename it into place: never a half-written file."""
+    """Write to a temporary file beside ``path`` and rename it into place: never a half-written file.
+    The file gets the mode a plain open() would give it: an existing file's own, else 0666 less the
+    umask (mkstemp makes its file 0600)."""
     target = Path(path)
     payload = data.encode() if isinstance(data, str) else data
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:  # a new file (or one we cannot stat: the replace below says what is wrong)
+        mode = 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
             handle.write(payload)
         os.replace(tmp, target)
     except BaseException:
