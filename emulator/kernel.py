@@ -22,6 +22,7 @@ from attrs import define, field, frozen
 from emulator.faults import Fault
 from emulator.gm_merge import Accesses, Writes, apply_writes, between_cores, merge_writes
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS, Machine
+from emulator.memory_data import memory_bytes, type_named
 from emulator.profile import Profile
 from emulator.report import Report, race_messages
 from emulator.result import STALL_CAUSES, PipeEntry
@@ -182,10 +183,12 @@ class Kernel:
         self.result: KernelResult | None = None
         self.ends: list[CoreEnd] = []
 
-    def write(self, space: str, addr: int, data: np.ndarray) -> None:
-        """Write into GM, or into every core's UB, before the run."""
-        self.template.write(space, addr, data)
-        self.loads.append((space, addr, data))
+    def write(self, space: str, addr: int, values, type: str | None = None) -> None:
+        """Write into GM, or into every core's UB, before the run: ``values`` as ``Machine.write``
+        takes them (converted to ``type`` when one is given)."""
+        raw = memory_bytes(space, addr, values, type, stacklevel=2)  # converted (and warned about) once
+        self.template.write(space, addr, raw)
+        self.loads.append((space, addr, raw))
 
     def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, max_cycles: int | None = None,
             strict: bool = False) -> KernelResult:
@@ -270,7 +273,11 @@ class Kernel:
     # -- what the kernel gives ---------------------------------------------------------------
     def read(self, space: str, addr: int, type_name: str, count: int, core: int = 0) -> np.ndarray:
         """After the run: T elements of GM, or of core ``core``'s UB."""
+        type_named(type_name)  # a ValueError naming the types, before anything is copied
         if space == "ub":  # the template shows core K's UB
+            if not 0 <= core < self.cores or not self.ends:
+                raise ValueError(f"core {core}'s UB: the kernel has cores 0..{self.cores - 1}"
+                                 + ("" if self.ends else ", and has not run"))
             np.copyto(self.template.ub, next(e.ub for e in self.ends if e.core == core))
         return self.template.read(space, addr, type_name, count).copy()
 

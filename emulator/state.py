@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from emulator.faults import Fault, check_aligned, check_range
+from emulator.memory_data import memory_bytes, type_named
 from isa.types import TYPES
 from isa.values import dtype_of
 
@@ -123,13 +124,13 @@ class State:
         check_range(space.upper(), mem.size, addr, addr + count, "read")
         return mem[addr:addr + count]
 
-    def write(self, space: str, addr: int, data) -> None:
-        """Copy an array's bytes (little endian) or raw bytes into UB or GM at ``addr``."""
-        if isinstance(data, np.ndarray):
-            arr = data.astype(data.dtype.newbyteorder("<"), copy=False) if data.dtype.byteorder == ">" else data
-            raw = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
-        else:
-            raw = np.frombuffer(bytes(data), dtype=np.uint8)
+    def write(self, space: str, addr: int, values, type: str | None = None) -> None:
+        """Copy values into UB or GM at ``addr``: with ``type`` (``"f32"``, ``"s8"``, ...) a list,
+        tuple, number or array converted to that type (a ValueError names the first value that does
+        not convert); without one, a numpy array's bytes (little endian) or raw ``bytes`` as they
+        are, with a DataWarning for a float64 array (vcore has no such type). A plain list without
+        a type is a TypeError. See emulator/memory_data.py."""
+        raw = memory_bytes(space, addr, values, type, stacklevel=2)
         mem = self.memory(space)
         if addr < 0 or addr + raw.size > mem.size:
             raise Fault(f"{raw.size} bytes at {space}:0x{addr:x} run past the end of {space.upper()} "
@@ -137,8 +138,8 @@ class State:
         mem[addr:addr + raw.size] = raw
 
     def read(self, space: str, addr: int, type_name: str, count: int) -> np.ndarray:
-        """``count`` elements of ``type_name`` at ``addr`` (a copy)."""
-        etype = TYPES[type_name]
+        """``count`` elements of ``type_name`` at ``addr`` (a copy); a ValueError for a type vcore has not."""
+        etype = type_named(type_name)
         raw = self.read_bytes(space, addr, count * etype.size)
         return raw.copy().view(dtype_of(etype))
 

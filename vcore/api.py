@@ -5,7 +5,7 @@ onto a fresh ``Machine``. The command line is a thin layer on these functions an
     import vcore
 
     m = vcore.load_text("    VADDS.f32 [0x100], [0x0], 1.0\\n    HALT\\n", profile="950")
-    m.write("ub", 0x0, np.arange(64, dtype=np.float32))
+    m.write("ub", 0x0, np.arange(64, dtype=np.float32))   # or values and a type: ..., [1.5, 2.5], "f32")
     result = m.run()                      # RunResult: instructions, fault, total_cycles, ...
     m.read("ub", 0x100, "f32", 4)         # array([1., 2., 3., 4.], dtype=float32)
     report = m.report()                   # Report: total_cycles, pipes, per_pc, races, ...
@@ -54,7 +54,8 @@ def load_kernel(path: str | os.PathLike, cores: int, profile: Profile | str = "9
                 gm_size: int = DEFAULT_GM_SIZE, defines: dict | None = None) -> Kernel:
     """Load a file as a kernel of ``cores`` cores (``vcore run --cores``), run in ``jobs`` processes
     (default: the CPU count; the result is the same for every value). The kernel has ``write``,
-    ``run``, ``read(space, addr, type, count, core=0)``, ``scalars(core)`` and ``report()``."""
+    ``run``, ``read(space, addr, type, count, core=0)``, ``scalars(core)`` and ``report()``; ``write``
+    takes what ``Machine.write`` takes."""
     return Kernel(read_program_file(path, defines or {}), load_profile(profile) if isinstance(profile, str)
                   else profile, cores, gm_size=gm_size, jobs=jobs)
 

@@ -133,8 +133,8 @@ class KernelView:
     def __init__(self, kernel: Kernel) -> None:
         self.kernel = kernel
 
-    def write(self, space, addr, data):
-        self.kernel.write(space, addr, data)
+    def write(self, space, addr, values, type=None):
+        self.kernel.write(space, addr, values, type)
 
     def memory(self, space):
         return self.kernel.memory(space)

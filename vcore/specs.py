@@ -1,11 +1,10 @@
 """The command line's memory specs: ``--load SPACE:ADDR[:TYPE]=FILE`` and ``--dump SPACE:ADDR:TYPE:COUNT[=FILE]``.
 
-A typed load (``ub:0x0:f32=x.npy``) converts the ``.npy`` array to TYPE before its bytes are copied.
-To an integer TYPE every element must be a whole number that TYPE holds (an integer or bool array,
-or a float array of whole numbers); to a float TYPE values round to nearest even, as numpy and
-ml_dtypes' ``astype`` round them, and a finite value too large for TYPE (one that would become inf,
-or NaN in e4m3, which has no inf) is an error, as is an infinity converted to e4m3. NaN stays NaN.
-Anything else is refused with the first element that does not convert, by index and value.
+A typed load (``ub:0x0:f32=x.npy``) converts the ``.npy`` array to TYPE before its bytes are copied,
+by the rules of ``Machine.write(space, addr, values, TYPE)`` (emulator/memory_data.py): to an integer
+TYPE every element must be a whole number that TYPE holds; to a float TYPE values round to nearest
+even, and a finite value too large for TYPE is an error. Anything else is refused with the first
+element that does not convert, by index and value.
 
 A load reads no more than fits in the memory it goes into, from its address to the end (and a
 .npy file's header): a file that holds more, /dev/zero or an endless pipe, is refused. Any .npy
@@ -23,12 +22,10 @@ import warnings
 import numpy as np
 from attrs import frozen
 
+from emulator.memory_data import DATA_TYPES, ConversionError, convert, raw_bytes, wide_floats
 from emulator.state import MAX_GM_SIZE
 from isa import TYPES
-from isa.values import dtype_of
-from vcore.formatting import format_line
 
-DATA_TYPES = tuple(t.name for t in TYPES.values() if t.kind != "mask")
 MAX_DUMP_ELEMENTS = 1 << 26
 
 
@@ -190,10 +187,11 @@ def read_load_file(path: str, room: int = MAX_GM_SIZE, type_name: str | None = N
     return flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
 
 
-def read_load(spec: LoadSpec, memory_size: int) -> tuple[np.ndarray | bytes, list[str]]:
-    """The data that ``spec`` copies into memory (converted to its type, if it has one) and any
-    warnings about it. ``memory_size``: the bytes of the memory it goes into (UB or GM); a file
-    with more data than fit from the spec's address on is refused, having been read no further."""
+def read_load(spec: LoadSpec, memory_size: int) -> tuple[np.ndarray, list[str]]:
+    """The bytes that ``spec`` copies into memory (its array converted to its type, if it has one),
+    as a flat uint8 array, and any warnings about them. ``memory_size``: the bytes of the memory it
+    goes into (UB or GM); a file with more data than fit from the spec's address on is refused,
+    having been read no further."""
     space = spec.space.upper()
     if spec.addr >= memory_size:
         raise SpecError(f"--load {spec.name}: address 0x{spec.addr:x} is past the end of {space} "
@@ -204,81 +202,23 @@ def read_load(spec: LoadSpec, memory_size: int) -> tuple[np.ndarray | bytes, lis
     except SpecError as err:  # the spec names the file: "--load ub:0x0=x.npy: malformed .npy file (...)"
         raise SpecError(f"--load {spec.name}: {str(err).removeprefix(f'{spec.file}: ')}") from None
     if spec.type is not None:
-        return convert_array(data, spec.type, spec.name), []
+        return raw_bytes(convert_array(data, spec.type, spec.name)), []
     told = []
-    if isinstance(data, np.ndarray) and data.dtype.kind == "f" and data.dtype.itemsize == 8:
+    reason = wide_floats(data)
+    if reason is not None:
         told.append(
-            f"warning: --load {spec.name}: {spec.file} holds {data.dtype.name} values (8 bytes each) and vcore has "
-            f"no 64-bit float type, so their bytes are copied as they are, not as f32; to convert them, use --load "
+            f"warning: --load {spec.name}: {spec.file} {reason}; to convert them, use --load "
             f"{spec.space}:0x{spec.addr:x}:f32={spec.file} (or another TYPE), or save the array with "
             f".astype(np.float32)")
-    return data, told
-
-
-def _element(array: np.ndarray, flat_index: int) -> str:
-    """``element 3 (300)`` of a 1-d array, ``element (1, 2) (300)`` of others."""
-    where = flat_index if array.ndim == 1 else tuple(int(i) for i in np.unravel_index(flat_index, array.shape))
-    value = np.ascontiguousarray(array).reshape(-1)[flat_index:flat_index + 1]
-    if array.dtype.kind == "f" and array.dtype.itemsize in (2, 4):
-        text = format_line(value.astype(f"<f{array.dtype.itemsize}"), "f16" if array.dtype.itemsize == 2 else "f32")
-    elif array.dtype.kind == "f":
-        text = repr(float(value[0]))
-    else:
-        text = str(value[0].item())
-    return f"element {where} ({text})" if array.ndim else f"its value ({text})"
+    return raw_bytes(data), told
 
 
 def convert_array(array, type_name: str, name: str) -> np.ndarray:
     """``array`` as ``type_name`` (little endian), or a SpecError naming the load ``name`` and the
-    first element that does not convert (see the module doc)."""
+    first element that does not convert (the rules: emulator/memory_data.py, as Machine.write's)."""
     if not isinstance(array, np.ndarray):  # parse_load lets only .npy files have a type
         raise SpecError(f"--load {name}: a typed load needs a .npy file")
-    etype = TYPES[type_name]
-    dtype = dtype_of(etype)
-    kind = array.dtype.kind
-    if kind not in "biuf":
-        raise SpecError(f"--load {name}: {array.dtype} values cannot be converted to {type_name}")
-    flat = np.ascontiguousarray(array).reshape(-1)  # C order: the order the bytes are copied in
-    if etype.is_float:
-        source = flat.astype(np.float64) if kind == "f" and array.dtype.itemsize > 8 else flat
-        with np.errstate(over="ignore", invalid="ignore"):
-            converted = source.astype(dtype)
-            wide = converted.astype(np.float32)
-        if kind == "f":
-            bad = (np.isfinite(flat) & ~np.isfinite(wide)) | (np.isinf(flat) & np.isnan(wide))
-        else:
-            bad = ~np.isfinite(wide)
-        if bad.any():
-            first = int(np.argmax(bad))
-            raise SpecError(f"--load {name}: {_element(array, first)} is too large for {type_name} (largest finite "
-                            f"{_largest(dtype):.8g}{'; e4m3 has no infinity' if type_name == 'e4m3' else ''})")
-        return converted.reshape(array.shape)
-    lo, hi = etype.int_range()
-    if kind == "f":
-        with np.errstate(invalid="ignore"):
-            whole = np.isfinite(flat) & (flat == np.floor(flat))
-        if not whole.all():
-            first = int(np.argmax(~whole))
-            raise SpecError(f"--load {name}: {_element(array, first)} is not a whole number, and {type_name} "
-                            f"holds whole numbers only ({lo}..{hi})")
-        wide = flat.astype(np.float64)  # exact for f16, f32, f64; the bounds are exact in it too
-        bad = (wide < lo) | (wide > hi)
-    elif kind == "u":
-        bad = flat.astype(np.uint64) > np.uint64(hi)
-    elif kind == "i":
-        wide = flat.astype(np.int64)
-        bad = (wide < lo) | (wide > hi)
-    else:
-        bad = np.zeros(flat.shape, dtype=bool)
-    if bad.any():
-        first = int(np.argmax(bad))
-        raise SpecError(f"--load {name}: {_element(array, first)} does not fit in {type_name} ({lo}..{hi})")
-    return flat.astype(dtype).reshape(array.shape)
-
-
-def _largest(dtype: np.dtype) -> float:
-    if dtype in (np.dtype("<f2"), np.dtype("<f4")):
-        return float(np.finfo(dtype).max)
-    import ml_dtypes  # noqa: PLC0415  (already loaded: dtype is one of its types)
-
-    return float(ml_dtypes.finfo(dtype).max)
+    try:
+        return convert(array, type_name)
+    except ConversionError as err:
+        raise SpecError(f"--load {name}: {err}") from None
