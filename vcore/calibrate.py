@@ -26,6 +26,7 @@ combination of the others is reported as one the data cannot determine.
 from __future__ import annotations
 
 import copy
+import json
 import math
 import re
 import tomllib
@@ -75,7 +76,28 @@ def _where(path: Path, i: int) -> str:
     return f"{path}: measurement {i + 1}"
 
 
+def _shown(value) -> str:
+    """A TOML value as the file writes it (for messages): 5, "8", true, [1, 2], 1979-05-27."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = json.dumps(value)
+    elif isinstance(value, list):
+        text = "[" + ", ".join(_shown(v) for v in value) + "]"
+    elif isinstance(value, dict):
+        text = "{ " + ", ".join(f"{k} = {_shown(v)}" for k, v in value.items()) + " }"
+    else:
+        text = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def read_file(path: str | Path) -> tuple[list[Parameter], list[Measurement]]:
+    """The parameters to fit and the measurements of a measurements file, every field's type checked
+    (a CalibrateError names the file, the measurement by number, and the field)."""
     path = Path(path)
     try:
         table = tomllib.loads(path.read_text())
@@ -88,52 +110,82 @@ def read_file(path: str | Path) -> tuple[list[Parameter], list[Measurement]]:
         raise CalibrateError(f"{path}: unknown key '{sorted(unknown)[0]}' (a file has fit = [...] and "
                              f"[[measurement]] tables)")
     fit = table.get("fit", [])
-    if not isinstance(fit, list) or not all(isinstance(p, str) for p in fit):
-        raise CalibrateError(f"{path}: fit must be a list of parameter names, like [\"tensor.startup\"]")
+    if not isinstance(fit, list):
+        raise CalibrateError(f"{path}: fit must be a list of parameter names, like [\"tensor.startup\"], "
+                             f"not {_shown(fit)}")
     params = []
-    for text in fit:
+    for n, text in enumerate(fit, start=1):
+        if not isinstance(text, str):
+            raise CalibrateError(f"{path}: fit: element {n} must be a parameter name (a string, like "
+                                 f"\"tensor.startup\"), not {_shown(text)}")
         m = _PARAM.match(text)
         if not m:
             raise CalibrateError(f"{path}: fit: '{text}' is not a parameter name (SECTION.KEY or SECTION.KEY[i])")
         params.append(Parameter(text, tuple(m.group("path").split(".")),
                                 None if m.group("index") is None else int(m.group("index"))))
     entries = table.get("measurement", [])
-    if not isinstance(entries, list) or not entries:
+    if not isinstance(entries, list):
+        raise CalibrateError(f"{path}: measurement must be [[measurement]] tables (an array of tables), "
+                             f"not {_shown(entries)}")
+    if not entries:
         raise CalibrateError(f"{path}: no [[measurement]] tables")
     measurements = [_measurement(path, i, e) for i, e in enumerate(entries)]
     return params, measurements
 
 
+def _check_types(where: str, entry: dict) -> None:
+    """Each field of a measurement has its type (the message names the field and the value)."""
+    def wrong(key: str, wanted: str) -> CalibrateError:
+        return CalibrateError(f"{where}: {key} must be {wanted}, not {_shown(entry[key])}")
+
+    program = entry["program"]
+    if not isinstance(program, str) or not program.strip():
+        raise wrong("program", "a file name (a string, relative to this file)")
+    measured = entry["measured"]
+    if isinstance(measured, bool) or not isinstance(measured, int | float) or not 0 < measured < math.inf:
+        raise wrong("measured", "a positive number (cycles, or a ratio)")
+    if "quantity" in entry and not isinstance(entry["quantity"], str):
+        raise wrong("quantity", f"one of {', '.join(QUANTITIES)} (a string)")
+    for key in ("defines", "minus"):
+        value = entry.get(key, {})
+        if not isinstance(value, dict):
+            raise wrong(key, "a table of whole numbers, like { TILE = 64 }")
+        for name, v in value.items():
+            if not _is_whole(v):
+                raise CalibrateError(f"{where}: {key}: {name} must be a whole number, like {{ {name} = 64 }}, "
+                                     f"not {_shown(v)}")
+    if "cores" in entry and not (_is_whole(entry["cores"]) and 1 <= entry["cores"] <= 64):
+        raise wrong("cores", "a whole number 1..64")
+    for key in ("name", "source", "reading"):
+        if key in entry and not isinstance(entry[key], str):
+            raise wrong(key, "a string")
+    if "held_out" in entry and not isinstance(entry["held_out"], bool):
+        raise wrong("held_out", "true or false")
+
+
 def _measurement(path: Path, i: int, entry: dict) -> Measurement:
     where = _where(path, i)
+    if not isinstance(entry, dict):
+        raise CalibrateError(f"{where} must be a table ([[measurement]] with program = ... and measured = ...), "
+                             f"not {_shown(entry)}")
     unknown = set(entry) - _KEYS
     if unknown:
         raise CalibrateError(f"{where}: unknown key '{sorted(unknown)[0]}' (keys: {', '.join(sorted(_KEYS))})")
     for key in ("program", "measured"):
         if key not in entry:
             raise CalibrateError(f"{where}: missing '{key}'")
+    _check_types(where, entry)
     quantity = entry.get("quantity", "total")
     if quantity not in QUANTITIES:
         raise CalibrateError(f"{where}: quantity '{quantity}' is not one of {', '.join(QUANTITIES)}")
-    measured = entry["measured"]
-    if isinstance(measured, bool) or not isinstance(measured, int | float) or not 0 < measured < math.inf:
-        raise CalibrateError(f"{where}: measured must be a positive number")
     minus = entry.get("minus")
     if quantity in ("difference", "ratio") and minus is None:
         raise CalibrateError(f"{where}: quantity '{quantity}' needs minus = {{ NAME = VALUE }} (the second run)")
-    for key in ("defines", "minus"):
-        value = entry.get(key, {})
-        if not isinstance(value, dict) or not all(isinstance(v, int) and not isinstance(v, bool)
-                                                  for v in value.values()):
-            raise CalibrateError(f"{where}: {key} must be a table of whole numbers, like {{ TILE = 64 }}")
-    cores = entry.get("cores")
-    if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= 64):
-        raise CalibrateError(f"{where}: cores must be 1..64")
     program = (path.parent / entry["program"]).resolve()
     shown = " ".join([Path(entry["program"]).stem, *(f"{k}={v}" for k, v in entry.get("defines", {}).items())])
-    return Measurement(i, str(entry.get("name", shown)), program, quantity, float(measured),
-                       dict(entry.get("defines", {})), None if minus is None else dict(minus), cores,
-                       str(entry.get("source", "")), str(entry.get("reading", "")), bool(entry.get("held_out", False)))
+    return Measurement(i, entry.get("name", shown), program, quantity, float(entry["measured"]),
+                       dict(entry.get("defines", {})), None if minus is None else dict(minus), entry.get("cores"),
+                       entry.get("source", ""), entry.get("reading", ""), entry.get("held_out", False))
 
 
 # -- parameters ---------------------------------------------------------------------------------
