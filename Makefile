@@ -40,6 +40,7 @@ docs: $(RUN_STAMP)
 	$(BIN)/python -m emulator.profile_doc --write docs/timing.md
 	$(BIN)/python -m vcore.kernel_doc --write docs/kernels.md
 	$(BIN)/python -m benchmarks.calibration --write docs/timing.md
+	$(BIN)/python -m vcore.report_schema --write docs/report.schema.json
 	$(BIN)/python -m vcore.doc_outputs --write
 
 bench: $(RUN_STAMP)

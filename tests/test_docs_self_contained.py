@@ -37,7 +37,7 @@ _RELATIVE = re.compile(r"(?:\.\./)+[\w./-]*")
 
 
 def _user_files() -> list[Path]:
-    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs").glob("*.json"))]
     files += sorted((ROOT / "emulator" / "profiles").glob("*.toml"))
     files += sorted((ROOT / "programs").glob("*.asm"))
     return files

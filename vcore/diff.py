@@ -13,10 +13,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from emulator.report import SCHEMA
+from vcore.report_schema import SchemaError, validate
 
 
 class DiffError(Exception):
-    """A file that is not a vcore JSON report; the message names it."""
+    """A file that is not a vcore JSON report (or one that does not match its schema); the message
+    names it, and the field."""
 
 
 def read_report(path: str) -> dict:
@@ -28,9 +30,10 @@ def read_report(path: str) -> dict:
         raise DiffError(f"{path}: error: not a JSON report ({err})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise DiffError(f"{path}: error: not a vcore report (schema {SCHEMA!r} expected)")
-    for key in ("total_cycles", "pipes", "per_pc", "stalls"):
-        if key not in data:
-            raise DiffError(f"{path}: error: report has no '{key}'")
+    try:
+        validate(data)  # docs/report.schema.json: every field diff reads has its type
+    except SchemaError as err:
+        raise DiffError(f"{path}: error: {err}") from None
     return data
 
 
