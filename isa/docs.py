@@ -14,7 +14,7 @@ _KIND_DOC = {
     Kind.UB: "UB operand (19 bits, see encoding.md)",
     Kind.GM: "GM operand (33 bits, see encoding.md)",
     Kind.UB_BYTE: "UB byte address for LD / ST (33 bits, the GM operand's layout, see encoding.md)",
-    Kind.SCALAR: "element-type immediate or Sn (33 bits)",
+    Kind.SCALAR: "element-type immediate, or Sn whose low T bits are the element's bit pattern (33 bits)",
     Kind.SRC: "Sn or signed immediate",
     Kind.IMM: "Sn or signed immediate",
     Kind.TARGET: "label: absolute byte address (24 bits)",
@@ -32,6 +32,16 @@ def render() -> str:
         "",
         "Generated from `isa/table.py` by `make docs`; do not edit by hand (a test fails when it is stale).",
         "Bit positions count from bit 0 of the first 64-bit word; word k holds bits 64k..64k+63.",
+        "",
+        "An operand written `SCALAR|Sn` (the scalar of VADDS, VMAXS, VDUP, VCMPS ..., the start of VARANGE, the "
+        "count of VSHL and VSHR) is either a number written in the instruction, rounded by the assembler to the "
+        "element type T (a float to nearest even), or a scalar register Sn, whose low bits, as many as T has "
+        "(32 for f32, 16 for f16 and bf16, 8, 16 or 32 for the integer types), are the element's bit pattern. "
+        "The upper bits of Sn are ignored and its integer is never converted to T; tensor and register forms "
+        "read it alike. `MOV S1, 0x3fc00000` then `VDUP.f32 V0, S1, P0` gives 1.5 in every active lane; "
+        "`MOV S1, 2` would give the f32 whose bits are 2 (about 2.8e-45), not 2.0, where `VDUP.f32 V0, 2, P0` "
+        "gives 2.0. A float loaded by `LD.u32` (`LD.u16` for f16 and bf16) is used as it is: docs/language.md "
+        "shows it.",
         "",
         f"{len(TABLE)} instruction forms.",
         "",
