@@ -5,6 +5,7 @@ Every user error ends here as one message on stderr and exit status 2 (1 for a r
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import click
 import numpy as np
+from click.core import ParameterSource
 
 from assembler import AsmError, disassemble, listing, parse_define
 from assembler.preprocess import read_source
@@ -30,7 +32,8 @@ from vcore import sweep
 from vcore.debug import Debugger, session
 from vcore.diff import DiffError, diff_text, read_report
 from vcore.formatting import format_line
-from vcore.loading import LoadError, read_program_file, write_atomic
+from vcore.inline import InlineError, Setup, load_place, read_setup
+from vcore.loading import LoadError, load_program, read_program_file, read_source_file, source_text, write_atomic
 from vcore.progress import Progress
 from vcore.specs import SpecError, parse_dump, parse_load, read_load
 
@@ -85,9 +88,9 @@ def _fail_loading(err: Fault, path: str):
     _fail(str(err) if err.where else f"{path}: error: {err}", 1)
 
 
-def _read(path: str, defines=()):
+def _read(path: str, defines=(), blob: bytes | None = None):
     try:
-        program = read_program_file(path, dict(defines))
+        program = read_program_file(path, dict(defines)) if blob is None else load_program(blob, path, dict(defines))
     except (AsmError, LoadError) as err:
         _fail(str(err))
     for warning in program.warnings:  # the assembler's: the program is valid, but likely not what was meant
@@ -133,6 +136,89 @@ def disasm_command(binary: str) -> None:
         pc, message = problems[0]
         _fail(f"{binary}: error: pc 0x{pc:04x}: {message}")
     click.echo(disassemble(program), nl=False)
+
+
+class _ProgramSetup:
+    """The program's own setup lines (``; DEFINE``, ``; LOAD``, ``; PROFILE``, ``; RUN``: the pytest
+    plugin's, read by vcore/inline.py) that a command applies: each option the command has and its
+    command line does not give. The command line wins: a -D NAME over ``; DEFINE NAME``, a --load
+    to the same SPACE:ADDR over that ``; LOAD`` (other loads land after the program's, on top), and
+    --profile, --max-instructions, --cores, --jobs over the ``; RUN``/``; PROFILE`` value."""
+
+    def __init__(self, command: str, path: str, text: str | None, takes: dict[str, str | None], given) -> None:
+        """``takes``: option -> None when the command applies it, else why not; ``given(option)``:
+        whether the command line gives it."""
+        try:
+            self.setup = read_setup(Path(path), text) if text is not None else Setup(Path(path))
+        except InlineError as err:
+            where, _, message = str(err).partition(": ")
+            _fail(f"{where}: error: {message}")
+        applied, refused = [], {}
+        for line in self.setup.lines:
+            kind = line.option.split(" ")[0]
+            if given(line.option):
+                continue
+            if takes.get(kind) is None:
+                applied.append(line)
+            else:
+                refused.setdefault(takes[kind], []).append(line)
+        self.options = {line.option for line in applied}
+        if applied:
+            click.echo("vcore: applied the program's " + ", ".join(line.shown() for line in applied), err=True)
+        for why, lines in refused.items():
+            click.echo(f"vcore: vcore {command} does not apply the program's "
+                       f"{', '.join(line.shown() for line in lines)}: {why}", err=True)
+
+    def value(self, option: str, given):
+        """The program's value of ``option`` where it applies, else ``given``."""
+        return getattr(self.setup, option) if option in self.options else given
+
+    def defines(self, given) -> dict:
+        """The program's DEFINEs that apply, with the command line's -D over them."""
+        return {**{n: v for n, v in self.setup.defines.items() if f"define {n}" in self.options}, **dict(given)}
+
+    def loads(self) -> list:
+        """(label, LoadSpec, data) of the program's LOADs that apply (files relative to the program)."""
+        out = []
+        for where, target, file in self.setup.loads:
+            try:
+                spec = parse_load(f"{target}={self.setup.path.parent / file}")
+                if load_place(spec) not in self.options:
+                    continue
+                data, warnings = read_load(spec)
+            except SpecError as err:
+                _fail(f"{where}: error: LOAD {target} = {file}: {err}")
+            for message in warnings:
+                click.echo(f"{where}: {message}", err=True)
+            out.append((f"{where}: error: LOAD {target} = {file}", spec, data))
+        return out
+
+
+def _program_setup(command: str, path: str, takes: dict[str, str | None], cli_defines=(), cli_loads=(),
+                   cli_options: dict[str, str] | None = None) -> tuple[bytes, _ProgramSetup]:
+    """The program file's bytes (read once) and its setup lines as ``command`` applies them;
+    ``cli_options``: setup option -> the command's parameter that gives it."""
+    cli_options = cli_options or {}
+    try:
+        blob = read_source_file(path)
+    except LoadError as err:
+        _fail(str(err))
+    names = {name for name, _ in cli_defines}
+    places = set()
+    for text in cli_loads:
+        with contextlib.suppress(SpecError):  # a bad --load is refused with the others, later
+            places.add(load_place(parse_load(text)))
+    ctx = click.get_current_context()
+
+    def given(option: str) -> bool:
+        kind, _, name = option.partition(" ")
+        if kind == "define":
+            return name in names
+        if kind == "load":
+            return option in places
+        return kind in cli_options and ctx.get_parameter_source(cli_options[kind]) is not ParameterSource.DEFAULT
+
+    return blob, _ProgramSetup(command, path, source_text(blob), takes, given)
 
 
 _LOAD_HELP = ("copy a file into memory first (a .npy: its array's data, as stored; else raw bytes); :TYPE "
@@ -182,8 +268,20 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
 @define_option
 def run_command(program_path, profile_name, loads, dumps, report_format, report_file, gm_size,
                 max_instructions, max_cycles, strict, trace_file, cores, jobs, defines) -> None:
-    """Run a program and print its report."""
+    """Run a program and print its report. The program's own DEFINE, LOAD, PROFILE and RUN comment
+    lines apply too (the command line wins), and stderr says which did."""
+    blob, own = _program_setup("run", program_path, {
+        "define": None, "load": None, "profile": None, "strict": None, "max_instructions": None,
+        "cores": "--trace records one core" if trace_file else None,
+        "jobs": "--trace records one core" if trace_file else None,
+    }, defines, loads, {"profile": "profile_name", "max_instructions": "max_instructions", "cores": "cores",
+                        "jobs": "jobs"})
+    defines = tuple(own.defines(defines).items())
+    profile_name, strict = own.value("profile", profile_name), strict or "strict" in own.options
+    max_instructions, cores = own.value("max_instructions", max_instructions), own.value("cores", cores)
+    jobs = own.value("jobs", jobs) if cores is not None else jobs
     profile, load_specs, load_data = _run_inputs(profile_name, gm_size, loads)
+    own_loads = own.loads()
     if cores is not None and not 1 <= cores <= MAX_CORES:
         _fail(f"vcore: error: --cores must be 1..{MAX_CORES}, not {cores}")
     if jobs is not None and jobs < 1:
@@ -200,18 +298,19 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
         if spec.core >= (cores or 1):
             _fail(f"vcore: error: --dump {spec.key}: core {spec.core} does not exist: the run has {cores or 1} "
                   f"core(s), ub0..ub{(cores or 1) - 1}")
-    program = _read(program_path, defines)
+    program = _read(program_path, defines, blob)
     try:
         machine = load(program, profile, cores, gm_size, jobs)
     except ProgramError as err:
         _fail(str(err))
     except Fault as err:
         _fail_loading(err, program_path)
-    for spec, data in zip(load_specs, load_data, strict=True):
+    for label, spec, data in [*own_loads, *((f"vcore: error: --load {s.name}", s, d)
+                                            for s, d in zip(load_specs, load_data, strict=True))]:
         try:
             machine.write(spec.space, spec.addr, data)
         except Fault as err:
-            _fail(f"vcore: error: --load {spec.name}: {err}")
+            _fail(f"{label}: {err}")
     for spec in dump_specs:  # before the run, so a long run is not wasted on a bad --dump
         try:
             check_range(spec.space.upper(), machine.memory(spec.space).size, spec.addr,
@@ -271,12 +370,19 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
 @click.option("--gm-size", type=INT, default=DEFAULT_GM_SIZE, show_default=True, help="bytes of GM")
 @define_option
 def debug_command(program_path, profile_name, loads, gm_size, defines) -> None:
-    """Step through a program: commands on stdin (help lists them)."""
-    profile, load_specs, load_data = _run_inputs(profile_name, gm_size, loads)
-    program = _read(program_path, defines)
+    """Step through a program: commands on stdin (help lists them). The program's own DEFINE, LOAD
+    and PROFILE comment lines apply too (the command line wins)."""
+    one_core = "the debugger runs one core, without run's limits"
+    blob, own = _program_setup("debug", program_path, {
+        "define": None, "load": None, "profile": None, "strict": one_core, "max_instructions": one_core,
+        "cores": one_core, "jobs": one_core}, defines, loads, {"profile": "profile_name"})
+    defines = tuple(own.defines(defines).items())
+    profile, load_specs, load_data = _run_inputs(own.value("profile", profile_name), gm_size, loads)
+    program = _read(program_path, defines, blob)
+    writes = [(s.space, s.addr, d) for _, s, d in own.loads()]
+    writes += [(s.space, s.addr, d) for s, d in zip(load_specs, load_data, strict=True)]
     try:
-        debugger = Debugger(program, profile, gm_size, [(s.space, s.addr, d) for s, d in zip(load_specs, load_data,
-                                                                                           strict=True)])
+        debugger = Debugger(program, profile, gm_size, writes)
     except ProgramError as err:
         _fail(str(err))
     except Fault as err:
@@ -317,7 +423,16 @@ class _SweepDefine(click.ParamType):
               help="draw total cycles against the first varied constant to FILE.png (pip install vcore[plot])")
 def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, output, plot_path) -> None:
     """Run a program for every combination of -D values and profiles; one row per run (the values,
-    the profile, total cycles, each pipe's busy cycles, the verdict; a failed run's error)."""
+    the profile, total cycles, each pipe's busy cycles, the verdict; a failed run's error). The
+    program's own DEFINE, LOAD, PROFILE and RUN --cores comment lines apply to every run (a swept
+    -D, --profile and --cores win)."""
+    _, own = _program_setup("sweep", program_path, {
+        "define": None, "load": None, "profile": None, "cores": None, "strict": "it has no --strict",
+        "max_instructions": "it has no --max-instructions", "jobs": "it runs each kernel in one process",
+    }, defines, (), {"profile": "profiles", "cores": "cores"})
+    fixed = own.defines(())
+    profiles, cores = own.value("profile", profiles), own.value("cores", cores)
+    own_loads = tuple((spec.space, spec.addr, data) for _, spec, data in own.loads())
     names = [name for name, _ in defines]
     if len(set(names)) != len(names):
         _fail(f"vcore: error: -D {next(n for n in names if names.count(n) > 1)} is given twice: list its values once")
@@ -355,7 +470,8 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, ou
         if progress:
             click.echo(f"\rsweep: {n}/{total} runs done\x1b[K", err=True, nl=n == total)
 
-    rows = sweep.sweep(text, program_path, list(defines), profile_names, cores, jobs, dask_address, done)
+    rows = sweep.sweep(text, program_path, list(defines), profile_names, cores, jobs, dask_address, done, fixed,
+                       own_loads)
     failed = sum(1 for r in rows if r["error"])
     if output is None:
         click.echo(sweep.to_table(rows), nl=False)

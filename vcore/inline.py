@@ -30,6 +30,20 @@ class InlineError(Exception):
     """A DEFINE, LOAD or RUN line that cannot be read or done (the message starts with FILE:LINE)."""
 
 
+@attrs.frozen
+class SetupLine:
+    """One thing a setup line asks, with its place: ``option`` is ``define NAME``, ``load SPACE:ADDR``
+    (``load ?`` for a target that does not parse), ``profile``, ``strict``, ``max_instructions``,
+    ``cores`` or ``jobs``; ``text`` the line's words (``; DEFINE TILE=64``, ``; RUN --cores 8``)."""
+
+    option: str
+    where: str      # FILE:LINE
+    text: str
+
+    def shown(self) -> str:
+        return f"{self.text} ({self.where})"
+
+
 @attrs.define
 class Setup:
     """What a program's comment lines ask of its run."""
@@ -43,6 +57,7 @@ class Setup:
     cores: int | None = None
     jobs: int | None = None
     profile_where: str | None = None  # FILE:LINE of the PROFILE or RUN line that named it
+    lines: list = attrs.field(factory=list)         # SetupLine, in the file's order (vcore run says what it applied)
 
     def limits(self) -> dict:
         return {"strict": self.strict, **({} if self.max_instructions is None
@@ -66,13 +81,32 @@ def read_setup(path: Path, text: str | None = None) -> Setup:
             except ValueError as err:
                 raise InlineError(f"{where}: {err}") from None
             setup.defines[name] = value
+            setup.lines.append(SetupLine(f"define {name}", where, f"; DEFINE {m.group('define')}"))
         elif m := _LOAD.match(line):
             setup.loads.append((where, m.group("target"), m.group("file")))
+            setup.lines.append(SetupLine(f"load {_place(m.group('target'))}", where,
+                                         f"; LOAD {m.group('target')} = {m.group('file')}"))
         elif m := _RUN.match(line):
             _run_options(where, m.group("options"), setup)
         elif m := _PROFILE.match(line):
             setup.profile, setup.profile_where = m.group("name"), where
+            setup.lines.append(SetupLine("profile", where, f"; PROFILE {m.group('name')}"))
     return setup
+
+
+def _place(target: str) -> str:
+    """``SPACE:ADDR`` of a load target (``ub:0x0:f32`` -> ``ub:0x0``), or ``?`` when it does not parse
+    (the load itself then says what is wrong)."""
+    try:
+        spec = parse_load(f"{target}=x.npy")
+    except SpecError:
+        return "?"
+    return f"{spec.space}:0x{spec.addr:x}"
+
+
+def load_place(spec) -> str:
+    """The ``load SPACE:ADDR`` option a --load spec gives (its setup line's ``option``)."""
+    return f"load {spec.space}:0x{spec.addr:x}"
 
 
 def _run_options(where: str, text: str, setup: Setup) -> None:
@@ -85,8 +119,10 @@ def _run_options(where: str, text: str, setup: Setup) -> None:
         word = words[i]
         if word == "--strict":
             setup.strict = True
+            setup.lines.append(SetupLine("strict", where, "; RUN --strict"))
         elif (word == "--profile" or word in _NUMBER_OPTIONS) and i + 1 < len(words):
             i += 1
+            setup.lines.append(SetupLine(word.removeprefix("--").replace("-", "_"), where, f"; RUN {word} {words[i]}"))
             if word == "--profile":
                 setup.profile, setup.profile_where = words[i], where
             else:

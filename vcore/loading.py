@@ -41,12 +41,27 @@ def load_program(data: bytes | str, filename: str = "<input>", defines: dict[str
     return assemble(data, filename, defines)
 
 
-def read_program_file(path: str | os.PathLike, defines: dict[str, int] | None = None) -> Program:
+def read_source_file(path: str | os.PathLike) -> bytes:
+    """A program file's bytes (``.asm`` text or a ``.vbin``), or a LoadError naming it."""
     try:
-        blob = read_source(path)
+        return read_source(path)
     except OSError as err:
         raise LoadError(f"{path}: error: cannot read: {err.strerror or err}") from None
-    return load_program(blob, str(path), defines)
+
+
+def source_text(blob: bytes) -> str | None:
+    """The assembly text of a program file's bytes, or None for a ``.vbin`` (or bytes that are not
+    UTF-8: loading them says so)."""
+    if blob.startswith(MAGIC):
+        return None
+    try:
+        return blob.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
+def read_program_file(path: str | os.PathLike, defines: dict[str, int] | None = None) -> Program:
+    return load_program(read_source_file(path), str(path), defines)
 
 
 def _umask() -> int:

@@ -30,16 +30,21 @@ def combinations(defines: list[tuple[str, list[int]]], profiles: list[str]) -> l
             for values in itertools.product(*(v for _, v in defines)) for profile in profiles]
 
 
-def run_one(text: str, path: str, defines: dict, profile: str, cores: int | None) -> dict:
+def run_one(text: str, path: str, defines: dict, profile: str, cores: int | None, fixed: dict | None = None,
+            loads: tuple = ()) -> dict:
     """One run of the sweep as a row: the -D values, the profile, the cycles, each pipe's busy
-    cycles, the verdict, and the error (empty for a clean run)."""
+    cycles, the verdict, and the error (empty for a clean run). ``fixed``: constants every run
+    takes (the program's own ; DEFINE lines), under the swept ones; ``loads``: (space, addr, bytes)
+    written before the run (its ; LOAD lines)."""
 
     row = {**defines, "profile": profile, "total_cycles": None, **{f"busy_{p}": None for p in PIPES},
            "verdict": "", "error": ""}
     try:
-        program = assemble(text, path, defines)
+        program = assemble(text, path, {**(fixed or {}), **defines})
         prof = load_profile(profile)
         machine = load(program, prof, cores, jobs=1)
+        for space, addr, data in loads:
+            machine.write(space, addr, data)
         result = machine.run()
         report = machine.report()
     except (AsmError, ProfileError, ProgramError, Fault) as err:
@@ -85,10 +90,10 @@ def _dask(tasks: list[tuple], address: str, done: Callable[[int], None]) -> list
 
 
 def sweep(text: str, path: str, defines: list[tuple[str, list[int]]], profiles: list[str], cores: int | None,
-          jobs: int | None = None, dask: str | None = None, done: Callable[[int], None] = lambda n: None
-          ) -> list[dict]:
-    """Every row of the sweep, in the order of ``combinations``."""
-    tasks = [(text, path, c["defines"], c["profile"], cores) for c in combinations(defines, profiles)]
+          jobs: int | None = None, dask: str | None = None, done: Callable[[int], None] = lambda n: None,
+          fixed: dict | None = None, loads: tuple = ()) -> list[dict]:
+    """Every row of the sweep, in the order of ``combinations`` (``fixed`` and ``loads``: see run_one)."""
+    tasks = [(text, path, c["defines"], c["profile"], cores, fixed, loads) for c in combinations(defines, profiles)]
     if dask is not None:
         return _dask(tasks, dask, done)
     return _local(tasks, max(1, min(jobs or os.cpu_count() or 1, len(tasks))), done)
