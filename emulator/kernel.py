@@ -7,12 +7,14 @@ kernel merges every core's writes into GM (``emulator.gm_merge``), names the rac
 of the phase, and releases every core at the last arrival plus ``chip.syncall``. A core's phase
 depends only on its own state and on GM at the phase's start, so the cores can run in any number
 of processes (``jobs``) and the result is the same for every number.
+
+Worker processes die with the process that started them (``emulator.processes``). Ctrl-C stops
+every core where it is: the run ends with an ``interrupt`` fault, each core's report as far as it got.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import traceback
 
@@ -23,6 +25,7 @@ from emulator.faults import Fault
 from emulator.gm_merge import Accesses, Writes, apply_writes, between_cores, merge_writes
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS, Machine
 from emulator.memory_data import memory_bytes, type_named
+from emulator.processes import StopRequest, context, die_with_parent
 from emulator.profile import Profile
 from emulator.report import Report, race_messages
 from emulator.result import STALL_CAUSES, PipeEntry
@@ -57,10 +60,12 @@ class CoreEnd:
 
 
 class CoreGroup:
-    """The cores one process runs: each a Machine; ``phase`` runs each of them to its next SYNCALL."""
+    """The cores one process runs: each a Machine; ``phase`` runs each of them to its next SYNCALL.
+    ``stop`` is the process's Ctrl-C (``emulator.processes.StopRequest``): once asked, a core
+    running is interrupted and the cores after it do not run."""
 
     def __init__(self, program: Program, profile: Profile, gm_size: int, cores: tuple[int, ...], count: int,
-                 limits: dict) -> None:
+                 limits: dict, stop: StopRequest | None = None) -> None:
         self.machines = {}
         for core in cores:
             m = Machine(program, profile, gm_size, core=core, cores=count)
@@ -69,22 +74,36 @@ class CoreGroup:
             self.machines[core] = m
         self.limits = limits
         self.live = set(cores)
+        self.stop = stop or StopRequest()
 
     def write(self, space: str, addr: int, data: np.ndarray) -> None:
         for m in self.machines.values():
             m.write(space, addr, data)
 
-    def phase(self, release: int | None, delta: Writes | None) -> list[CoreOutcome]:
+    def phase(self, release: int | None, delta: Writes | None, stopping: bool = False) -> list[CoreOutcome]:
+        """Run each live core to its next SYNCALL, its end or a fault; ``stopping`` (the kernel was
+        interrupted) runs none of them."""
         outcomes = []
         for core in sorted(self.live):
             m = self.machines[core]
             if delta is not None:
                 apply_writes(m.gm, delta)
             m.syncall_release = release
-            result = m.run(**self.limits)
+            before = m.result
+            if not stopping:
+                self._run(m)
             accesses = Accesses.of(m.gm_log)
             m.gm_log = []
             writes = Writes.of(m.gm, accesses)
+            if m.result is before:  # interrupted before it ran on: it stays where it was
+                if m.result is None:  # not started: an empty run, for its report
+                    m.run(**self.limits, pause_after=0)
+                self.live.discard(core)
+                outcomes.append(CoreOutcome(core, "fault", m.pc, 0, accesses, writes,
+                                            f"{m.where(m.pc)}: error: interrupted\n  at pc 0x{m.pc:04x}: "
+                                            f"{m.text_at(m.pc)}", "interrupt"))
+                continue
+            result = m.result
             if result.fault is not None:
                 state = "fault"
             elif m.at_syncall is not None:
@@ -99,6 +118,20 @@ class CoreGroup:
                                         None if fault is None else fault.kind))
         return outcomes
 
+    def _run(self, m: Machine) -> None:
+        """Run ``m`` on, unless Ctrl-C has come. Ctrl-C during its run is the run's ``interrupt``
+        fault; just before or after the run it only stops the cores after this one."""
+        stop = self.stop
+        try:
+            try:
+                stop.running = True
+                if not stop.asked:
+                    m.run(**self.limits)
+            finally:
+                stop.running = False
+        except KeyboardInterrupt:  # raised once only (StopRequest): here it came outside the run
+            pass
+
     def finish(self) -> list[CoreEnd]:
         ends = []
         for core, m in sorted(self.machines.items()):
@@ -108,22 +141,29 @@ class CoreGroup:
         return ends
 
 
-def _serve(conn, args) -> None:
-    """A worker process: builds its CoreGroup, then answers the kernel's calls until told to stop."""
-    try:
-        group = CoreGroup(*args)
-        conn.send(("ok", None))
-    except BaseException:  # reported to the parent, which raises
-        conn.send(("error", traceback.format_exc()))
-        return
-    while True:
-        name, call_args = conn.recv()
-        if name == "stop":
-            return
+def _serve(conn, args, parent: int) -> None:
+    """A worker process: builds its CoreGroup, then answers the kernel's calls until told to stop.
+    It dies with the kernel's process (``parent``); Ctrl-C stops its cores (the kernel's process
+    passes its own on)."""
+    die_with_parent(parent)
+    with StopRequest().installed(worker=True) as stop:
         try:
-            conn.send(("ok", getattr(group, name)(*call_args)))
-        except BaseException:
+            group = CoreGroup(*args, stop=stop)
+            conn.send(("ok", None))
+        except BaseException:  # reported to the parent, which raises
             conn.send(("error", traceback.format_exc()))
+            return
+        while True:
+            try:
+                name, call_args = conn.recv()
+            except EOFError:  # the kernel's process has closed its end: nothing more to do
+                return
+            if name == "stop":
+                return
+            try:
+                conn.send(("ok", getattr(group, name)(*call_args)))
+            except BaseException:
+                conn.send(("error", traceback.format_exc()))
 
 
 class _Remote:
@@ -131,10 +171,9 @@ class _Remote:
 
     def __init__(self, context, args) -> None:
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, args), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, args, os.getpid()), daemon=True)
         self.process.start()
         child.close()
-        self._answer()
 
     def _answer(self):
         status, value = self.conn.recv()
@@ -149,6 +188,9 @@ class _Remote:
         with contextlib.suppress(OSError):  # the worker is gone already
             self.conn.send(("stop", ()))
         self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
 
 
 def default_jobs() -> int:
@@ -196,29 +238,42 @@ class Kernel:
         limits = {"max_instructions": max_instructions, "max_cycles": max_cycles, "strict": strict}
         shares = [tuple(range(k, self.cores, self.jobs)) for k in range(self.jobs)]
         args = [(self.program, self.profile, self.gm_size, share, self.cores, limits) for share in shares]
-        groups = self._start(args)
-        try:
-            for space, addr, data in self.loads:
-                self._call(groups, "write", space, addr, data)
-            result = self._phases(groups, strict)
-            self.ends = sorted((e for part in self._call(groups, "finish") for e in part),
-                               key=lambda e: e.core)
-        finally:
-            for g in groups:
-                if isinstance(g, _Remote):
-                    g.close()
+        with StopRequest().installed() as stop:
+            groups = self._start(args, stop)
+            try:
+                stop.forward = [g.process.pid for g in groups if isinstance(g, _Remote)]
+                if stop.asked:  # Ctrl-C while they started
+                    stop.pass_on()
+                for space, addr, data in self.loads:
+                    self._call(groups, "write", space, addr, data)
+                result = self._phases(groups, strict, stop)
+                self.ends = sorted((e for part in self._call(groups, "finish") for e in part),
+                                   key=lambda e: e.core)
+            finally:
+                stop.forward = []
+                for g in groups:
+                    if isinstance(g, _Remote):
+                        g.close()
         for end in self.ends:
             result.warnings[:0] = [w.replace("warning: ", f"warning: core {end.core}: ", 1) for w in end.warnings]
         result.total_cycles = max(e.report.total_cycles for e in self.ends) + self.profile["chip"]["launch"]
         self.result = result
         return result
 
-    def _start(self, args) -> list:
+    def _start(self, args, stop: StopRequest) -> list:
         if self.jobs == 1:
-            return [CoreGroup(*args[0])]
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        context = multiprocessing.get_context(method)
-        return [_Remote(context, a) for a in args]
+            return [CoreGroup(*args[0], stop=stop)]
+        remotes: list[_Remote] = []
+        try:
+            for a in args:
+                remotes.append(_Remote(context(), a))
+            for r in remotes:
+                r._answer()
+        except BaseException:
+            for r in remotes:
+                r.close()
+            raise
+        return remotes
 
     @staticmethod
     def _call(groups, name: str, *args) -> list:
@@ -228,13 +283,13 @@ class Kernel:
                 g.send(name, *args)
         return [g._answer() if isinstance(g, _Remote) else getattr(g, name)(*args) for g in groups]
 
-    def _phases(self, groups, strict: bool) -> KernelResult:
+    def _phases(self, groups, strict: bool, stop: StopRequest) -> KernelResult:
         result = KernelResult()
         release, delta, ended = None, None, {}
         seen: dict = {}
         while True:
-            outcomes = sorted((o for part in self._call(groups, "phase", release, delta) for o in part),
-                              key=lambda o: o.core)
+            outcomes = sorted((o for part in self._call(groups, "phase", release, delta, stop.asked)
+                               for o in part), key=lambda o: o.core)
             result.phases += 1
             for race in between_cores(outcomes, self.template.who):
                 key = (race["kind"], race["first"]["pc"], race["second"]["pc"])
@@ -250,7 +305,8 @@ class Kernel:
                 result.warnings.append(f"warning: {message}")
             delta = merge_writes([o.writes for o in outcomes])
             apply_writes(self.gm, delta)
-            faulted = [o for o in outcomes if o.state == "fault"]
+            # a core's own fault first, then one stopped by Ctrl-C
+            faulted = sorted((o for o in outcomes if o.state == "fault"), key=lambda o: o.fault_kind == "interrupt")
             if faulted:
                 first = faulted[0]
                 result.fault = Fault(f"core {first.core}: {first.fault}", first.fault_kind or "fault")
