@@ -478,7 +478,7 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, ou
     else:
         _write(output, sweep.to_json(rows) if output.lower().endswith(".json") else sweep.to_csv(rows))
     if plot_path is not None:
-        sweep.plot(rows, list(defines) or [("profile", [])], plot_path)
+        sweep.plot(rows, list(defines), plot_path)
     if failed:
         click.echo(f"vcore: sweep: {failed} of {len(rows)} runs failed (their rows carry the error)", err=True)
 

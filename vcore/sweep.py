@@ -131,12 +131,26 @@ def to_table(rows: list[dict]) -> str:
 
 
 def plot(rows: list[dict], defines: list[tuple[str, list[int]]], path: str) -> None:
-    """Total cycles against the first varied constant, one line per value of the others (and profile)."""
+    """Total cycles against the first varied constant, one line per value of the others (and profile);
+    a sweep over profiles alone (no ``defines``), one bar per profile."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    if defines:
+        _plot_lines(axes, rows, defines)
+    else:
+        _plot_bars(axes, rows)
+    axes.set_ylabel("total cycles")
+    axes.grid(True, alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def _plot_lines(axes, rows: list[dict], defines: list[tuple[str, list[int]]]) -> None:
     varied = [name for name, values in defines if len(values) > 1] or [defines[0][0]]
     x_name, others = varied[0], [name for name, _ in defines if name != varied[0]]
     lines: dict = {}
@@ -144,7 +158,6 @@ def plot(rows: list[dict], defines: list[tuple[str, list[int]]], path: str) -> N
         label = ", ".join([f"{n}={r[n]}" for n in others] + [f"profile {r['profile']}"])
         if r["total_cycles"] is not None:
             lines.setdefault(label, []).append((r[x_name], r["total_cycles"]))
-    figure, axes = plt.subplots(figsize=(7, 4.5))
     for label, points in lines.items():
         xs, ys = zip(*sorted(points), strict=True)
         axes.plot(xs, ys, marker="o", label=label)
@@ -153,10 +166,16 @@ def plot(rows: list[dict], defines: list[tuple[str, list[int]]], path: str) -> N
         axes.set_xscale("log", base=2)
         axes.set_xticks(xs_all, [str(x) for x in xs_all])
     axes.set_xlabel(x_name)
-    axes.set_ylabel("total cycles")
-    axes.grid(True, alpha=0.3)
     if lines:
         axes.legend(fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+
+
+def _plot_bars(axes, rows: list[dict]) -> None:
+    """One bar per profile, in the order run; a run that failed has no bar, and says so."""
+    places = range(len(rows))
+    axes.bar(places, [r["total_cycles"] or 0 for r in rows])
+    for x, r in zip(places, rows, strict=True):
+        if r["total_cycles"] is None:
+            axes.annotate("failed", (x, 0), ha="center", va="bottom")
+    axes.set_xticks(places, [r["profile"] for r in rows])
+    axes.set_xlabel("profile")
