@@ -470,17 +470,28 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, ou
         if progress:
             click.echo(f"\rsweep: {n}/{total} runs done\x1b[K", err=True, nl=n == total)
 
-    rows = sweep.sweep(text, program_path, list(defines), profile_names, cores, jobs, dask_address, done, fixed,
-                       own_loads)
+    interrupted = False
+    try:
+        rows = sweep.sweep(text, program_path, list(defines), profile_names, cores, jobs, dask_address, done, fixed,
+                           own_loads)
+    except sweep.Interrupted as stop:  # Ctrl-C: the rows finished are kept
+        rows, interrupted = stop.rows, True
+        if progress:
+            click.echo("", err=True)
     failed = sum(1 for r in rows if r["error"])
-    if output is None:
+    if rows and output is None:
         click.echo(sweep.to_table(rows), nl=False)
-    else:
+    elif rows:
         _write(output, sweep.to_json(rows) if output.lower().endswith(".json") else sweep.to_csv(rows))
-    if plot_path is not None:
+    if plot_path is not None and not interrupted:
         sweep.plot(rows, list(defines), plot_path)
     if failed:
         click.echo(f"vcore: sweep: {failed} of {len(rows)} runs failed (their rows carry the error)", err=True)
+    if interrupted:
+        kept = ("their rows are " + ("printed" if output is None else f"written to {output}")) if rows else \
+            "nothing is written"
+        _fail(f"vcore: sweep: interrupted with {len(rows)} of {total} runs finished: {kept}"
+              f"{'; no plot is drawn' if plot_path is not None else ''}", 130)
 
 
 @main.command("calibrate")

@@ -4,23 +4,39 @@ processes or on a Dask cluster, and collect one row per run (CONTRACT section 10
 A run is a plain function of plain values (``run_one``: the program's text and path, the -D values,
 the profile, the core count), so the same rows come back whichever executor ran them. A run that
 fails is a row with its error, never an exception out of the sweep.
+
+Local processes die with the sweep's own (``emulator.processes``). A combination whose process dies
+(killed for its memory, say) is run once more in a fresh process; if that dies too, its row says so,
+and every other row is kept. Ctrl-C stops the sweep: ``Interrupted`` carries the rows finished.
 """
 
 from __future__ import annotations
 
+import collections
 import csv
 import io
 import itertools
 import json
 import os
+import signal
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing.connection import wait
 
 from assembler import AsmError, assemble
 from emulator import Fault, ProfileError, ProgramError, load_profile
 from emulator.kernel import load
+from emulator.processes import StopRequest, context, die_with_parent
 
 PIPES = ("S", "V", "MTE2", "MTE3")
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the sweep; ``rows`` are the runs that had finished, in the order of
+    ``combinations``."""
+
+    def __init__(self, rows: list[dict]) -> None:
+        super().__init__(f"sweep interrupted after {len(rows)} runs")
+        self.rows = rows
 
 
 def combinations(defines: list[tuple[str, list[int]]], profiles: list[str]) -> list[dict]:
@@ -37,8 +53,7 @@ def run_one(text: str, path: str, defines: dict, profile: str, cores: int | None
     takes (the program's own ; DEFINE lines), under the swept ones; ``loads``: (space, addr, bytes)
     written before the run (its ; LOAD lines)."""
 
-    row = {**defines, "profile": profile, "total_cycles": None, **{f"busy_{p}": None for p in PIPES},
-           "verdict": "", "error": ""}
+    row = _row(defines, profile)
     try:
         program = assemble(text, path, {**(fixed or {}), **defines})
         prof = load_profile(profile)
@@ -59,20 +74,145 @@ def run_one(text: str, path: str, defines: dict, profile: str, cores: int | None
     return row
 
 
-def _local(tasks: list[tuple], jobs: int, done: Callable[[int], None]) -> list[dict]:
-    if jobs == 1:
-        rows = []
-        for task in tasks:
-            rows.append(run_one(*task))
-            done(len(rows))
-        return rows
-    rows: list = [None] * len(tasks)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_one, *task): i for i, task in enumerate(tasks)}
-        for n, future in enumerate(as_completed(futures), start=1):
-            rows[futures[future]] = future.result()
-            done(n)
+def _row(defines: dict, profile: str, error: str = "") -> dict:
+    return {**defines, "profile": profile, "total_cycles": None, **{f"busy_{p}": None for p in PIPES},
+            "verdict": "", "error": error}
+
+
+def _finished(rows: list) -> list[dict]:
+    return [r for r in rows if r is not None]
+
+
+def _in_process(tasks: list[tuple], done: Callable[[int], None]) -> list[dict]:
+    """The runs one after the other in this process; Ctrl-C stops them (the run it interrupts is not
+    a row)."""
+    rows: list = []
+    with StopRequest().installed() as stop:
+        try:
+            for task in tasks:
+                try:
+                    stop.running = not stop.asked
+                    row = run_one(*task) if stop.running else None
+                finally:
+                    stop.running = False
+                if stop.asked:
+                    raise Interrupted(rows)
+                rows.append(row)
+                done(len(rows))
+        except Interrupted:
+            raise
+        except KeyboardInterrupt:  # raised once, just outside a run (inside, it is the run's fault)
+            raise Interrupted(rows) from None
     return rows
+
+
+def _work(conn, parent: int) -> None:
+    """A local worker: runs the combinations it is sent, one at a time, until its pipe closes. It
+    dies with the sweep's process; Ctrl-C is the sweep's to answer (it stops the workers)."""
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        try:
+            row = run_one(*task)
+        except Exception as err:  # an error of vcore's own: this combination's row, not the sweep's end
+            row = _row(task[2], task[3], f"{type(err).__name__}: {err}")
+        conn.send(row)
+
+
+class _Worker:
+    """A local process and the combination it runs (an index into the tasks, or None)."""
+
+    def __init__(self) -> None:
+        self.conn, child = context().Pipe()
+        self.process = context().Process(target=_work, args=(child, os.getpid()), daemon=True)
+        self.process.start()
+        child.close()
+        self.task: int | None = None
+
+    def give(self, index: int, task: tuple) -> None:
+        self.task = index
+        self.conn.send(task)
+
+    def end(self) -> None:
+        """Stop the process now (it may be in a run) and wait for it."""
+        self.conn.close()
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+
+
+def how_it_ended(exitcode: int | None) -> str:
+    """A dead process's end in words: the signal that killed it, or its exit status."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit status {exitcode}"
+
+
+def _pool(tasks: list[tuple], jobs: int, done: Callable[[int], None]) -> list[dict]:
+    """The runs on ``jobs`` local processes, each given one combination at a time. A process that
+    dies loses only its combination: that runs again in a fresh process, which takes the dead one's
+    place, and becomes a row with the error if that process dies too."""
+    rows: list = [None] * len(tasks)
+    waiting = collections.deque(range(len(tasks)))
+    deaths = [0] * len(tasks)
+    workers: list[_Worker] = []
+    finished = 0
+
+    def start(i: int) -> None:
+        w = _Worker()
+        workers.append(w)
+        w.give(i, tasks[i])
+
+    try:
+        while waiting or any(w.task is not None for w in workers):
+            for w in [w for w in workers if w.task is None]:
+                if waiting:
+                    try:
+                        w.give(waiting[0], tasks[waiting[0]])
+                    except OSError:  # it died while idle: another takes its place
+                        w.end()
+                        workers.remove(w)
+                        continue
+                    waiting.popleft()
+            while waiting and len(workers) < jobs:
+                start(waiting.popleft())
+            busy = [w for w in workers if w.task is not None]
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            for w in busy:
+                if w.conn not in ready and w.process.sentinel not in ready:
+                    continue
+                i = w.task
+                try:
+                    rows[i] = w.conn.recv()
+                except (EOFError, OSError):  # the process died in the run
+                    w.end()
+                    workers.remove(w)
+                    deaths[i] += 1
+                    if deaths[i] == 1:
+                        start(i)
+                        continue
+                    rows[i] = _row(tasks[i][2], tasks[i][3], f"its process died twice, the second time a fresh "
+                                   f"process ({how_it_ended(w.process.exitcode)})")
+                w.task = None
+                finished += 1
+                done(finished)
+    except KeyboardInterrupt:
+        raise Interrupted(_finished(rows)) from None
+    finally:
+        for w in workers:
+            w.end()
+    return rows
+
+
+def _local(tasks: list[tuple], jobs: int, done: Callable[[int], None]) -> list[dict]:
+    return _in_process(tasks, done) if jobs == 1 else _pool(tasks, jobs, done)
 
 
 def _dask(tasks: list[tuple], address: str, done: Callable[[int], None]) -> list[dict]:
@@ -92,7 +232,8 @@ def _dask(tasks: list[tuple], address: str, done: Callable[[int], None]) -> list
 def sweep(text: str, path: str, defines: list[tuple[str, list[int]]], profiles: list[str], cores: int | None,
           jobs: int | None = None, dask: str | None = None, done: Callable[[int], None] = lambda n: None,
           fixed: dict | None = None, loads: tuple = ()) -> list[dict]:
-    """Every row of the sweep, in the order of ``combinations`` (``fixed`` and ``loads``: see run_one)."""
+    """Every row of the sweep, in the order of ``combinations`` (``fixed`` and ``loads``: see run_one).
+    Ctrl-C raises ``Interrupted`` with the rows finished."""
     tasks = [(text, path, c["defines"], c["profile"], cores, fixed, loads) for c in combinations(defines, profiles)]
     if dask is not None:
         return _dask(tasks, dask, done)

@@ -1,6 +1,14 @@
-"""`vcore sweep` when things go wrong around the runs: a sweep over profiles alone still plots."""
+"""`vcore sweep` when things go wrong around the runs: a process that dies under a combination loses
+only that combination (run again once, then a row with its error); a sweep over profiles alone
+still plots."""
 
 from __future__ import annotations
+
+import csv
+import io
+import multiprocessing
+import os
+import signal
 
 import pytest
 from click.testing import CliRunner
@@ -18,11 +26,63 @@ loop:
     HALT
 """
 
+needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                                reason="the test's stand-in for run_one reaches the workers by fork")
+
 
 def sweep(tmp_path, *args):
     path = tmp_path / "loop.asm"
     path.write_text(PROGRAM)
     return CliRunner().invoke(main, ["sweep", str(path), *args], catch_exceptions=False)
+
+
+def _rows(path) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+# A stand-in for ``sweep.run_one`` that kills its process (SIGKILL, as the kernel's out-of-memory killer
+# does) for the combinations N = n in DEATHS: every time, or with a flag file only the first time (the
+# file remembers it across processes). Module-level, so that a pool can send it by name; the workers,
+# forked from this process, see the test's DEATHS.
+DEATHS: dict = {}
+_real_run_one = sweep_module.run_one
+
+
+def run_one_or_die(text, path, defines, profile, cores):
+    n = defines.get("N")
+    if n in DEATHS and (DEATHS[n] is None or not DEATHS[n].exists()):
+        if DEATHS[n] is not None:
+            DEATHS[n].write_text("died once")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _real_run_one(text, path, defines, profile, cores)
+
+
+@needs_fork
+def test_a_combination_that_kills_its_process_twice_is_a_row_with_its_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(sweep_module, "run_one", run_one_or_die)
+    monkeypatch.setitem(DEATHS, 3, None)
+    r = sweep(tmp_path, "-D", "N=1,2,3,4,5", "--jobs", "2", "-o", str(tmp_path / "rows.csv"))
+    assert r.exit_code == 0, r.output
+    rows = _rows(tmp_path / "rows.csv")
+    assert [(row["N"], row["total_cycles"]) for row in rows] == [
+        ("1", "4"), ("2", "6"), ("3", ""), ("4", "10"), ("5", "12")]
+    assert [row["error"] == "" for row in rows] == [True, True, False, True, True]
+    error = rows[2]["error"]
+    assert "process" in error and "died" in error and "SIGKILL" in error and "twice" in error, error
+    assert "1 of 5 runs failed" in r.stderr
+
+
+@needs_fork
+def test_a_combination_whose_process_died_once_is_run_again(tmp_path, monkeypatch):
+    flag = tmp_path / "died"
+    monkeypatch.setattr(sweep_module, "run_one", run_one_or_die)
+    monkeypatch.setitem(DEATHS, 2, flag)
+    r = sweep(tmp_path, "-D", "N=1,2,3", "--jobs", "2", "-o", str(tmp_path / "rows.csv"))
+    assert r.exit_code == 0, r.output
+    assert flag.exists()  # it did die once
+    assert [(row["N"], row["total_cycles"], row["error"]) for row in _rows(tmp_path / "rows.csv")] == [
+        ("1", "4", ""), ("2", "6", ""), ("3", "8", "")]
+    assert "failed" not in r.stderr
 
 
 def test_a_sweep_over_profiles_alone_plots_a_bar_per_profile(tmp_path):
