@@ -417,11 +417,13 @@ class _SweepDefine(click.ParamType):
 @click.option("--jobs", type=int, default=None, help="local processes (default: the number of CPUs)")
 @click.option("--dask", "dask_address", metavar="ADDRESS", default=None,
               help="run on the Dask cluster whose scheduler is at ADDRESS (pip install vcore[cluster])")
+@click.option("--dask-timeout", type=click.FloatRange(min=0, min_open=True), default=sweep.DASK_TIMEOUT,
+              show_default=True, metavar="SECONDS", help="wait this long to reach the Dask scheduler and its workers")
 @click.option("-o", "output", type=click.Path(dir_okay=False), default=None,
               help="write the rows to FILE.csv or FILE.json")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="draw total cycles against the first varied constant to FILE.png (pip install vcore[plot])")
-def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, output, plot_path) -> None:
+def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, dask_timeout, output, plot_path) -> None:
     """Run a program for every combination of -D values and profiles; one row per run (the values,
     the profile, total cycles, each pipe's busy cycles, the verdict; a failed run's error). The
     program's own DEFINE, LOAD, PROFILE and RUN --cores comment lines apply to every run (a swept
@@ -473,7 +475,9 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, ou
     interrupted = False
     try:
         rows = sweep.sweep(text, program_path, list(defines), profile_names, cores, jobs, dask_address, done, fixed,
-                           own_loads)
+                           own_loads, dask_timeout)
+    except sweep.DaskError as err:
+        _fail(f"vcore: error: --dask {dask_address}: {err}")
     except sweep.Interrupted as stop:  # Ctrl-C: the rows finished are kept
         rows, interrupted = stop.rows, True
         if progress:
