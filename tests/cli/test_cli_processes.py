@@ -65,7 +65,8 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _start(args: list, workers: int, cwd: Path, session: bool = False) -> tuple[subprocess.Popen, list[int]]:
+def _start(args: list, workers: int, cwd: Path, session: bool = False, settle: float = 0.7
+           ) -> tuple[subprocess.Popen, list[int]]:
     """``vcore ARGS`` started with SIGINT at its default (as a terminal gives it: a test run in the
     background has it ignored), once its ``workers`` child processes run; the process and their pids.
     Its output goes to files (out.txt, err.txt in ``cwd``): a worker that outlived it would hold a pipe open."""
@@ -80,7 +81,7 @@ def _start(args: list, workers: int, cwd: Path, session: bool = False) -> tuple[
             proc.wait()
             pytest.fail(f"{workers} workers never started: {(cwd / 'err.txt').read_text()}")
         time.sleep(0.05)
-    time.sleep(0.7 if workers else 2.0)  # well into the runs (with no workers, past vcore's start-up too)
+    time.sleep(settle if workers else 2.0)  # well into the runs (with no workers, past vcore's start-up too)
     return proc, kids
 
 
@@ -173,7 +174,7 @@ def test_ctrl_c_stops_a_sweep_with_the_rows_finished(tmp_path, group):
     args = ["sweep", "counted.asm", "-D", f"N=1,2,{LONG},{LONG + 1}", "--jobs", 2]
     if group:
         args += ["-o", "rows.csv"]
-    proc, kids = _start(args, 2, tmp_path, session=group)
+    proc, kids = _start(args, 2, tmp_path, session=group, settle=1.5)  # N = 1 and 2 are done by then
     sent = time.monotonic()
     if group:
         os.killpg(proc.pid, signal.SIGINT)
