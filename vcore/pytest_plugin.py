@@ -180,9 +180,12 @@ def _tolerances(where: str, text: str) -> tuple[float, float]:
 
 
 def _read_text(path: Path) -> str:
-    """The program's text (UTF-8, a byte-order mark skipped, as the assembler reads it)."""
+    """The program's text (UTF-8, a byte-order mark skipped, as the assembler reads it), read no
+    further than the assembler reads a program (``assembler.preprocess.MAX_SOURCE_BYTES``)."""
+    from assembler.preprocess import read_source
+
     try:
-        data = path.read_bytes()
+        data = read_source(path)
     except OSError as err:
         raise ProgramFailure(f"{path}: cannot read: {err.strerror or err}") from None
     try:

@@ -80,6 +80,7 @@ PROGRAMS = {
     "prose.asm": "HALT\n; Expected: S1 stays 0\n; expect nothing else\n; EXPECT S1 = 0\n",
 }
 BINARY = {"bad_utf8.asm": b"HALT\n; EXPECT S1 = 0\n; \xff\xfe\n"}
+ENDLESS = "endless.asm"  # 33 MiB (sparse): read no further than the assembler reads a program (32 MiB)
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +91,8 @@ def outcome(tmp_path_factory):
         (folder / name).write_text(text)
     for name, data in BINARY.items():
         (folder / name).write_bytes(data)
+    with open(folder / ENDLESS, "wb") as handle:  # (pytest collects regular files only: not /dev/zero)
+        handle.truncate(33 << 20)
     for name, value in {"zero": 0, "one": 1, "three": 3}.items():
         np.save(folder / f"{name}.npy", np.array([value], dtype=np.uint32))
     np.save(folder / "zeros4.npy", np.zeros(4, dtype=np.uint32))
@@ -115,7 +118,7 @@ def outcome(tmp_path_factory):
             name = None
         elif name is not None:
             bodies[name].append(line)
-    result = {n: (status.get(n), "\n".join(bodies.get(n, [])).strip()) for n in [*PROGRAMS, *BINARY]}
+    result = {n: (status.get(n), "\n".join(bodies.get(n, [])).strip()) for n in [*PROGRAMS, *BINARY, ENDLESS]}
     return result, folder, out
 
 
@@ -208,3 +211,11 @@ def test_prose_that_starts_with_the_word_expect_is_left_alone(outcome):
 def test_no_program_shows_a_traceback(outcome):
     out = outcome[2]
     assert "Traceback" not in out and not re.search(r"^E\s", out, re.MULTILINE), out
+
+
+def test_a_program_that_never_ends_is_read_no_further_than_the_cap(outcome):
+    # (issue 28, item 8: the plugin read a program with an unbounded read, as vcore run once did)
+    result, folder, _ = outcome
+    status, body = result[ENDLESS]
+    assert status == "FAILED", (status, body)
+    assert body.startswith(f"{folder / ENDLESS}: cannot read: it holds more than 32 MiB"), body
