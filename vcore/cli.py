@@ -16,7 +16,6 @@ import numpy as np
 from click.core import ParameterSource
 
 from assembler import AsmError, disassemble, listing, parse_define
-from assembler.preprocess import read_source
 from emulator import Fault, ProfileError, ProgramError, load_profile
 from emulator.faults import check_range
 from emulator.kernel import MAX_CORES, load
@@ -177,15 +176,16 @@ class _ProgramSetup:
         """The program's DEFINEs that apply, with the command line's -D over them."""
         return {**{n: v for n, v in self.setup.defines.items() if f"define {n}" in self.options}, **dict(given)}
 
-    def loads(self) -> list:
-        """(label, LoadSpec, data) of the program's LOADs that apply (files relative to the program)."""
+    def loads(self, sizes: dict) -> list:
+        """(label, LoadSpec, data) of the program's LOADs that apply (files relative to the program),
+        each read no further than its memory's bytes (``sizes``: space -> bytes) from its address."""
         out = []
         for where, target, file in self.setup.loads:
             try:
                 spec = parse_load(f"{target}={self.setup.path.parent / file}")
                 if load_place(spec) not in self.options:
                     continue
-                data, warnings = read_load(spec)
+                data, warnings = read_load(spec, sizes[spec.space])
             except SpecError as err:
                 _fail(f"{where}: error: LOAD {target} = {file}: {err}")
             for message in warnings:
@@ -281,7 +281,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     max_instructions, cores = own.value("max_instructions", max_instructions), own.value("cores", cores)
     jobs = own.value("jobs", jobs) if cores is not None else jobs
     profile, load_specs, load_data = _run_inputs(profile_name, gm_size, loads)
-    own_loads = own.loads()
+    own_loads = own.loads({"ub": profile.ub_size, "gm": gm_size})
     if cores is not None and not 1 <= cores <= MAX_CORES:
         _fail(f"vcore: error: --cores must be 1..{MAX_CORES}, not {cores}")
     if jobs is not None and jobs < 1:
@@ -379,7 +379,7 @@ def debug_command(program_path, profile_name, loads, gm_size, defines) -> None:
     defines = tuple(own.defines(defines).items())
     profile, load_specs, load_data = _run_inputs(own.value("profile", profile_name), gm_size, loads)
     program = _read(program_path, defines, blob)
-    writes = [(s.space, s.addr, d) for _, s, d in own.loads()]
+    writes = [(s.space, s.addr, d) for _, s, d in own.loads({"ub": profile.ub_size, "gm": gm_size})]
     writes += [(s.space, s.addr, d) for s, d in zip(load_specs, load_data, strict=True)]
     try:
         debugger = Debugger(program, profile, gm_size, writes)
@@ -428,24 +428,27 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, da
     the profile, total cycles, each pipe's busy cycles, the verdict; a failed run's error). The
     program's own DEFINE, LOAD, PROFILE and RUN --cores comment lines apply to every run (a swept
     -D, --profile and --cores win)."""
-    _, own = _program_setup("sweep", program_path, {
+    blob, own = _program_setup("sweep", program_path, {
         "define": None, "load": None, "profile": None, "cores": None, "strict": "it has no --strict",
         "max_instructions": "it has no --max-instructions", "jobs": "it runs each kernel in one process",
     }, defines, (), {"profile": "profiles", "cores": "cores"})
     fixed = own.defines(())
     profiles, cores = own.value("profile", profiles), own.value("cores", cores)
-    own_loads = tuple((spec.space, spec.addr, data) for _, spec, data in own.loads())
     names = [name for name, _ in defines]
     if len(set(names)) != len(names):
         _fail(f"vcore: error: -D {next(n for n in names if names.count(n) > 1)} is given twice: list its values once")
     profile_names = [p.strip() for p in profiles.split(",") if p.strip()]
     if not profile_names:
         _fail("vcore: error: --profile names no profile")
+    ub_sizes = []
     for name in profile_names:
         try:
-            load_profile(name)
+            ub_sizes.append(load_profile(name).ub_size)
         except ProfileError as err:
             _fail(f"vcore: error: {err}")
+    # (a load larger than one profile's UB fails that profile's rows)
+    own_loads = tuple((spec.space, spec.addr, data)
+                      for _, spec, data in own.loads({"ub": max(ub_sizes), "gm": DEFAULT_GM_SIZE}))
     if not defines and len(profile_names) == 1:
         _fail("vcore: error: nothing to sweep: give -D NAME=V1,V2,... or --profile A,B")
     if cores is not None and not 1 <= cores <= MAX_CORES:
@@ -462,9 +465,9 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, da
                 _fail(f"vcore: error: --{'dask' if extra == 'cluster' else 'plot'} needs {module}: "
                       f"pip install 'vcore[{extra}]'")
     try:
-        text = read_source(program_path).decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        _fail(f"{program_path}: error: cannot read: {getattr(err, 'strerror', None) or err}")
+        text = blob.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        _fail(f"{program_path}: error: cannot read: {err}")
     total = len(sweep.combinations(list(defines), profile_names))
     progress = sys.stderr.isatty()
 

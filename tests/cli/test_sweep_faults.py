@@ -52,13 +52,13 @@ DEATHS: dict = {}
 _real_run_one = sweep_module.run_one
 
 
-def run_one_or_die(text, path, defines, profile, cores):
+def run_one_or_die(text, path, defines, profile, cores, *setup):
     n = defines.get("N")
     if n in DEATHS and (DEATHS[n] is None or not DEATHS[n].exists()):
         if DEATHS[n] is not None:
             DEATHS[n].write_text("died once")
         os.kill(os.getpid(), signal.SIGKILL)
-    return _real_run_one(text, path, defines, profile, cores)
+    return _real_run_one(text, path, defines, profile, cores, *setup)
 
 
 @needs_fork
