@@ -21,6 +21,7 @@ class PcStats:
     iterations: int = 0
     bank_conflict: int = 0
     stalls: dict = field(factory=lambda: defaultdict(int))
+    busy: int = 0  # its share of its pipe's busy cycles: those of its runs no earlier run of the pipe covered
 
 
 class Accounting:
@@ -54,6 +55,7 @@ class Accounting:
         if end > begin:
             self.busy[pipe] += end - begin
             self.busy_until[pipe] = end
+            stats.busy += end - begin
         if self.trace_on and pipe != "S":  # the run loop traces S itself
             self.trace_slice(pipe, job.pc, job.start, end, job, self.free[pipe])  # _place has just set it
         if job.placed is not None:

@@ -56,10 +56,14 @@ class Report:
         top = max(causes, key=causes.get) if causes else None
         line = f"bound by {pipe} ({share:.0%} busy)"
         if pipe in ("MTE2", "MTE3"):  # a DMA-bound run: the transfer that costs most is the cause, stalls its echo
-            costly = max((e for e in self.per_pc if e.pipe == pipe), key=lambda e: e.cycles, default=None)
-            if costly is not None:
-                line = (f"bound by {pipe} ({share:.0%} busy; most at {_place(costly)}: {costly.cycles} of its "
-                        f"{self.pipes[pipe].busy_cycles} busy cycles)")
+            costly = max((e for e in self.per_pc if e.pipe == pipe), key=lambda e: e.busy_cycles, default=None)
+            busy = self.pipes[pipe].busy_cycles
+            if costly is not None and busy:
+                line = (f"bound by {pipe} ({share:.0%} busy; most at {_place(costly)}: {costly.busy_cycles} of its "
+                        f"{busy} busy cycles, {costly.busy_cycles / busy:.0%}")
+                if costly.cycles > costly.busy_cycles:  # its runs overlapped one another (pipelined copies)
+                    line += f"; its {costly.count} runs were in flight {costly.cycles} cycles in all, overlapping"
+                line += ")"
         if top is not None:
             line += f"; largest stall: {top.replace('_', ' ')} ({causes[top]} cycles"
             worst = max(self.per_pc, key=lambda e: e.bank_conflict_cycles if top == "bank_conflict"
@@ -84,7 +88,8 @@ class Report:
             "races": self.races,
             "per_pc": [{"pc": e.pc, "line": e.line, "text": e.text, "pipe": e.pipe, "count": e.count,
                         "cycles": e.cycles, "iterations": e.iterations,
-                        "bank_conflict_cycles": e.bank_conflict_cycles, "stalls": e.stalls} for e in self.per_pc],
+                        "bank_conflict_cycles": e.bank_conflict_cycles, "stalls": e.stalls,
+                        "busy_cycles": e.busy_cycles} for e in self.per_pc],
             "scalars": self.scalars,
             "dumps": {k: [json_number(v) for v in values] for k, values in self.dumps.items()},
             "verdict": self.verdict(),
@@ -106,13 +111,16 @@ class Report:
             lines.append(f"kernel of {self.cores} core(s): launch {self.launch} cycles, then the slowest core; the "
                          f"table is core {self.slowest_core}'s, pipes and stalls are summed over the cores")
         if self.per_pc:
-            lines += ["", f"{'pc':>6}  {'line':>4}  {'pipe':<4}  {'count':>7}  {'cycles':>8}  {'iters':>6}  "
-                          f"{'bank':>5}  {'stalls':<24}  instruction"]
+            lines += ["", f"{'pc':>6}  {'line':>4}  {'pipe':<4}  {'count':>7}  {'busy':>8}  {'in flight':>9}  "
+                          f"{'iters':>6}  {'bank':>5}  {'stalls':<24}  instruction"]
             for e in self.per_pc:
                 line = "" if e.line is None else str(e.line)
                 stalls = " ".join(f"{k}={v}" for k, v in sorted(e.stalls.items())) or "-"
-                lines.append(f"0x{e.pc:04x}  {line:>4}  {e.pipe:<4}  {e.count:>7}  {e.cycles:>8}  {e.iterations:>6}  "
-                             f"{e.bank_conflict_cycles:>5}  {stalls:<24}  {e.text}")
+                lines.append(f"0x{e.pc:04x}  {line:>4}  {e.pipe:<4}  {e.count:>7}  {e.busy_cycles:>8}  {e.cycles:>9}  "
+                             f"{e.iterations:>6}  {e.bank_conflict_cycles:>5}  {stalls:<24}  {e.text}")
+            lines += ["busy: its share of its pipe's busy cycles, which add up to the pipe's line below (S's line "
+                      "also", "      counts the cycle S spends handing each instruction over); in flight: each run, "
+                      "start to end, summed"]
         lines += ["", "pipe   busy cycles  instructions  utilisation"]
         for pipe, e in self.pipes.items():
             lines.append(f"{pipe:<5}  {e.busy_cycles:>11}  {e.instructions:>12}  {e.utilisation:>10.1%}")

@@ -34,6 +34,11 @@ class PcEntry:
     iterations: int = 0
     bank_conflict_cycles: int = 0
     stalls: dict = field(factory=dict)
+    # Its share of its pipe's busy cycles: the cycles of its runs that no earlier run on the pipe
+    # covered, so a pipe's entries add up to its busy cycles, where ``cycles`` counts each run whole
+    # (pipelined copies in flight together count their overlap once each). 0 inside a vector
+    # function, whose VF.BEGIN holds V.
+    busy_cycles: int = 0
 
 
 @define
@@ -96,12 +101,12 @@ def run_result(self, executed: int, paused: bool) -> RunResult:
         pipe = self.pipes[b.pc]  # an instruction's, or V for a scalar one inside a vector function
         if stats is not None and pipe != "S":
             entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), pipe, count, stats.cycles,
-                            stats.iterations, stats.bank_conflict, dict(stats.stalls))
+                            stats.iterations, stats.bank_conflict, dict(stats.stalls), stats.busy)
         else:
             own = stats.cycles if stats is not None else 0
             s_busy += own
             entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), pipe, count, issue + own, 0, 0,
-                            dict(stats.stalls) if stats is not None else {})
+                            dict(stats.stalls) if stats is not None else {}, issue + own)
         per_pc.append(entry)
     pipes = {}
     for pipe in PIPES:

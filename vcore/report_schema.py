@@ -95,7 +95,8 @@ SCHEMA = {
                 "iterations": _count("iterations of a tensor instruction, summed"),
                 "bank_conflict_cycles": _count("cycles of UB bank conflicts, summed"),
                 "stalls": {"$ref": "#/$defs/stalls"},
-            })},
+            }, {"busy_cycles": _count("its share of its pipe's busy cycles: those of its runs no earlier run of "
+                                      "the pipe covered (a pipe's entries add up to its busy_cycles)")})},
         "scalars": {"type": "object", "description": "the final S registers (core 0's, or the slowest core's)",
                     "additionalProperties": {"type": "integer"}},
         "dumps": {"type": "object", "description": "each --dump, by its spec: the values", "additionalProperties": {

@@ -50,7 +50,8 @@ def test_json_report_fields(prog, tmp_path):
     # cycles; results land startup 1 later: I + 4 + 2 + 1.
     issue = load_profile("950")["tensor"]["issue"]
     assert vadd == {"pc": 8, "line": 4, "text": "VADD.f16 [0x1000], [0x0], [0x800], repeat=2", "pipe": "V",
-                    "count": 1, "cycles": issue + 7, "iterations": 2, "bank_conflict_cycles": 2, "stalls": {}}
+                    "count": 1, "cycles": issue + 7, "iterations": 2, "bank_conflict_cycles": 2, "stalls": {},
+                    "busy_cycles": issue + 7}  # the only V instruction: all of V's busy cycles are its
     assert set(report) >= {"total_cycles", "pipes", "stalls", "races"}
     assert report["pipes"]["V"] == {"busy_cycles": issue + 7, "instructions": 1, "utilisation": report["pipes"]["V"][
         "utilisation"]}
