@@ -190,7 +190,8 @@ class Function:
         steps: list | None = [] if stepping else None
         kept = self.schedules.get(key)
         slices = None  # a long launch's instructions' trace slices, kept as it is laid out
-        if kept is not None and kept.starts is None and kept.instructions <= budget and not engine.trace_on:
+        long_kept = kept is not None and kept.starts is None and kept.instructions <= budget
+        if long_kept and not (engine.trace_on or stepping):
             plan, counts, stopped = kept.plan, kept.counts, None  # a long launch laid out before
         else:
             expansion = Expansion(self, ctx, budget, steps)
