@@ -163,7 +163,7 @@ class InnerOrder:
         self.state.next_epoch = self.epoch + 1
         self.ancestry: dict = {}  # register space -> {slot: (first, last ordinal)} it depends on
         self.ordinals = [0] * len(self.pc_of)
-        self.loads: dict = {}  # register space -> its pending _Load
+        self.loads: dict = {}  # register space -> the pending load that wrote it (see step)
         self.rows: list = []  # [k, slot, write, epoch, ordinal, runs or None, job, ancestry], program order
         self.k = 0
         self.batches = 0  # batches of rows checked so far
