@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from emulator.function_schedule import BlockRuns
 from emulator.jobs import as_writes
 from isa.types import BLOCK_BYTES
 
@@ -105,18 +106,11 @@ def _runs_of_bits(lo: int, bits: int) -> list:
 
 
 def _meet(runs: list) -> bool:
-    """Whether any two of some runs of blocks share a block."""
-    if len(runs) > 256:
-        los = np.array([r[0] for r in runs], dtype=np.int64)
-        his = np.array([r[1] for r in runs], dtype=np.int64)
-        order = np.argsort(los, kind="stable")
-        return bool((np.maximum.accumulate(his[order])[:-1] > los[order][1:]).any())
-    reach = None
-    for lo, hi in sorted(runs):
-        if reach is not None and lo < reach:
-            return True
-        reach = hi if reach is None or hi > reach else reach
-    return False
+    """Whether any two of some runs of blocks share a block (``BlockRuns`` notes it as it merges them)."""
+    merged = BlockRuns()
+    merged.firsts, merged.ends = [r[0] for r in runs], [r[1] for r in runs]
+    merged.footprint()
+    return merged.overlap
 
 
 def _entry_runs(entry) -> list:

@@ -18,7 +18,8 @@ from emulator.jobs import REGISTER_SPACES, Job, footprint, merge_runs
 from emulator.races import overlap
 from emulator.ub_ports import beats, fits, rows_key, sub_bank_cycles, take, whole_ub
 
-_UNIT = {"vld": "load", "pld": "load", "vgather_ub": "load", "vst": "store", "pst": "store", "vscatter": "store"}
+# The families that access UB inside a function and the unit each takes: loads read UB, stores write it.
+UB_UNIT = {"vld": "load", "pld": "load", "vgather_ub": "load", "vst": "store", "pst": "store", "vscatter": "store"}
 _BUSY = {"load": "load_unit", "store": "store_unit", "exec": "issue_width"}  # the stall of a full unit
 _WHOLE_UB = ("vgather_ub", "vscatter")  # they take all of UB's ports for their cycles
 # What a function's expansion records besides jobs: a marker ``(kind, pc)``.
@@ -73,7 +74,7 @@ def plan_of(fn, job: Job) -> InnerPlan:
         occupancy, special = cost.occupancy, 0
         if inst.row.timing == "reg.transcendental" and fn.special_units:  # its own unit, an issue slot
             occupancy, special = 1, cost.occupancy
-        plan = InnerPlan(cost.latency, occupancy, _UNIT.get(family, "exec"), special, reads, writes,
+        plan = InnerPlan(cost.latency, occupancy, UB_UNIT.get(family, "exec"), special, reads, writes,
                          sum(space[0] == "V" for space in writes), 2 if memory_writes else int(memory_reads),
                          family in _WHOLE_UB, fn.costs.single_issue(inst))
         fn.plans[job.pc] = plan

@@ -29,7 +29,18 @@ from emulator.costs import Cost
 from emulator.faults import Fault
 from emulator.function_expand import Expansion, fresh, jobs_of
 from emulator.function_races import BlockState, InnerOrder, byte_span, report
-from emulator.function_schedule import END, ENDLOOP, LOOP, MEMBAR, SCALAR, InnerPlan, Schedule, Scheduler, schedule
+from emulator.function_schedule import (
+    END,
+    ENDLOOP,
+    LOOP,
+    MEMBAR,
+    SCALAR,
+    UB_UNIT,
+    InnerPlan,
+    Schedule,
+    Scheduler,
+    schedule,
+)
 from emulator.function_steps import Stepper
 from emulator.function_timed import TimedPerform
 from emulator.jobs import Job, footprint, land
@@ -127,10 +138,10 @@ class Function:
         self.plans: dict[int, InnerPlan] = {}
         self.beats: dict = {}  # pc -> (first row in the banks' period << 16 | rows) -> its UB beats
         # Its UB accesses, one slot each (emulator.function_races), and which write; none writes: no race
-        accesses = [b for b in body if b.inst.row.family in _UB_READERS + _UB_WRITERS]
+        accesses = [b for b in body if b.inst.row.family in UB_UNIT]
         self.ub_slots = {b.pc: slot for slot, b in enumerate(accesses)}
         self.slot_pcs = [b.pc for b in accesses]
-        self.slot_writes = [b.inst.row.family in _UB_WRITERS for b in accesses]
+        self.slot_writes = [UB_UNIT[b.inst.row.family] == "store" for b in accesses]
         self.may_race = any(self.slot_writes)
         self.masked_lanes = {b.pc: (_mask_operand(b.inst), b.inst.type.size) for b in body
                              if b.inst.row.family in MASKED_LANES}
@@ -433,10 +444,6 @@ def _mask_operand(inst: Inst) -> int:
     """The mask register of an instruction of a masked family: its last mask-register operand."""
     return [value for value, operand in zip(inst.operands, inst.row.operands, strict=True)
             if operand.kind is Kind.PREG][-1]
-
-
-_UB_READERS = ("vld", "pld", "vgather_ub")
-_UB_WRITERS = ("vst", "pst", "vscatter")
 
 
 def _kind(inst: Inst) -> str | None:

@@ -99,9 +99,8 @@ class CoreGroup:
                 if m.result is None:  # not started: an empty run, for its report
                     m.run(**self.limits, pause_after=0)
                 self.live.discard(core)
-                outcomes.append(CoreOutcome(core, "fault", m.pc, 0, accesses, writes,
-                                            f"{m.where(m.pc)}: error: interrupted\n  at pc 0x{m.pc:04x}: "
-                                            f"{m.text_at(m.pc)}", "interrupt"))
+                stopped = m.fault_at(Fault("interrupted", kind="interrupt"), m.pc)  # as a run it stops says it
+                outcomes.append(CoreOutcome(core, "fault", m.pc, 0, accesses, writes, str(stopped), stopped.kind))
                 continue
             result = m.result
             if result.fault is not None:
