@@ -8,6 +8,25 @@ from pathlib import Path
 
 VCORE = str(Path(sys.executable).with_name("vcore"))
 
+# A run that never ends on its own: what the Ctrl-C and SIGTERM tests stop.
+FOREVER = """\
+    MOV S1, 0
+loop:
+    ADD S1, S1, 1
+    VADDS.f32 [0x1000], [0x0], 1.0
+    JMP loop
+"""
+
+# N passes of ADD and BLT (1 cycle each on S in both profiles) after MOV, then HALT: 2N + 2 cycles.
+COUNTED = """\
+.equ N, 1
+    MOV S1, 0
+loop:
+    ADD S1, S1, 1
+    BLT S1, N, loop
+    HALT
+"""
+
 
 def vcore(*args, cwd=None, stdin: str | None = None, ok: bool = False) -> subprocess.CompletedProcess:
     """``vcore ARGS`` as a user runs it, with ``stdin`` as its input (none by default). Whatever its

@@ -7,22 +7,11 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-VCORE = str(Path(sys.executable).with_name("vcore"))
-
-FOREVER = """\
-    MOV S1, 0
-loop:
-    ADD S1, S1, 1
-    VADDS.f32 [0x1000], [0x0], 1.0
-    JMP loop
-"""
+from cli_support import FOREVER, VCORE
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT delivery")

@@ -13,33 +13,15 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-
-VCORE = str(Path(sys.executable).with_name("vcore"))
+from cli_support import COUNTED, FOREVER, VCORE
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds worker processes in /proc")
 
-FOREVER = """\
-    MOV S1, 0
-loop:
-    ADD S1, S1, 1
-    VADDS.f32 [0x1000], [0x0], 1.0
-    JMP loop
-"""
-
-# N passes of a loop (2N + 2 cycles): N = 1 and 2 end at once, N = LONG runs for minutes.
-COUNTED = """\
-.equ N, 1
-    MOV S1, 0
-loop:
-    ADD S1, S1, 1
-    BLT S1, N, loop
-    HALT
-"""
+# COUNTED: N passes of a loop (2N + 2 cycles): N = 1 and 2 end at once, N = LONG runs for minutes.
 LONG = 30_000_000  # BLT takes an immediate below 2**25; 60M instructions reach the default limit in minutes
 
 
@@ -97,6 +79,20 @@ def _finish(proc: subprocess.Popen, sent: float, cwd: Path) -> tuple[str, str, f
     return (cwd / "out.txt").read_text(), (cwd / "err.txt").read_text(), took
 
 
+def _ctrl_c(proc: subprocess.Popen, kids: list[int], group: bool, cwd: Path) -> tuple[str, str, float]:
+    """Ctrl-C to ``proc`` (to its whole process group, as a terminal sends it, or to it alone): its
+    output, and the seconds it took to end with exit 130, its ``kids`` gone too."""
+    sent = time.monotonic()
+    if group:
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
+    out, err, took = _finish(proc, sent, cwd)
+    _assert_gone(kids)
+    assert proc.returncode == 130, err
+    return out, err, took
+
+
 def _assert_gone(pids: list[int]) -> None:
     """Every pid ends within a few seconds; any left is killed here, then the test fails."""
     deadline = time.monotonic() + 5
@@ -139,14 +135,7 @@ def test_ctrl_c_stops_a_kernel_with_every_cores_partial_report(tmp_path, jobs, g
     args = ["run", "forever.asm", "--cores", 8, "--jobs", jobs, "--max-instructions", 2_000_000_000,
             "--report-file", "r.json", "--dump", "ub3:0x1000:f32:2"]
     proc, kids = _start(args, jobs if jobs > 1 else 0, tmp_path, session=group)
-    sent = time.monotonic()
-    if group:
-        os.killpg(proc.pid, signal.SIGINT)
-    else:
-        proc.send_signal(signal.SIGINT)
-    out, err, took = _finish(proc, sent, tmp_path)
-    _assert_gone(kids)
-    assert proc.returncode == 130, err
+    out, err, took = _ctrl_c(proc, kids, group, tmp_path)
     assert took < 4, f"took {took:.1f} s to stop"  # asked: within 2 s; the margin is for a loaded machine
     assert "Traceback" not in out + err and "Aborted" not in err
     assert "interrupted" in err and "at pc 0x" in err, err  # the note, as one core's run gives it
@@ -175,14 +164,7 @@ def test_ctrl_c_stops_a_sweep_with_the_rows_finished(tmp_path, group):
     if group:
         args += ["-o", "rows.csv"]
     proc, kids = _start(args, 2, tmp_path, session=group, settle=1.5)  # N = 1 and 2 are done by then
-    sent = time.monotonic()
-    if group:
-        os.killpg(proc.pid, signal.SIGINT)
-    else:
-        proc.send_signal(signal.SIGINT)
-    out, err, took = _finish(proc, sent, tmp_path)
-    _assert_gone(kids)
-    assert proc.returncode == 130, err
+    out, err, took = _ctrl_c(proc, kids, group, tmp_path)
     assert took < 4, f"took {took:.1f} s to stop"
     assert "Traceback" not in out + err and "Aborted" not in err
     assert "interrupted" in err and "2 of 4 runs" in err, err

@@ -15,20 +15,11 @@ import sys
 import time
 
 import pytest
+from cli_support import COUNTED
 from click.testing import CliRunner
 
 from vcore import sweep as sweep_module
 from vcore.cli import main
-
-# N passes of ADD and BLT (1 cycle each on S in both profiles) after MOV, then HALT: 2N + 2 cycles.
-PROGRAM = """\
-.equ N, 1
-    MOV S1, 0
-loop:
-    ADD S1, S1, 1
-    BLT S1, N, loop
-    HALT
-"""
 
 needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
                                 reason="the test's stand-in for run_one reaches the workers by fork")
@@ -36,7 +27,7 @@ needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_meth
 
 def sweep(tmp_path, *args):
     path = tmp_path / "loop.asm"
-    path.write_text(PROGRAM)
+    path.write_text(COUNTED)
     return CliRunner().invoke(main, ["sweep", str(path), *args], catch_exceptions=False)
 
 
