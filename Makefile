@@ -37,7 +37,7 @@ lint: $(TEST_STAMP)
 
 docs: $(RUN_STAMP)
 	$(BIN)/python -m isa.docs > docs/isa.md
-	$(BIN)/python -m emulator.profile_doc --write docs/timing.md
+	$(BIN)/python -m emulator.profiles.doc --write docs/timing.md
 	$(BIN)/python -m vcore.kernel_doc --write docs/kernels.md
 	$(BIN)/python -m benchmarks.calibration --write docs/timing.md
 	$(BIN)/python -m vcore.report_schema --write docs/report.schema.json

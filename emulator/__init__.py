@@ -3,7 +3,7 @@
 from emulator.check import check_emulator
 from emulator.faults import Fault, ProgramError
 from emulator.machine import Machine
-from emulator.profile import Profile, ProfileError, load_profile
+from emulator.profiles.profile import Profile, ProfileError, load_profile
 from emulator.result import RunResult
 
 check_emulator()  # after importing machine, which registers every family

@@ -5,7 +5,7 @@ functions and register instructions on a profile without them, 950-only conversi
 from __future__ import annotations
 
 from emulator.faults import ProgramError
-from emulator.profile import Profile
+from emulator.profiles.profile import Profile
 from isa import Inst
 from isa.conversions import ONLY_950
 from isa.program import Program

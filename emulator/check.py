@@ -4,10 +4,11 @@ priced by every built-in profile). Run once, at import."""
 
 from __future__ import annotations
 
-from emulator import numerics, reductions
-from emulator.costs import check_classes, is_arithmetic
-from emulator.profile import BUILTIN, load_profile
-from emulator.semantics import missing_families
+from emulator.arith import numerics
+from emulator.profiles.profile import BUILTIN, load_profile
+from emulator.semantics import reductions
+from emulator.semantics.registry import missing_families
+from emulator.timing.costs import check_classes, is_arithmetic
 from isa import TABLE, TYPES
 
 
@@ -15,7 +16,7 @@ class IncompleteEmulator(RuntimeError):
     """A row the emulator cannot run or price: a developer's mistake, found before any program runs."""
 
 
-# Families whose arithmetic is a kernel of ``emulator.numerics`` or ``emulator.reductions`` (the
+# Families whose arithmetic is a kernel of ``emulator.arith.numerics`` or ``emulator.semantics.reductions`` (the
 # conversion, compare and select families build theirs from the type pair or the condition, for any
 # of their rows' types).
 KERNEL_FAMILIES = ("tensor", "vbinary", "vunary", "vscalar", "vfma")
@@ -32,7 +33,7 @@ def missing_kernels(table=TABLE, every_type: bool = False) -> list[str]:
             continue
         build = reductions.kernel if row.op in reductions.OPS else numerics.kernel
         if row.op not in numerics.kernel_ops() and row.op not in reductions.OPS:
-            found.append(f"{row.mnemonic} ({row.form}): op {row.op!r} has no kernel in emulator.numerics")
+            found.append(f"{row.mnemonic} ({row.form}): op {row.op!r} has no kernel in emulator.arith.numerics")
             continue
         for name in row.types:
             if name in _LAZY_TYPES and not every_type:

@@ -19,7 +19,7 @@ class Fault(Exception):
 
 class AtSyncAll(Exception):
     """A core of a multi-core kernel has reached a SYNCALL, every pipe drained, at cycle ``arrival``:
-    its run pauses there until the kernel releases every core (``emulator.kernel``)."""
+    its run pauses there until the kernel releases every core (``emulator.kernel.cores``)."""
 
     def __init__(self, arrival: int) -> None:
         super().__init__(arrival)

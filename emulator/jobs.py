@@ -8,7 +8,7 @@ values, where=where)``; ``values`` may be a view of the state. ``perform`` retur
 writes, or one write on its own (the register instructions' usual case, which saves a tuple).
 The engine alone decides when the writes land (``land``): at once in a program-order run; in a
 timed one, at the job's end, with their values taken at its start (``hold``, in
-``emulator.data_movement``).
+``emulator.timing.data_movement``).
 
 Footprints are lists of ``(space, runs)``: ``runs`` is either one half-open range of 32-byte
 blocks as a tuple ``(lo, hi)`` (registers and contiguous operands, compared without numpy), or an
@@ -171,7 +171,7 @@ class Job:
     end: int = 0
     footprint_reads: dict | None = None  # footprint(reads), by the binder when static, else the engine
     footprint_writes: dict | None = None
-    cost = None  # a vector function's Cost, worked out at its launch (emulator.functions)
+    cost = None  # a vector function's Cost, worked out at its launch (emulator.functions.launch)
     # Byte-exact accesses where blocks are not: space -> (base, pitch, length, count), ``count``
     # runs of ``length`` bytes every ``pitch`` (LD / ST, a DMA's GM side). Races are named on bytes.
     exact: dict | None = None
@@ -181,7 +181,7 @@ class Job:
     priced_at_start: bool = False
     started: bool = False  # performed already (priced at its start): no start event
     lanes = None  # a gather's or scatter's active lanes' UB byte addresses, once performed
-    s_clock: tuple | None = None  # the scalar unit's vector clock when it handed the job over (emulator.order)
+    s_clock: tuple | None = None  # the scalar unit's vector clock when it handed the job over (order.happens_before)
     flag_clock: tuple | None = None  # a WAITFLAG's: the clock of the SETFLAG it consumed
 
     def __init__(self, pc: int, perform: Callable | None, reads: list | tuple = (), writes: list | tuple = (), *,

@@ -10,17 +10,18 @@ from __future__ import annotations
 import numpy as np
 from attrs import evolve, frozen
 
-# Importing the families registers their semantics.
-from emulator import dma, masks, reductions, register_forms, register_lanes, register_memory, scalar, tensor  # noqa: F401
 from emulator.admission import check_profile_runs, refuse
 from emulator.faults import AtSyncAll, Fault
-from emulator.functions import Function, FunctionContext
-from emulator.profile import Profile, load_profile
+from emulator.functions.launch import Function, FunctionContext
+from emulator.profiles.profile import Profile, load_profile
 from emulator.report import Report, build_report
 from emulator.result import RunResult, run_result
-from emulator.semantics import HALT_PC, REFINES, Bound, bind
+
+# Importing the families registers their semantics.
+from emulator.semantics import dma, masks, reductions, register_forms, register_lanes, register_memory, scalar, tensor  # noqa: F401
+from emulator.semantics.registry import HALT_PC, REFINES, Bound, bind
 from emulator.state import State, _RegisterRows, _RegisterViews
-from emulator.timing import QUEUED, Diverged, Engine, Race
+from emulator.timing.engine import QUEUED, Diverged, Engine, Race
 from isa import Inst, decode_program
 from isa.functions import check
 from isa.program import Program
@@ -47,7 +48,7 @@ class Machine(State):
     def __init__(self, program: Program, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE,
                  core: int = 0, cores: int = 1) -> None:
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
-        # Core ``core`` of a kernel of ``cores`` (``emulator.kernel``): BLOCKIDX and BLOCKNUM, the
+        # Core ``core`` of a kernel of ``cores`` (``emulator.kernel.cores``): BLOCKIDX and BLOCKNUM, the
         # GM share of its DMA, and SYNCALL pausing until the kernel sets ``syncall_release``.
         self.core, self.cores = core, cores
         self.syncall_release: int | None = None
@@ -64,7 +65,7 @@ class Machine(State):
         self._s_cost = [0] * len(program.words)  # cycles each instruction occupies the scalar unit
         self.pipes: dict[int, str] = {}
         self.engine = Engine(self)
-        # Data moves in program order unless the program needs it timed (see emulator.timing):
+        # Data moves in program order unless the program needs it timed (see emulator.timing.engine):
         # programs whose footprints are refined when a job starts always do. ``timed_data = True``
         # before ``run()`` times any program; ``ran_timed`` says which way a run went.
         self._refines = any(b.inst.row.family in REFINES for b in self.bound)
@@ -93,7 +94,7 @@ class Machine(State):
             pc, message = problems[0]
             refuse(self.program, pc, self._bound_at[pc].inst, message)
         self.functions: dict[int, Function] = {}
-        self.stepping = False  # a run that may pause steps through functions (emulator.functions.Stepper)
+        self.stepping = False  # a run that may pause steps through functions (emulator.functions.launch.Stepper)
         self.stepper = None
         self._extra = 0  # instructions run inside functions, not yet in ``executed``
         self._scratch = None
@@ -402,7 +403,7 @@ class Machine(State):
 
     # -- what the run found, for the command line, the debugger and tests -------------------------
     def races(self) -> list[Race]:
-        """The races the run so far has found, in the order found: copies of ``emulator.timing.Race``
+        """The races the run so far has found, in the order found: copies of ``emulator.timing.engine.Race``
         records (``kind`` RAW/WAR/WAW, ``first`` and ``second`` with pc, line, pipe, text and where,
         ``space``, the bytes ``start``..``end``, how many times it happened, ``count``, and ``latent``:
         nothing orders the two, and this run's timing kept them apart)."""

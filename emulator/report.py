@@ -10,7 +10,7 @@ import math
 
 from attrs import define, field
 
-from emulator.races import race_title
+from emulator.order.races import race_title
 from emulator.result import STALL_CAUSES, PcEntry, PipeEntry, RunResult
 
 SCHEMA = "vcore.report/1"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from attrs import define, field, frozen
 
 from emulator.faults import Fault
-from emulator.timing import PIPES
+from emulator.timing.engine import PIPES
 
 # The causes a run's stalls are counted by: the pipes' (flags, barriers, the 950 V scoreboard, a full
 # queue, SYNCALL) and, inside vector functions, what kept a ready instruction from issuing: its
@@ -77,7 +77,7 @@ class RunResult:
     per_pc: tuple = ()  # PcEntry of each instruction that ran, in pc order
     pipes: dict = field(factory=dict)  # pipe -> PipeEntry, in the order S, V, MTE2, MTE3
     stalls: dict = field(factory=dict)  # cause -> cycles
-    races: tuple = ()  # emulator.races.Race records, in the order found
+    races: tuple = ()  # emulator.order.races.Race records, in the order found
     flag_warnings: tuple = ()
     scalars: dict = field(factory=dict)  # S0..S31 at the end
     trace: TraceLog | None = None  # only for a run with ``trace=True``

@@ -33,7 +33,7 @@ import heapq
 from collections import defaultdict, deque
 
 from emulator.result import RunResult
-from emulator.timing import PIPES
+from emulator.timing.engine import PIPES
 
 
 class _Lanes:

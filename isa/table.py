@@ -137,7 +137,7 @@ _BRANCHES = (("BEQ", "eq"), ("BNE", "ne"), ("BLT", "lt"), ("BGE", "ge"))
 
 
 # Scheduling classes (the ``timing`` column): how the cost model prices a row, one name per kind of
-# work; every built-in profile prices every class (emulator.costs checks it at import).
+# work; every built-in profile prices every class (emulator.timing.costs checks it at import).
 _TRANSCENDENTAL = ("exp", "ln", "sqrt")
 
 

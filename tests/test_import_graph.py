@@ -20,7 +20,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "emulator"
-MODULES = sorted(p.stem for p in (ROOT / PACKAGE).glob("*.py"))
+
+
+def _module_name(path: Path) -> str:
+    """A module's dotted name inside the package (a sub-package by its own name; the package's
+    ``__init__`` as ``__init__``)."""
+    parts = path.relative_to(ROOT / PACKAGE).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts) or "__init__"
+
+
+FILES = {_module_name(p): p for p in (ROOT / PACKAGE).rglob("*.py")}
+MODULES = sorted(FILES)
 KNOWN_CYCLES: set[tuple[str, ...]] = set()  # each as its modules, rotated to start at the smallest
 
 
@@ -36,27 +48,23 @@ def _targets(node: ast.Import | ast.ImportFrom, here: str) -> set[str]:
         for alias in node.names:
             parts = alias.name.split(".")
             if parts[0] == PACKAGE:
-                out.add(parts[1] if len(parts) > 1 else "__init__")
+                out.add(".".join(parts[1:]) or "__init__")
         return out
-    if node.level:  # relative: from . import x, from .x import y
-        module = [PACKAGE] + ([node.module] if node.module else [])
-        module = ".".join(module).split(".")
-    else:
-        module = (node.module or "").split(".")
+    assert not node.level, "the emulator imports by absolute names"
+    module = (node.module or "").split(".")
     if module[0] != PACKAGE:
         return out
-    if len(module) > 1:
-        out.add(module[1])
-    else:  # from emulator import x: a submodule, or a name of the package's __init__
-        for alias in node.names:
-            out.add(alias.name if alias.name in MODULES else "__init__")
+    inner = ".".join(module[1:]) or "__init__"
+    for alias in node.names:  # from emulator.x import y: a module y of package x, or a name of x
+        sub = alias.name if inner == "__init__" else f"{inner}.{alias.name}"
+        out.add(sub if sub in MODULES else inner)
     return out - {here}
 
 
 def imports(module: str, deferred: bool) -> set[str]:
     """The emulator modules ``module`` imports: at module level, and with ``deferred`` also inside
     functions; never under ``if TYPE_CHECKING:``."""
-    return imports_in((ROOT / PACKAGE / f"{module}.py").read_text(encoding="utf-8"), module, deferred)
+    return imports_in(FILES[module].read_text(encoding="utf-8"), module, deferred)
 
 
 def imports_in(source: str, module: str, deferred: bool) -> set[str]:
@@ -129,7 +137,8 @@ def test_the_import_reader():
 from __future__ import annotations
 from typing import TYPE_CHECKING
 import numpy as np
-from emulator import scalar, Fault
+from emulator import Fault
+from emulator.semantics import scalar
 from emulator.faults import check_range
 import emulator.jobs
 if TYPE_CHECKING:
@@ -137,13 +146,13 @@ if TYPE_CHECKING:
 else:
     from emulator.state import State
 try:
-    from emulator.banks import BankRules
+    from emulator.timing.banks import BankRules
 except ImportError:
     pass
 def report():
     from emulator.report import build_report
 """
-    module_level = {"scalar", "__init__", "faults", "jobs", "state", "banks"}
+    module_level = {"semantics.scalar", "__init__", "faults", "jobs", "state", "timing.banks"}
     assert imports_in(source, "x", deferred=False) == module_level
     assert imports_in(source, "x", deferred=True) == module_level | {"report"}
 

@@ -8,7 +8,7 @@ The rule, checked on the source with ``ast``: an attribute access ``X.engine`` o
 module level with ``def``, ``class`` or an assignment (its own helpers). A name the file imports is
 not its own: ``timing._x`` after ``from emulator import timing`` is reaching in. Dunder names
 (``__doc__``, ``__name__``) are the language's, not private, and are allowed. Importing a private
-name from another module (``from emulator.timing import _x``) is reaching in too.
+name from another module (``from emulator.timing.engine import _x``) is reaching in too.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_face_uses_only_the_public_api(face):
     "from emulator import timing\nx = timing._private\n",
     "def f(m):\n    return getattr(m, '_bound_at')\n",
     "def f(m):\n    return getattr(m, 'engine', None)\n",
-    "from emulator.timing import _helper\n",
+    "from emulator.timing.engine import _helper\n",
     "from vcore.formatting import _digits\n",
     "def f(m):\n    return m.result._cache\n",
 ])

@@ -21,9 +21,9 @@ from __future__ import annotations
 import os
 
 from emulator import Machine, load_profile
-from emulator.kernel import Kernel
+from emulator.kernel.cores import Kernel
 from emulator.machine import DEFAULT_GM_SIZE
-from emulator.profile import Profile
+from emulator.profiles.profile import Profile
 from vcore.loading import load_program, read_program_file
 
 

@@ -37,8 +37,8 @@ from attrs import frozen
 
 from assembler import AsmError
 from emulator import ProfileError, ProgramError
-from emulator.kernel import load
-from emulator.profile import Profile, check_table, parse_profile
+from emulator.kernel.cores import load
+from emulator.profiles.profile import Profile, check_table, parse_profile
 from vcore.loading import LoadError, read_program_file
 
 QUANTITIES = ("total", "difference", "ratio", "busy_S", "busy_V", "busy_MTE2", "busy_MTE3")

@@ -18,9 +18,9 @@ from click.core import ParameterSource
 from assembler import AsmError, disassemble, listing, parse_define
 from emulator import Fault, ProfileError, ProgramError, load_profile
 from emulator.faults import check_range
-from emulator.kernel import MAX_CORES, load
+from emulator.kernel.cores import MAX_CORES, load
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
-from emulator.profile import BUILTIN, builtin_text
+from emulator.profiles.profile import BUILTIN, builtin_text
 from emulator.report import element_list, race_messages
 from emulator.state import MAX_GM_SIZE
 from emulator.trace import trace_events

@@ -14,7 +14,7 @@ import attrs
 from assembler import AsmError, parse_define
 from assembler.preprocess import read_source
 from emulator import Fault, ProfileError, ProgramError, load_profile
-from emulator.kernel import Kernel, load
+from emulator.kernel.cores import Kernel, load
 from vcore.loading import LoadError, read_program_file
 from vcore.specs import SpecError, parse_load, read_load
 

@@ -181,8 +181,11 @@ def read_load_file(path: str, room: int = MAX_GM_SIZE, type_name: str | None = N
     if len(data) < claimed:
         raise SpecError(f"{path}: truncated .npy file: its header describes {claimed} bytes, the file holds "
                         f"{len(data)}")
-    if dtype.itemsize == 0:
-        return np.zeros(shape, dtype)
+    if dtype.itemsize == 0:  # elements of no bytes: any count fits the room, but not every shape fits numpy
+        try:
+            return np.zeros(shape, dtype)
+        except ValueError as err:
+            raise SpecError(f"{path}: its header's shape {shape} cannot be held: {err}") from None
     flat = np.frombuffer(data, dtype=dtype, count=count)
     return flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
 

@@ -5,7 +5,7 @@ A run is a plain function of plain values (``run_one``: the program's text and p
 the profile, the core count), so the same rows come back whichever executor ran them. A run that
 fails is a row with its error, never an exception out of the sweep.
 
-Local processes die with the sweep's own (``emulator.processes``). A combination whose process dies
+Local processes die with the sweep's own (``emulator.kernel.processes``). A combination whose process dies
 (killed for its memory, say) is run once more in a fresh process; if that dies too, its row says so,
 and every other row is kept. Ctrl-C stops the sweep: ``Interrupted`` carries the rows finished.
 """
@@ -24,8 +24,8 @@ from multiprocessing.connection import wait
 
 from assembler import AsmError, assemble
 from emulator import Fault, ProfileError, ProgramError, load_profile
-from emulator.kernel import load
-from emulator.processes import StopRequest, context, die_with_parent
+from emulator.kernel.cores import load
+from emulator.kernel.processes import StopRequest, context, die_with_parent
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 

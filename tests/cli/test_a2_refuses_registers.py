@@ -172,7 +172,7 @@ def test_the_python_api_raises_program_error():
 
 
 def test_a_custom_profile_says_whether_it_has_vector_functions(tmp_path):
-    from emulator.profile import builtin_text
+    from emulator.profiles.profile import builtin_text
 
     text = builtin_text("950").replace("vector_functions = true", "vector_functions = false", 1)
     assert text != builtin_text("950")

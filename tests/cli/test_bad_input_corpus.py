@@ -710,7 +710,7 @@ def _profile_file(name: str, edit: Callable[[str], str] | bytes) -> Callable[[Pa
         if isinstance(edit, bytes):
             path.write_bytes(edit)
             return path
-        from emulator.profile import builtin_text
+        from emulator.profiles.profile import builtin_text
 
         text = builtin_text("950")
         edited = edit(text)

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from emulator import load_profile
-from emulator.profile import parse_profile
+from emulator.profiles.profile import parse_profile
 from vcore import calibrate
 from vcore.cli import main
 

@@ -1,4 +1,4 @@
-"""UB bank-conflict model (emulator/banks.py).
+"""UB bank-conflict model (emulator/timing/banks.py).
 
 Every expected value below is worked out by hand from the rules in SEMANTICS.md ("UB banks") and
 the module docstring; the reasoning is in the comments. Notation: an operand "at B" with block
@@ -21,7 +21,7 @@ import time
 import numpy as np
 import pytest
 
-from emulator.banks import BankRules, conflict_cycles, explain
+from emulator.timing.banks import BankRules, conflict_cycles, explain
 
 A2 = BankRules("a2", 1)
 N950 = BankRules("950", 1)

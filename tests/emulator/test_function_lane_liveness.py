@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import vcore
-from emulator import function_races, functions
+from emulator.functions import launch as functions
+from emulator.functions import races as function_races
 
 
 def run(text: str, ub: dict | None = None, **kwargs):

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from assembler import AsmError, assemble, parse_define
 from emulator import load_profile
-from emulator.kernel import Kernel
+from emulator.kernel.cores import Kernel
 from vcore.cli import main
 
 P950 = load_profile("950")

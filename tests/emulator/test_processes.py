@@ -1,4 +1,4 @@
-"""emulator.processes: a worker dies with its parent, by the parent-death signal or, where there is
+"""emulator.kernel.processes: a worker dies with its parent, by the parent-death signal or, where there is
 none, by its watching thread; a StopRequest turns the first Ctrl-C into a stop, once."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from emulator.processes import StopRequest
+from emulator.kernel.processes import StopRequest
 
 # A parent that starts one worker (which waits forever) and prints its pid, then waits itself.
 PARENT = """
 import os, sys, time
-from emulator.processes import context, die_with_parent
+from emulator.kernel.processes import context, die_with_parent
 
 def worker(parent, watch):
     die_with_parent(parent, watch=watch)

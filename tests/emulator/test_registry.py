@@ -4,14 +4,14 @@ from __future__ import annotations
 
 
 def test_no_family_is_missing():
-    from emulator.semantics import missing_families
+    from emulator.semantics.registry import missing_families
 
     assert missing_families() == []
 
 
 def test_every_table_family_has_exactly_one_binder():
     import emulator.machine  # noqa: F401  (importing the machine registers every family)
-    from emulator.semantics import BINDERS
+    from emulator.semantics.registry import BINDERS
     from isa import TABLE
 
     families = {row.family for row in TABLE}
@@ -27,7 +27,7 @@ def test_every_table_family_has_exactly_one_binder():
 def test_registering_a_family_twice_is_refused():
     import pytest
 
-    from emulator.semantics import BINDERS, implements
+    from emulator.semantics.registry import BINDERS, implements
 
     family = next(iter(BINDERS))
     before = BINDERS[family]
@@ -44,7 +44,7 @@ def test_every_table_row_binds():
     form, assembled from the docs' syntax)."""
     import emulator.machine  # noqa: F401
     from assembler import assemble
-    from emulator.semantics import bind
+    from emulator.semantics.registry import bind
     from isa import TABLE, decode_program
 
     src = """VADD.f16 [0x0], [0x0], [0x0]
@@ -113,8 +113,8 @@ def test_the_emulator_is_complete_at_import():
 def test_an_unpriced_row_or_class_is_named():
     import attrs
 
-    from emulator.costs import check_classes
-    from emulator.profile import load_profile
+    from emulator.profiles.profile import load_profile
+    from emulator.timing.costs import check_classes
     from isa import TABLE
 
     vadd = next(r for r in TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
@@ -136,8 +136,8 @@ def test_a_new_class_is_a_profile_key_and_no_code():
     ``tensor.sustained_divide`` prices it, and taking that key away is named as missing."""
     import attrs
 
-    from emulator.costs import check_classes, is_arithmetic, price_key, schedule_of
-    from emulator.profile import load_profile
+    from emulator.profiles.profile import load_profile
+    from emulator.timing.costs import check_classes, is_arithmetic, price_key, schedule_of
     from isa import TABLE
 
     assert schedule_of("tensor.divide") == "transfer" and price_key("tensor.divide") == ("tensor", "sustained_divide")
@@ -151,7 +151,7 @@ def test_a_new_class_is_a_profile_key_and_no_code():
 
 
 def test_every_class_a_row_names_is_scheduled():
-    from emulator.costs import schedule_of
+    from emulator.timing.costs import schedule_of
     from isa import TABLE
 
     assert [row.timing for row in TABLE if schedule_of(row.timing) is None] == []
@@ -175,6 +175,6 @@ def test_an_arithmetic_row_without_a_kernel_is_named():
     vadd = next(r for r in TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
     vexp = next(r for r in TABLE if r.mnemonic == "VEXP" and r.form == "reg-unary")
     frob = attrs.evolve(vadd, mnemonic="VFROB", op="frob")
-    want = "VFROB (tensor-binary): op 'frob' has no kernel in emulator.numerics"
+    want = "VFROB (tensor-binary): op 'frob' has no kernel in emulator.arith.numerics"
     assert missing_kernels([vadd, vexp, frob]) == [want]
     assert missing_kernels(every_type=True) == []  # bf16 and fp8 kernels too (import checks the others)

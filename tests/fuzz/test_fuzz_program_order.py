@@ -1,7 +1,7 @@
 """Fuzz the program-order run against the timed run, which is the reference.
 
 A whole run moves data in program order, and runs again timed when its overlap check finds two
-instructions whose data could depend on timing (``emulator.timing``). That is only right if the
+instructions whose data could depend on timing (``emulator.timing.engine``). That is only right if the
 program-order run gives exactly what a timed run gives whenever it keeps its own result. So every
 random valid program (the generator of ``test_fuzz_run``: DMA both ways, flags, barriers, tensor
 instructions, vector functions with hardware loops, scalar loops, faults) runs both ways, on both

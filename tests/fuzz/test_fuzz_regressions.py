@@ -247,7 +247,7 @@ def test_known_bug_keys_are_unique():
 
 def test_counter_mode_memory_is_bounded():
     """Was: a counter-mode tensor instruction with repeat strides 0 (a legal accumulation) allocated
-    five int64 arrays of one element per iteration in emulator/geometry.py dependency_distance
+    five int64 arrays of one element per iteration in emulator/semantics/geometry.py dependency_distance
     (np.arange(1, iterations) ...): count=4294967295 on f32 (67M iterations) took 2.7 GB and 15 s
     without --max-cycles, although tensor.py's MAX_CHUNK is meant to bound the index arrays' memory."""
     import tracemalloc
@@ -268,7 +268,7 @@ def test_counter_mode_memory_is_bounded():
 # pause lands every scheduled job at once (Machine.settle: the debugger's view), so a DMA dispatched
 # after the pause that starts while the function is still writing, in simulated time, was not
 # checked against it, and the paused run missed the race the full run named. Races by order
-# (CONTRACT section 12, emulator/order.py) name it in both, met in time (not latent) in both.
+# (CONTRACT section 12, emulator/order/happens_before.py) name it in both, met in time (not latent) in both.
 PAUSED_RACE = """\
     VF.BEGIN
     PSET.b8 P0, ALL

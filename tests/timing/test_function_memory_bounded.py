@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import vcore
-from emulator import functions
+from emulator.functions import launch as functions
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from timing_support import run
 
-from emulator import timing
+from emulator.timing import engine as timing
 from emulator.trace import trace_events
 
 

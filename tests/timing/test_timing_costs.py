@@ -122,7 +122,7 @@ def test_ceiling_is_taken_over_the_whole_instruction():
         n = 4: ceil(16/3) = 6 -> 7;  n = 255: ceil(340) = 340 -> 341."""
     from timing_support import pinned
 
-    from emulator.profile import Profile
+    from emulator.profiles.profile import Profile
 
     base = pinned("a2")
     table = {**base.table, "tensor": {**base.table["tensor"], "sustained_binary": 0.75}}

@@ -102,7 +102,7 @@ def test_editing_dma_setup_moves_the_dma(files, tmp_path):
 def test_a_register_latency_of_zero_is_refused(key):
     # A result that landed in the cycle its instruction starts would land before the instruction
     # had read its sources (found by a review: such a job's writes never landed).
-    from emulator.profile import ProfileError, builtin_text, parse_profile
+    from emulator.profiles.profile import ProfileError, builtin_text, parse_profile
 
     text, found = re.subn(rf"(?m)^{key} = \d+", f"{key} = 0", builtin_text("950"))
     assert found == 1

@@ -42,7 +42,7 @@ def pinned(name: str):
     import copy
 
     from emulator import load_profile
-    from emulator.profile import Profile, check_table
+    from emulator.profiles.profile import Profile, check_table
 
     base = load_profile(name)
     table = copy.deepcopy(base.table)

@@ -1,0 +1,454 @@
+"""Vector functions (the function shape, CONTRACT section 7): ``VF.BEGIN`` ... ``VF.END`` blocks with
+hardware loops, run on V as one job.
+
+Nothing on a function's scalar lane depends on vector or UB data (it holds MOV and the scalar ALU on
+a copy of S, ``post=`` and PUPDATE updates, and loop counts), so when the scalar unit reaches
+``VF.BEGIN`` the function is laid out at once (``Function.launch``): its instructions run on a
+``FunctionContext`` in the order its loops give (``emulator.functions.expand``), each register
+instruction handing over its job; ``emulator.functions.schedule`` places them (when each issues and
+completes); and the engine gets one V job whose footprint is everything the function touches and
+whose cost is its whole run, so flags, barriers and races treat it as one V instruction.
+
+When that job starts, ``Function.perform`` runs the jobs on a scratch copy of UB in program order
+and checks which UB accesses nothing orders (``emulator.functions.races``); with such a race it runs
+them again at their scheduled times (``emulator.functions.timed``), so a load that overtakes an
+unordered store reads the old data, as the cycle model says. A launch of more than ``CHUNK`` items
+goes through each step a chunk at a time and keeps none of them: its data makes them again from its
+launch's S values. A debugger's run steps through the jobs instead (``emulator.functions.steps``).
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import NamedTuple
+
+import numpy as np
+
+from emulator.faults import Fault
+from emulator.functions.expand import Expansion, fresh, jobs_of
+from emulator.functions.races import BlockState, InnerOrder, byte_span, report
+from emulator.functions.schedule import (
+    END,
+    ENDLOOP,
+    LOOP,
+    MEMBAR,
+    SCALAR,
+    UB_UNIT,
+    InnerPlan,
+    Schedule,
+    Scheduler,
+    schedule,
+)
+from emulator.functions.steps import Stepper
+from emulator.functions.timed import TimedPerform
+from emulator.jobs import Job, footprint, land
+from emulator.semantics.registry import MASKED_LANES, implements
+from emulator.state import State
+from emulator.timing.accounting import TRACE_LIMIT
+from emulator.timing.costs import Cost
+from emulator.timing.ub_ports import ports_of
+from isa import Inst
+from isa.functions import FunctionSpan
+from isa.model import Kind
+from isa.table import FUNCTION_SCALAR_FAMILIES
+from isa.types import BLOCK_BYTES
+
+_new_job = object.__new__
+
+
+@implements("vf_begin", "vf_end", "loop", "endloop", "membar")
+def bind_structure(inst: Inst, pc: int):
+    """The structure rows have no action of their own: the machine runs a function from its
+    ``VF.BEGIN`` (``Function.launch``), and control never reaches the others from outside."""
+
+    def run(m):
+        raise Fault(f"control reached {inst.row.mnemonic} at pc 0x{pc:04x} from outside its vector function: a "
+                    f"function runs only from its VF.BEGIN")
+
+    return run
+
+
+class FunctionContext(State):
+    """A function's own state at one launch: a copy of S0..S31, V and P registers that start zero,
+    and UB as the machine's scratch copy. Its ``submit`` collects jobs instead of scheduling them."""
+
+    def __init__(self, m, items: list, stepping: bool = False) -> None:  # not State.__init__: no UB of its own
+        self.machine = m
+        self.s = list(m.s)
+        # One register file serves every launch (their data moves one launch at a time), zeroed
+        # when a launch starts to move data: its typed views are then made once per machine.
+        self.v, self.p, self.v_as, self.v_rows = m.function_registers()
+        self.v.fill(0)
+        self.p.fill(False)
+        self.lane_masks = m.lane_masks  # keyed by a mask's bytes: the same in every state
+        # A stepped function works on the machine's UB itself; a launched one on the scratch copy.
+        self.ub, self._views = (m.ub, m._views) if stepping else m.function_scratch()
+        self.gm = m.gm
+        self.items = items
+
+    def submit(self, job: Job) -> None:
+        self.items.append(job)
+
+    def submit_register(self, pc: int, perform, reads: dict, writes: dict) -> None:
+        job = _new_job(Job)
+        job.pc, job.perform, job.footprint_reads, job.footprint_writes = pc, perform, reads, writes
+        self.items.append(job)
+
+
+class Kept(NamedTuple):
+    """A launch's schedule, kept by the values of the S registers its function names."""
+
+    plan: Schedule  # without its items
+    starts: list | None  # a short launch's jobs' times (its items are made again); None: a long one
+    ends: list | None
+    counts: dict  # how many times each pc ran
+    instructions: int
+
+
+class Function:
+    """One ``VF.BEGIN`` ... ``VF.END`` block of a program, bound: its body and what it costs."""
+
+    def __init__(self, span: FunctionSpan, bound_at: dict, costs) -> None:
+        self.span = span
+        self.begin, self.end = span.begin, span.end
+        self.after = span.end + bound_at[span.end].inst.size
+        body = [bound_at[pc] for pc in sorted(bound_at) if span.begin < pc <= span.end]
+        self.pcs = [b.pc for b in body]
+        self.runs = [b.run for b in body]
+        self.kinds = [_kind(b.inst) for b in body]
+        self.counts = [b.inst.operands[0] if b.inst.row.family == "loop" else None for b in body]
+        self.insts = {b.pc: b.inst for b in body}
+        index = self.index = {pc: i for i, pc in enumerate(self.pcs)}
+        self.match = [0] * len(body)  # LOOP <-> ENDLOOP, by body index
+        for loop in span.loops:
+            self.match[index[loop.begin]], self.match[index[loop.end]] = index[loop.end], index[loop.begin]
+        self.costs = costs
+        caps = costs.register
+        # the launch, and a push of the scalar arguments (the S registers the function names) per 16
+        self.arguments = sorted(_arguments(b.inst for b in body))  # what S registers the body names
+        self.launch_cycles = caps["vf_launch"] + -(-len(self.arguments) // 16) * caps["vf_param_push"]
+        self.loop_startup = caps["vf_loop_startup"]
+        self.membar_cycles = caps["vf_membar"]
+        self.window = caps["vf_window"]
+        self.register_writes = caps["register_writes"]
+        self.ports = ports_of(costs.banks.kind, caps["ub_reads"])
+        self.special_units = caps["transcendental_units"]
+        self.units = {"load": caps["vf_load_units"], "store": caps["vf_store_units"], "exec": caps["issue_width"]}
+        self.scalar_cycles = {b.pc: costs.s_cycles(b.inst) for b in body if self.kinds[self.pcs.index(b.pc)] == SCALAR}
+        self.plans: dict[int, InnerPlan] = {}
+        self.beats: dict = {}  # pc -> (first row in the banks' period << 16 | rows) -> its UB beats
+        # Its UB accesses, one slot each (emulator.functions.races), and which write; none writes: no race
+        accesses = [b for b in body if b.inst.row.family in UB_UNIT]
+        self.ub_slots = {b.pc: slot for slot, b in enumerate(accesses)}
+        self.slot_pcs = [b.pc for b in accesses]
+        self.slot_writes = [UB_UNIT[b.inst.row.family] == "store" for b in accesses]
+        self.may_race = any(self.slot_writes)
+        self.masked_lanes = {b.pc: (_mask_operand(b.inst), b.inst.type.size) for b in body
+                             if b.inst.row.family in MASKED_LANES}
+        self._block_state: BlockState | None = None
+        # The S registers it names, at launch -> its schedule (``Kept``). A launch's items depend on
+        # those values alone (nothing on the scalar lane reads data), so a launch from the same values
+        # has the same schedule: a loop that launches a function again and again schedules it once.
+        # Gathers and scatters (priced by their data) are not kept.
+        self.schedules: dict = {}
+
+    def block_state(self, blocks: int) -> BlockState:
+        """Per UB block, what a later access can still race with (made at the first launch that needs it)."""
+        if self._block_state is None:
+            self._block_state = BlockState(len(self.slot_pcs), blocks)
+        return self._block_state
+
+    def account(self, counts: dict, stats) -> None:
+        """Each instruction's cycles in ``stats``: its latency (a LOOP its start-up, a MEMBAR its
+        cycles, a scalar instruction its own) times how often it ran."""
+        for pc, n in counts.items():
+            kind = self.kinds[self.index[pc]]
+            if kind is None:
+                plan = self.plans.get(pc)
+                cycles = plan.latency if plan is not None else 0
+            else:
+                cycles = {LOOP: self.loop_startup, MEMBAR: self.membar_cycles, SCALAR: self.scalar_cycles.get(pc, 0)
+                          }.get(kind, 0)
+            if cycles:
+                stats[pc].cycles += n * cycles
+
+    # -- the launch: its schedule, and one job on V -------------------------------------------------------
+    def launch(self, m) -> int:
+        # Python's cyclic garbage collector is paused while a launch is laid out or performed: a launch
+        # makes a job (a few objects) per instruction, at most ``CHUNK`` items at a time, which reference
+        # counting frees chunk by chunk (nothing in a chunk refers back to it once the next is made);
+        # the collector would otherwise scan every live job again and again as they are made, which
+        # doubled the time of a long launch. It runs as before once the launch is done.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._launch(m)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _launch(self, m) -> int:
+        """VF.BEGIN's action on the scalar unit: lay the function out and hand it to V as one job.
+        A fault inside it stops the run at its instruction; the instructions before it run. A launch
+        of more than ``CHUNK`` items is laid out a chunk at a time and keeps none of them: its data
+        moves by making them again when the job starts (``perform``)."""
+        stepping = m.stepping
+        ctx = FunctionContext(m, [], stepping)
+        launched_s = list(ctx.s)
+        key = tuple([ctx.s[r] for r in self.arguments])
+        budget = m.instruction_budget()
+        engine = m.engine
+        steps: list | None = [] if stepping else None
+        kept = self.schedules.get(key)
+        slices = None  # a long launch's instructions' trace slices, kept as it is laid out
+        long_kept = kept is not None and kept.starts is None and kept.instructions <= budget
+        if long_kept and not (engine.trace_on or stepping):
+            plan, counts, stopped = kept.plan, kept.counts, None  # a long launch laid out before
+        else:
+            expansion = Expansion(self, ctx, budget, steps)
+            items = expansion.next(CHUNK)
+            if expansion.done:  # a short launch: its items stay for its data
+                stopped = expansion.stopped
+                counts = stopped.counts if stopped is not None else expansion.counted()
+                if kept is not None and kept.starts is not None and stopped is None:
+                    plan = _replay(kept, items)
+                else:
+                    plan = schedule(self, items)
+                    if stopped is None and not plan.refined:
+                        self._keep(key, Kept(plan._replace(items=None), [job.start for job in jobs_of(items)],
+                                             [job.end for job in jobs_of(items)], counts, sum(counts.values())))
+            else:
+                scheduler = Scheduler(self)
+                slices = [] if engine.trace_on else None
+                while True:
+                    scheduler.feed(items)
+                    if slices is not None:
+                        _note_slices(slices, items, self.plans, keep=False)
+                    if expansion.done:
+                        break
+                    items = None  # (only one chunk at a time is alive)
+                    items = expansion.next(CHUNK)
+                stopped = expansion.stopped
+                counts = stopped.counts if stopped is not None else expansion.counted()
+                plan = scheduler.result()
+                items = ctx.items = None  # a long launch keeps none of its items: its data makes them again
+                if stopped is None and not plan.refined:
+                    self._keep(key, Kept(plan, None, None, counts, sum(counts.values())))
+        self.account(counts, engine.stats)
+        # Gathers and scatters cost what their indices ask of the sub-banks: a launch that holds any
+        # is scheduled again once it has run (``perform``, or a debugger's last step), and a timed run
+        # places it only then.
+        priced = plan.refined
+        if not priced:
+            engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
+        job = Job(self.begin, None, footprint_reads=plan.reads, footprint_writes=plan.writes)
+        job.cost = Cost(plan.cycles, plan.cycles)
+        job.priced_at_start = priced
+        if engine.trace_on:
+            job.placed = lambda outer: _trace_inside(engine, outer, slices if slices is not None else
+                                                     _note_slices([], plan.items, self.plans))
+        if stepping:  # the steps move the data (``Stepper``); the job keeps the function's time on V
+            m.stepper = Stepper(self, ctx, steps, stopped, plan, job)
+            m.submit(job)
+            m.settle()
+            return steps[0][0] if steps else stopped.pc
+        m.add_function_counts(counts)
+        job.perform = lambda: self.perform(m, ctx, plan, job, launched_s, budget)
+        m.submit(job)
+        if stopped is not None:
+            m.pc = stopped.pc  # the fault names the function's instruction, once what came before has run
+            raise stopped.fault
+        return self.after
+
+    def _keep(self, key: tuple, kept: Kept) -> None:
+        if len(self.schedules) >= _KEPT_SCHEDULES:
+            self.schedules.clear()
+        self.schedules[key] = kept
+
+    def price(self, engine, items: list, outer: Job) -> Schedule:
+        """Schedule a launch whose gathers and scatters have run (their lanes known), give its V job
+        ``outer`` that cost, and count its stalls."""
+        return self._priced(engine, schedule(self, items), outer)
+
+    def _priced(self, engine, plan: Schedule, outer: Job) -> Schedule:
+        outer.cost = Cost(plan.cycles, plan.cycles)
+        engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
+        return plan
+
+    # -- the data: when the V job starts -----------------------------------------------------------------
+    def perform(self, m, ctx: FunctionContext, plan: Schedule, outer: Job, launched_s: list, budget: int):
+        collecting = gc.isenabled()  # paused, as in ``launch``
+        gc.disable()
+        try:
+            return self._perform(m, ctx, plan, outer, launched_s, budget)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _perform(self, m, ctx: FunctionContext, plan: Schedule, outer: Job, launched_s: list, budget: int):
+        """Run the function's jobs on the scratch copy of UB, in program order, checking which of its
+        UB accesses nothing orders (``InnerOrder``); with such a race, run them again at their
+        scheduled times (``TimedPerform``), so a load that overtakes an unordered store reads the old
+        data, as the cycle model says. A launch with gathers or scatters is priced again now, and
+        its V job ``outer`` given that cost. Returns the UB blocks the function wrote."""
+        scratch = ctx.ub
+        lo, hi = byte_span(plan.reads, plan.writes)
+        scratch[lo:hi] = m.ub[lo:hi]
+        items = plan.items
+        order = None
+        if self.may_race and not plan.apart:  # (a stream's accesses never meet: nothing to check)
+            order = InnerOrder(self, scratch, None if items is None else jobs_of(items))
+        try:
+            if items is not None:  # a short launch: its items are at hand, and their times
+                fresh(ctx)
+                self._in_order(items, order, ctx)
+                if plan.refined:
+                    self.price(m.engine, items, outer)
+            else:  # a long one: made again, chunk by chunk (timed again only for its price)
+                ctx = self._context(m, launched_s)
+                expansion = Expansion(self, ctx, budget)
+                scheduler = Scheduler(self) if plan.refined else None
+                while not expansion.done:
+                    chunk = expansion.next(CHUNK)
+                    self._in_order(chunk, order, ctx)
+                    if scheduler is not None:
+                        scheduler.feed(chunk)
+                    if order is not None:
+                        order.flush()
+                    chunk = None  # (only one chunk at a time is alive)
+                if scheduler is not None:
+                    self._priced(m.engine, scheduler.result(), outer)
+        except Fault as fault:  # a job's own fault (a gather index outside UB): at its instruction
+            raise m.fault_at(fault, self._running.pc) from None
+        races = order.finish() if order is not None else None
+        if races:
+            # Nothing orders some accesses: the data is what their scheduled times give.
+            scratch[lo:hi] = m.ub[lo:hi]
+            wanted = {k for race in races for k in (race[2], race[4])}
+            times = self._timed(m, ctx, items, launched_s, budget, wanted)
+            report(m.engine, races, times.__getitem__)
+        entry = plan.writes.get("ub")
+        if entry is None:
+            return ()
+        runs, first, end = entry
+        if runs is None:
+            where = slice(first * BLOCK_BYTES, end * BLOCK_BYTES)
+        else:
+            where = np.concatenate([np.arange(a * BLOCK_BYTES, b * BLOCK_BYTES) for a, b in runs])
+        return m.ub, where, scratch[where]
+
+    def _context(self, m, launched_s: list) -> FunctionContext:
+        """A long launch's context made again: S as at its launch, V and P zero, the scratch UB."""
+        ctx = FunctionContext(m, [])
+        ctx.s[:] = launched_s
+        return ctx
+
+    def _in_order(self, items: list, order: InnerOrder | None, ctx: FunctionContext) -> None:
+        """Perform the items' jobs in program order, each landing at once, each seen by ``order``."""
+        p = ctx.p
+        for item in items:
+            if item.__class__ is tuple:
+                if item[0] == MEMBAR and order is not None:
+                    order.membar()
+                continue
+            self._running = item
+            if item.refine is not None:  # a gather's or scatter's precise blocks, from its indices now
+                item.reads, item.writes = item.refine()
+                item.footprint_reads, item.footprint_writes = footprint(item.reads), footprint(item.writes)
+            written = item.perform()
+            if order is not None:
+                order.step(item, written, p)
+            if len(written) == 3 and written[0].__class__ is not tuple:  # jobs.land, for one bare write
+                array, index, values = written
+                array[index] = values
+            else:
+                land(written)
+
+    def _timed(self, m, ctx: FunctionContext, items: list | None, launched_s: list, budget: int,
+               wanted: set) -> dict:
+        """Perform the launch's jobs again, at their scheduled times (a long launch: made again and
+        scheduled again); returns the times of the ``wanted`` jobs (by index in program order)."""
+        if items is not None:
+            fresh(ctx)
+            timed = TimedPerform(ctx, self.plans)
+            jobs = jobs_of(items)
+            timed.add(jobs)
+            timed.finish()
+            return {k: (jobs[k].start, jobs[k].end) for k in wanted}
+        ctx = self._context(m, launched_s)
+        timed = TimedPerform(ctx, self.plans)
+        expansion, scheduler = Expansion(self, ctx, budget), Scheduler(self)
+        times: dict = {}
+        while not expansion.done:
+            chunk = expansion.next(CHUNK)
+            scheduler.feed(chunk)
+            first = timed.k
+            jobs = jobs_of(chunk)
+            times.update((k, (jobs[k - first].start, jobs[k - first].end)) for k in wanted
+                         if first <= k < first + len(jobs))
+            timed.add(jobs)
+            timed.run_until(scheduler.front)  # no job still to come starts before the front end's cycle
+            chunk = jobs = None  # (only one chunk at a time is alive)
+        timed.finish()
+        return times
+
+
+def _note_slices(slices: list, items: list, plans: dict, keep: bool = True) -> list:
+    """Add the items' jobs to a launch's trace slices ``(pc, start, end, release, job)``, up to the trace's
+    limit (``keep`` False: without the jobs, which a long launch does not keep)."""
+    room = TRACE_LIMIT - len(slices)
+    for job in jobs_of(items):
+        if room <= 0:
+            break
+        slices.append((job.pc, job.start, job.end, job.start + plans[job.pc].occupancy, job if keep else None))
+        room -= 1
+    return slices
+
+
+def _trace_inside(engine, outer: Job, slices: list) -> None:
+    """The function's instructions as slices inside the function's slice on V, at their own cycles."""
+    parent = len(engine.slices) - 1
+    if parent < 0 or engine.slices[parent][4] is not outer:
+        return  # the function's own slice was not kept (past the trace limit)
+    base = outer.start
+    for pc, start, end, release, job in slices:
+        engine.trace_slice("V", pc, base + start, base + end, job, base + release)
+        engine.trace_parents[len(engine.slices) - 1] = parent
+
+
+_KEPT_SCHEDULES = 64  # launches' schedules kept per function (by the S values they name); more: start again
+CHUNK = 8192  # items a launch lays out and performs at a time: a longer launch keeps none of them
+
+
+def _replay(kept: Kept, items: list) -> Schedule:
+    """A kept schedule for this launch's ``items`` (the same S gave the same items): its jobs are
+    these items' jobs, at the kept times."""
+    for job, start, end in zip(jobs_of(items), kept.starts, kept.ends, strict=True):
+        job.start = start
+        job.end = end
+        if job.footprint_writes is None:  # binders set both footprints or neither
+            job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
+    return kept.plan._replace(items=items)
+
+
+def _arguments(insts) -> set:
+    """The scalar registers a function's instructions name (S0 aside): what its launch pushes."""
+    named = set()
+    for inst in insts:
+        for value, operand in zip(inst.operands, inst.row.operands, strict=True):
+            named.add(value if operand.kind is Kind.SREG else getattr(value, "reg", None))
+    return named - {None, 0}
+
+
+def _mask_operand(inst: Inst) -> int:
+    """The mask register of an instruction of a masked family: its last mask-register operand."""
+    return [value for value, operand in zip(inst.operands, inst.row.operands, strict=True)
+            if operand.kind is Kind.PREG][-1]
+
+
+def _kind(inst: Inst) -> str | None:
+    """How the expansion treats an instruction inside a function (None: a register instruction)."""
+    family = inst.row.family
+    if family in FUNCTION_SCALAR_FAMILIES:
+        return SCALAR
+    return {"loop": LOOP, "endloop": ENDLOOP, "membar": MEMBAR, "vf_end": END}.get(family)

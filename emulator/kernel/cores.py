@@ -1,0 +1,403 @@
+"""A kernel: N cores run one program, each a ``Machine`` with its own UB, registers and pipes; GM is
+shared, and a core sees another core's GM writes only across a SYNCALL.
+
+The run goes phase by phase, a phase being the stretch between two SYNCALLs. In a phase each core
+runs on its own, on GM as it was when the phase began plus its own writes; at the SYNCALL the
+kernel merges every core's writes into GM (``emulator.kernel.gm_merge``), names the races between cores
+of the phase, and releases every core at the last arrival plus ``chip.syncall``. A core's phase
+depends only on its own state and on GM at the phase's start, so the cores can run in any number
+of processes (``jobs``) and the result is the same for every number.
+
+Worker processes die with the process that started them (``emulator.kernel.processes``). Ctrl-C stops
+every core where it is: the run ends with an ``interrupt`` fault, each core's report as far as it got.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import traceback
+
+import numpy as np
+from attrs import define, field, frozen
+
+from emulator.faults import Fault
+from emulator.kernel.gm_merge import Accesses, Writes, apply_writes, between_cores, merge_writes
+from emulator.kernel.processes import StopRequest, context, die_with_parent
+from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS, Machine
+from emulator.memory_data import memory_bytes, type_named
+from emulator.profiles.profile import Profile
+from emulator.report import Report, race_messages
+from emulator.result import STALL_CAUSES, PipeEntry
+from isa.program import Program
+
+MAX_CORES = 64
+
+
+@frozen
+class CoreOutcome:
+    """How a core's phase ended: at a SYNCALL (``arrival``), at its end, or at a fault."""
+
+    core: int
+    state: str  # "syncall", "end" or "fault"
+    pc: int
+    arrival: int
+    accesses: Accesses
+    writes: Writes
+    fault: str | None = None
+    fault_kind: str | None = None
+
+
+@frozen
+class CoreEnd:
+    """A core's report once the kernel has ended, the warnings it gave, its UB and S registers."""
+
+    core: int
+    report: Report
+    warnings: tuple
+    ub: np.ndarray
+    s: tuple
+
+
+class CoreGroup:
+    """The cores one process runs: each a Machine; ``phase`` runs each of them to its next SYNCALL.
+    ``stop`` is the process's Ctrl-C (``emulator.kernel.processes.StopRequest``): once asked, a core
+    running is interrupted and the cores after it do not run."""
+
+    def __init__(self, program: Program, profile: Profile, gm_size: int, cores: tuple[int, ...], count: int,
+                 limits: dict, stop: StopRequest | None = None) -> None:
+        self.machines = {}
+        for core in cores:
+            m = Machine(program, profile, gm_size, core=core, cores=count)
+            m.timed_data = True  # a phase must pause at its SYNCALL with every pipe drained: timed from the start
+            m.gm_log = []
+            self.machines[core] = m
+        self.limits = limits
+        self.live = set(cores)
+        self.stop = stop or StopRequest()
+
+    def write(self, space: str, addr: int, data: np.ndarray) -> None:
+        for m in self.machines.values():
+            m.write(space, addr, data)
+
+    def phase(self, release: int | None, delta: Writes | None, stopping: bool = False) -> list[CoreOutcome]:
+        """Run each live core to its next SYNCALL, its end or a fault; ``stopping`` (the kernel was
+        interrupted) runs none of them."""
+        outcomes = []
+        for core in sorted(self.live):
+            m = self.machines[core]
+            if delta is not None:
+                apply_writes(m.gm, delta)
+            m.syncall_release = release
+            before = m.result
+            if not stopping:
+                self._run(m)
+            accesses = Accesses.of(m.gm_log)
+            m.gm_log = []
+            writes = Writes.of(m.gm, accesses)
+            if m.result is before:  # interrupted before it ran on: it stays where it was
+                if m.result is None:  # not started: an empty run, for its report
+                    m.run(**self.limits, pause_after=0)
+                self.live.discard(core)
+                stopped = m.fault_at(Fault("interrupted", kind="interrupt"), m.pc)  # as a run it stops says it
+                outcomes.append(CoreOutcome(core, "fault", m.pc, 0, accesses, writes, str(stopped), stopped.kind))
+                continue
+            result = m.result
+            if result.fault is not None:
+                state = "fault"
+            elif m.at_syncall is not None:
+                state = "syncall"
+            else:
+                state = "end"
+            if state != "syncall":
+                self.live.discard(core)
+            fault = result.fault
+            outcomes.append(CoreOutcome(core, state, m.pc, m.at_syncall or 0, accesses, writes,
+                                        None if fault is None else str(fault),
+                                        None if fault is None else fault.kind))
+        return outcomes
+
+    def _run(self, m: Machine) -> None:
+        """Run ``m`` on, unless Ctrl-C has come. Ctrl-C during its run is the run's ``interrupt``
+        fault; just before or after the run it only stops the cores after this one."""
+        stop = self.stop
+        try:
+            try:
+                stop.running = True
+                if not stop.asked:
+                    m.run(**self.limits)
+            finally:
+                stop.running = False
+        except KeyboardInterrupt:  # raised once only (StopRequest): here it came outside the run
+            pass
+
+    def finish(self) -> list[CoreEnd]:
+        ends = []
+        for core, m in sorted(self.machines.items()):
+            strict = self.limits.get("strict", False)
+            warnings = ([] if strict else race_messages(m.result)) + [f"warning: {w}" for w in m.flag_warnings()]
+            ends.append(CoreEnd(core, m.report(), tuple(warnings), m.ub.copy(), tuple(m.s)))
+        return ends
+
+
+def _serve(conn, args, parent: int) -> None:
+    """A worker process: builds its CoreGroup, then answers the kernel's calls until told to stop.
+    It dies with the kernel's process (``parent``); Ctrl-C stops its cores (the kernel's process
+    passes its own on)."""
+    die_with_parent(parent)
+    with StopRequest().installed(worker=True) as stop:
+        try:
+            group = CoreGroup(*args, stop=stop)
+            conn.send(("ok", None))
+        except BaseException:  # reported to the parent, which raises
+            conn.send(("error", traceback.format_exc()))
+            return
+        while True:
+            try:
+                name, call_args = conn.recv()
+            except EOFError:  # the kernel's process has closed its end: nothing more to do
+                return
+            if name == "stop":
+                return
+            try:
+                conn.send(("ok", getattr(group, name)(*call_args)))
+            except BaseException:
+                conn.send(("error", traceback.format_exc()))
+
+
+class _Remote:
+    """A CoreGroup in another process, called the same way as a local one."""
+
+    def __init__(self, context, args) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, args, os.getpid()), daemon=True)
+        self.process.start()
+        child.close()
+
+    def _answer(self):
+        status, value = self.conn.recv()
+        if status == "error":
+            raise RuntimeError(f"a kernel worker process failed:\n{value}")
+        return value
+
+    def send(self, name: str, *args) -> None:
+        self.conn.send((name, args))
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):  # the worker is gone already
+            self.conn.send(("stop", ()))
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
+def default_jobs() -> int:
+    return os.cpu_count() or 1
+
+
+@define
+class KernelResult:
+    """How the kernel ended: its fault (None for a clean end), the races between cores, its cycles."""
+
+    fault: Fault | None = None
+    total_cycles: int = 0
+    races: list = field(factory=list)  # race records (JSON form) between cores
+    warnings: list = field(factory=list)  # warning lines, each core's and the kernel's
+    phases: int = 0
+
+
+class Kernel:
+    """``cores`` copies of one program, one per core, run as a kernel (CONTRACT section 8)."""
+
+    def __init__(self, program: Program, profile: Profile, cores: int, gm_size: int = DEFAULT_GM_SIZE,
+                 jobs: int | None = None) -> None:
+        if not 1 <= cores <= MAX_CORES:
+            raise ValueError(f"--cores must be 1..{MAX_CORES}, not {cores}")
+        self.program, self.profile, self.cores, self.gm_size = program, profile, cores, gm_size
+        self.jobs = max(1, min(jobs or default_jobs(), cores))
+        # Core 0's machine, loaded but never run here: GM as the program's data sets it, and names
+        # of instructions for messages.
+        self.template = Machine(program, profile, gm_size, core=0, cores=cores)
+        self.gm = self.template.gm
+        self.loads: list = []
+        self.result: KernelResult | None = None
+        self.ends: list[CoreEnd] = []
+
+    def write(self, space: str, addr: int, values, type: str | None = None) -> None:
+        """Write into GM, or into every core's UB, before the run: ``values`` as ``Machine.write``
+        takes them (converted to ``type`` when one is given)."""
+        raw = memory_bytes(space, addr, values, type, stacklevel=2)  # converted (and warned about) once
+        self.template.write(space, addr, raw)
+        self.loads.append((space, addr, raw))
+
+    def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, max_cycles: int | None = None,
+            strict: bool = False) -> KernelResult:
+        """Run every core to its end (or the kernel to its first fault)."""
+        limits = {"max_instructions": max_instructions, "max_cycles": max_cycles, "strict": strict}
+        shares = [tuple(range(k, self.cores, self.jobs)) for k in range(self.jobs)]
+        args = [(self.program, self.profile, self.gm_size, share, self.cores, limits) for share in shares]
+        with StopRequest().installed() as stop:
+            groups = self._start(args, stop)
+            try:
+                stop.forward = [g.process.pid for g in groups if isinstance(g, _Remote)]
+                if stop.asked:  # Ctrl-C while they started
+                    stop.pass_on()
+                for space, addr, data in self.loads:
+                    self._call(groups, "write", space, addr, data)
+                result = self._phases(groups, strict, stop)
+                self.ends = sorted((e for part in self._call(groups, "finish") for e in part),
+                                   key=lambda e: e.core)
+            finally:
+                stop.forward = []
+                for g in groups:
+                    if isinstance(g, _Remote):
+                        g.close()
+        for end in self.ends:
+            result.warnings[:0] = [w.replace("warning: ", f"warning: core {end.core}: ", 1) for w in end.warnings]
+        result.total_cycles = max(e.report.total_cycles for e in self.ends) + self.profile["chip"]["launch"]
+        self.result = result
+        return result
+
+    def _start(self, args, stop: StopRequest) -> list:
+        if self.jobs == 1:
+            return [CoreGroup(*args[0], stop=stop)]
+        remotes: list[_Remote] = []
+        try:
+            for a in args:
+                remotes.append(_Remote(context(), a))
+            for r in remotes:
+                r._answer()
+        except BaseException:
+            for r in remotes:
+                r.close()
+            raise
+        return remotes
+
+    @staticmethod
+    def _call(groups, name: str, *args) -> list:
+        """Call every group (the remote ones all at once, then collect) and return their answers."""
+        for g in groups:
+            if isinstance(g, _Remote):
+                g.send(name, *args)
+        return [g._answer() if isinstance(g, _Remote) else getattr(g, name)(*args) for g in groups]
+
+    def _phases(self, groups, strict: bool, stop: StopRequest) -> KernelResult:
+        result = KernelResult()
+        release, delta, ended = None, None, {}
+        seen: dict = {}
+        while True:
+            outcomes = sorted((o for part in self._call(groups, "phase", release, delta, stop.asked)
+                               for o in part), key=lambda o: o.core)
+            result.phases += 1
+            for race in between_cores(outcomes, self.template.who):
+                key = (race["kind"], race["first"]["pc"], race["second"]["pc"])
+                if key in seen:
+                    seen[key]["count"] += race["count"]
+                    continue
+                seen[key] = race
+                result.races.append(race)
+                message = race_text(race)
+                if strict:
+                    result.fault = _kernel_fault(message, "race", self.template.where(race["second"]["pc"]))
+                    return result
+                result.warnings.append(f"warning: {message}")
+            delta = merge_writes([o.writes for o in outcomes])
+            apply_writes(self.gm, delta)
+            # a core's own fault first, then one stopped by Ctrl-C
+            faulted = sorted((o for o in outcomes if o.state == "fault"), key=lambda o: o.fault_kind == "interrupt")
+            if faulted:
+                first = faulted[0]
+                result.fault = Fault(f"core {first.core}: {first.fault}", first.fault_kind or "fault")
+                return result
+            ended.update({o.core: o.pc for o in outcomes if o.state == "end"})
+            waiting = [o for o in outcomes if o.state == "syncall"]
+            if not waiting:
+                return result
+            if ended:
+                core, pc = next(iter(sorted(ended.items())))
+                w = waiting[0]
+                result.fault = _kernel_fault(
+                    f"SYNCALL at {self.template.describe(w.pc)} waits forever: core {w.core} is there, but core "
+                    f"{core} ended ({self.template.describe(pc) if pc in self.template._bound_at else 'at the end'}) "
+                    f"without reaching it; every core must pass the same number of SYNCALLs", "deadlock",
+                    self.template.where(w.pc))
+                return result
+            release = max(o.arrival for o in waiting) + self.profile["chip"]["syncall"]
+
+    # -- what the kernel gives ---------------------------------------------------------------
+    def read(self, space: str, addr: int, type_name: str, count: int, core: int = 0) -> np.ndarray:
+        """After the run: T elements of GM, or of core ``core``'s UB."""
+        type_named(type_name)  # a ValueError naming the types, before anything is copied
+        if space == "ub":  # the template shows core K's UB
+            if not 0 <= core < self.cores or not self.ends:
+                raise ValueError(f"core {core}'s UB: the kernel has cores 0..{self.cores - 1}"
+                                 + ("" if self.ends else ", and has not run"))
+            np.copyto(self.template.ub, next(e.ub for e in self.ends if e.core == core))
+        return self.template.read(space, addr, type_name, count).copy()
+
+    def scalars(self, core: int = 0) -> tuple:
+        """Core ``core``'s S registers at its end."""
+        return next(e.s for e in self.ends if e.core == core)
+
+    def memory(self, space: str) -> np.ndarray:
+        """GM, or core 0's UB before the run (for its size)."""
+        return self.template.memory(space)
+
+    def report(self, dumps: dict | None = None) -> Report:
+        """The whole kernel's report: the slowest core's table, pipes and stalls summed over cores,
+        a line per core (``per_core``)."""
+        if self.result is None:
+            raise RuntimeError("report() before run()")
+        reports = [e.report for e in self.ends]
+        slowest = max(reports, key=lambda r: r.total_cycles)
+        total = self.result.total_cycles
+        pipes = {}
+        for pipe in slowest.pipes:
+            busy = sum(r.pipes[pipe].busy_cycles for r in reports)
+            pipes[pipe] = PipeEntry(busy, sum(r.pipes[pipe].instructions for r in reports),
+                                    busy / (total * self.cores) if total else 0.0)
+        stalls = {cause: sum(r.stalls.get(cause, 0) for r in reports) for cause in STALL_CAUSES}
+        races = [dict(r, core=e.core) for e in self.ends for r in e.report.races] + self.result.races
+        per_core = [{"core": e.core, "total_cycles": e.report.total_cycles, "instructions": e.report.instructions,
+                     "pipes": {p: {"busy_cycles": x.busy_cycles, "instructions": x.instructions,
+                                   "utilisation": round(x.utilisation, 4)} for p, x in e.report.pipes.items()},
+                     "stalls": dict(e.report.stalls), "verdict": e.report.verdict()} for e in self.ends]
+        fault = self.result.fault
+        core_of = next(e.core for e in self.ends if e.report is slowest)
+        return Report(slowest.profile, sum(r.instructions for r in reports), total, slowest.clock_ghz, pipes, stalls,
+                      races, list(slowest.per_pc), dict(slowest.scalars), dumps or {},
+                      None if fault is None else str(fault), None if fault is None else fault.kind,
+                      [w.removeprefix("warning: ") for w in self.result.warnings],
+                      cores=self.cores, per_core=per_core, slowest_core=core_of,
+                      launch=self.profile["chip"]["launch"])
+
+
+def race_text(race: dict) -> str:
+    """The sentence for a race between cores."""
+    a, b = race["first"], race["second"]
+    span = f"GM bytes 0x{race['start']:x}..0x{race['end']:x}"
+    one = f"core {a['core']} {a['where']} ({a['pipe']}: {a['text']})"
+    two = f"core {b['core']} {b['where']} ({b['pipe']}: {b['text']})"
+    what = "latent race between cores" if race.get("latent") else "race between cores"
+    if race["kind"] == "WAW":
+        return (f"{what} (WAW): {one} and {two} both write {span} between the same SYNCALLs: which "
+                f"value stays depends on timing; give each core its own bytes, or put a SYNCALL between them")
+    return (f"{what} (RAW): {one} writes {span} that {two} reads between the same SYNCALLs: a core "
+            f"sees another core's GM writes only after a SYNCALL; put one between the write and the read")
+
+
+def _kernel_fault(message: str, kind: str, where: str) -> Fault:
+    fault = Fault(message, kind)
+    fault.where = where
+    return fault
+
+
+__all__ = ["MAX_CORES", "Kernel", "KernelResult", "default_jobs", "race_text"]
+
+
+def load(program: Program, profile: Profile, cores: int | None = None, gm_size: int = DEFAULT_GM_SIZE,
+         jobs: int | None = None) -> Machine | Kernel:
+    """The program on one core (a Machine) or, with ``cores``, as a kernel of that many (run,
+    report, read and write alike)."""
+    return Machine(program, profile, gm_size) if cores is None else Kernel(program, profile, cores, gm_size, jobs)

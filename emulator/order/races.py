@@ -1,0 +1,214 @@
+"""Races: two unordered accesses to the same bytes, at least one a write, that overlap in simulated
+time (or run out of program order); each is named once per pair of instructions, with both places.
+
+``RaceCheck`` is the engine's part that compares a starting job with the jobs in flight and those
+that ran before it out of order (the engine's state: ``inflight``, ``landed``, ``ordered``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from attrs import define
+
+from emulator.faults import Fault
+from emulator.jobs import REGISTER_SPACES, Job
+
+
+@define
+class Race:
+    kind: str  # RAW, WAR, WAW
+    first: dict  # the earlier instruction in program order: pc, line, pipe, text
+    second: dict
+    space: str
+    start: int
+    end: int
+    count: int = 1
+    inside: bool = False  # both accesses are in one vector function: a MEMBAR orders them
+    latent: bool = False  # nothing orders the two, but they did not overlap in this run's timing
+    advice: str = ""  # what would order them: a flag (its pipes and an event) or a barrier
+
+
+def overlap(a: dict, b: dict) -> tuple[str, int, int] | None:
+    """The first shared space of two footprints and the byte range where their blocks meet."""
+    for space, (runs, lo, hi) in a.items():
+        found = b.get(space)
+        if found is None:
+            continue
+        other, other_lo, other_hi = found
+        if hi <= other_lo or other_hi <= lo:
+            continue
+        if runs is None and other is None:
+            return space, max(lo, other_lo) * 32, min(hi, other_hi) * 32
+        mine = runs if runs is not None else np.array([[lo, hi]], dtype=np.int64)
+        theirs = other if other is not None else np.array([[other_lo, other_hi]], dtype=np.int64)
+        # For each run of ``mine``, the last run of ``theirs`` starting before it ends.
+        j = np.searchsorted(theirs[:, 0], mine[:, 1], side="left") - 1
+        hit = (j >= 0) & (theirs[np.maximum(j, 0), 1] > mine[:, 0])
+        if hit.any():
+            k = int(np.flatnonzero(hit)[0])
+            o = theirs[j[k]]
+            return space, int(max(mine[k, 0], o[0])) * 32, int(min(mine[k, 1], o[1])) * 32
+    return None
+
+
+def _hit(pattern: tuple, lo: int, hi: int) -> tuple[int, int] | None:
+    """The first bytes of [lo, hi) that a run of ``pattern`` (base, pitch, length, count) covers."""
+    base, pitch, length, count = pattern
+    k = max(0, (lo - base - length) // pitch + 1) if pitch else 0  # the first run that may end after lo
+    if k >= count:
+        return None
+    start = base + k * pitch
+    if start >= hi:
+        return None
+    return max(lo, start), min(hi, start + length)
+
+
+def precise(where: tuple, a: dict | None, b: dict | None) -> tuple | None:
+    """A block-level overlap ``where`` (space, start, end) between two accesses, narrowed to the bytes
+    they share when one (or both) is byte-exact (``Job.exact``): None when they share no byte. Two
+    patterns of several runs each are left at the blocks (a race found there is kept)."""
+    space, start, end = where
+    pa, pb = (a or {}).get(space), (b or {}).get(space)
+    if pa is None and pb is None:
+        return where
+    if pa is not None and pb is not None and pa[3] > 1 and pb[3] > 1:
+        return where
+    one, other = (pa, pb) if pa is not None and (pb is None or pa[3] == 1) else (pb, pa)
+    if one[3] == 1:  # a single run of bytes, against the other's pattern or its whole blocks
+        lo, hi = max(start, one[0]), min(end, one[0] + one[2])
+        if lo >= hi:
+            return None
+        found = (lo, hi) if other is None else _hit(other, lo, hi)
+    else:  # the other has whole blocks: the pattern's first bytes inside the shared blocks
+        found = _hit(one, start, end)
+    return None if found is None else (space, *found)
+
+
+class RaceCheck:
+    """The engine's race check (a mixin of ``emulator.timing.engine.Engine``)."""
+
+    def _check_races(self, job: Job) -> None:
+        """Compare a starting job with every job that overlaps it in time or ran out of order.
+
+        Two jobs of one pipe that orders itself cannot race: MTE2 and MTE3 run one transfer at a
+        time, and the 950 V scoreboard orders every V job after the V results it touches."""
+        pipe = job.pipe
+        ordered = self.ordered[pipe]
+        if ordered and not self.landed and not any(self.other_inflight[pipe]):
+            return  # nothing another pipe has in flight: nothing to race with
+        for other_pipe, jobs in self.inflight.items():
+            if jobs and not (ordered and other_pipe == pipe):
+                for other in jobs.values():
+                    self._pair(job, other)
+        for other in self.landed:
+            if other.seq > job.seq and not (ordered and other.pipe == pipe):
+                self._pair(job, other)
+
+    def _pair(self, job: Job, other: Job) -> None:
+        """``other`` has started before ``job``; name their races with the earlier one first."""
+        if other.seq < job.seq:  # other's write is in flight while job reads or writes
+            self._race("RAW", other, job, overlap(other.footprint_writes, job.footprint_reads))
+            self._race("WAW", other, job, overlap(other.footprint_writes, job.footprint_writes))
+        else:  # a later instruction ran first: it read what job will write, or wrote what job reads
+            self._race("RAW", job, other, overlap(job.footprint_writes, other.footprint_reads))
+            self._race("WAR", job, other, overlap(other.footprint_writes, job.footprint_reads))
+            self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
+
+    def _race(self, kind: str, first: Job, second: Job, where) -> None:
+        if where is not None and (first.exact is not None or second.exact is not None):
+            where = precise(where, first.exact, second.exact)
+        if where is not None:
+            self._name_race(kind, first.pc, second.pc, where)
+
+    def function_races(self, found: list) -> None:
+        """Races inside a vector function (``emulator.functions.races.InnerOrder``): accesses of one
+        launch that no MEMBAR or register dependency orders, ``(kind, first, second, start byte, end
+        byte, times found)`` per pair of instructions (the first pair of accesses found names it)."""
+        for kind, first, second, start, end, times in found:
+            # they overlapped when the later one acted before the earlier one's write had landed (RAW,
+            # WAW), or its write landed before the earlier one read (WAR): else only order says so
+            met = second.end <= first.start if kind == "WAR" else second.start < first.end
+            self._name_race(kind, first.pc, second.pc, ("ub", start, end), inside=True, latent=not met, times=times)
+
+    def advice(self, first: dict, second: dict) -> str:
+        """What orders two instructions of these pipes: a flag from the first's pipe to the second's
+        (an event the program does not use for that pair, if one is left), or a barrier on one pipe."""
+        a, b = first["pipe"], second["pipe"]
+        if a == b:
+            return f"put BARRIER {a} between them"
+        used = self.flag_events.get((a, b), set())
+        event = next((e for e in range(8) if e not in used), None)
+        event = str(event) if event is not None else "EVENT"
+        return (f"order them with SETFLAG {a}, {b}, {event} after {first['where']} and WAITFLAG {a}, {b}, {event} "
+                f"before {second['where']}")
+
+    @property
+    def flag_events(self) -> dict:
+        """(source pipe, destination pipe) -> the events the program's flags use."""
+        events = self.__dict__.get("_flag_events")
+        if events is None:
+            events = self.__dict__["_flag_events"] = {}
+            for bound in self.m.bound:
+                if bound.inst.row.family in ("setflag", "waitflag"):
+                    src, dst, event = bound.inst.operands
+                    events.setdefault((src, dst), set()).add(event)
+        return events
+
+    def all_races(self) -> list[Race]:
+        """Every race found: those met in this run's timing as the accesses ran (``latent`` False), in
+        the order found, then those the order of the instructions shows (``emulator.order.happens_before``), latent
+        unless their times met (a paused run lands its jobs early, so only their times tell)."""
+        return [*self.races.values(), *(r for key, r in self.latent.items() if key not in self.races)]
+
+    def _name_race(self, kind: str, first: int, second: int, where, inside: bool = False,
+                   latent: bool = False, times: int = 1) -> None:
+        key = (kind, first, second)
+        race = self.races.get(key)
+        if race is not None:
+            race.count += times
+            return
+        space, start, end = where
+        if space in REGISTER_SPACES:  # reported as bytes of the register file, V or P
+            base = int(space[1:]) * 256
+            space, start, end = space[0], base + start, base + end
+        a, b = self.m.who(first), self.m.who(second)
+        self.races[key] = race = Race(kind, a, b, space, start, end, times, inside=inside, latent=latent,
+                                      advice="" if inside else self.advice(a, b))
+        if self.strict:
+            raise self.m.fault_at(Fault(race_title(race), kind="race"), second)
+
+
+def race_title(race: Race) -> str:
+    """A race in one line, as its warning and its ``--strict`` fault say it: ``race (KIND): ...``, or
+    ``latent race (KIND): ...`` when only the order of the instructions shows it."""
+    return f"{'latent ' if race.latent else ''}race ({race.kind}): {describe_race(race)}"
+
+
+def describe_race(race: Race) -> str:
+    """One sentence naming both instructions, the bytes and what goes wrong."""
+    space = {"ub": "UB", "gm": "GM", "V": "vector-register", "P": "mask-register"}.get(race.space, race.space)
+    first, second = race.first, race.second
+    a = f"{first['where']} ({first['pipe']}: {first['text']})"
+    b = f"{second['where']} ({second['pipe']}: {second['text']})"
+    where = f"{space} bytes 0x{race.start:x}..0x{race.end:x}"
+    what = {
+        "RAW": f"{b} reads {where} while the write of {a} to them is in flight: it reads stale data",
+        "WAW": f"{b} writes {where} while the write of {a} to them is in flight: the final value depends on timing",
+        "WAR": f"{b} writes {where} before {a} has read them: the earlier instruction may read the new data",
+    }[race.kind]
+    if race.inside:  # two accesses of one vector function: nothing orders them, whatever this run's timing
+        what = {
+            "RAW": f"{b} reads {where}, which {a} writes before it in the same vector function",
+            "WAW": f"{b} writes {where}, which {a} writes before it in the same vector function",
+            "WAR": f"{b} writes {where}, which {a} reads before it in the same vector function",
+        }[race.kind]
+        return what + ", and nothing orders them: what it sees depends on timing; put a MEMBAR between them"
+    if race.latent:  # nothing orders them; this run's timing kept them apart
+        what = {
+            "RAW": f"{b} reads {where}, which {a} writes",
+            "WAW": f"{b} writes {where}, which {a} writes too",
+            "WAR": f"{b} writes {where}, which {a} reads",
+        }[race.kind]
+        what += (", and nothing orders the two: this run's timing kept them apart, but a change of clocks, "
+                 "contention or tile size can let them meet")
+    return what + f"; {race.advice or 'order them with SETFLAG/WAITFLAG or BARRIER'}"

@@ -1,0 +1,265 @@
+"""What each instruction costs, from the profile alone: every cycle is a named parameter times a rule.
+
+- Scalar instructions occupy S for ``scalar.*`` cycles; handing an instruction to another pipe
+  costs ``scalar.issue``.
+- A tensor instruction occupies V for ``tensor.issue`` cycles, then ``iterations * lanes /
+  (elements_per_cycle * sustained)`` cycles plus its bank-conflict cycles, and its results land
+  ``tensor.startup`` cycles later.
+- A register instruction occupies its unit inside its vector function for ``ceil(lanes /
+  elements_per_cycle)`` cycles (at least one) and its result is ready ``*_latency`` cycles after it
+  issues; the function (``emulator.functions.launch``) occupies V for its whole run.
+- A DMA's GM bytes are counted in ``dma.gm_window`` windows: a burst that straddles more windows
+  than its length needs pays a whole window for each extra one. Its data lands ``max(*_setup + bytes /
+  *_burst_bytes_per_cycle, bytes / *_bytes_per_cycle)`` cycles after it starts (the sustained rate at
+  most the core's share of the chip's GM bandwidth), in order with the transfers before it on its
+  pipe; the pipe takes the next transfer after ``max(*_issue, bytes / *_bytes_per_cycle)``, so
+  back-to-back transfers overlap.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from attrs import frozen
+
+from emulator.profiles.profile import Profile
+from emulator.timing.banks import BankRules, conflict_cycles
+from isa import Inst
+
+_WIDTH_INDEX = {1: 0, 2: 1, 4: 2}
+# A scheduling class (a row's ``timing`` column) is ``family.name``, and both halves are data: the
+# family says how the class is scheduled (on S alone, as a sync job, as a transfer: tensor and DMA,
+# iterations or bytes through a pipe, as a register instruction inside a vector function, or as
+# the function's structure: its launch, loops and MEMBARs) and
+# which profile key prices it; the name completes the key. So a new class is a row and a profile
+# key, no code: ``tensor.divide`` is priced by ``tensor.sustained_divide`` in every profile.
+SCHEDULES = {"scalar": "scalar", "sync": "sync", "tensor": "transfer", "dma": "transfer", "reg": "register",
+             "vf": "function"}
+_KEY_OF = {
+    "scalar": lambda name: ("scalar", name),
+    "sync": lambda name: ("sync", name),
+    "tensor": lambda name: ("tensor", f"sustained_{name}"),
+    "dma": lambda name: ("dma", f"{name}_bytes_per_cycle"),
+    "reg": lambda name: ("register", f"{name}_latency"),
+    "vf": lambda name: ("register", f"vf_{name}"),
+}
+# Register classes that issue in one cycle whatever their op (the rest are priced per op, by lanes).
+_ONE_CYCLE = ("reg.mask", "reg.load", "reg.store", "reg.permute")
+_NOT_PER_OP = (*_ONE_CYCLE, "reg.gather")
+# A permute's result takes an ALU operation's latency (no separate figure is published).
+_SHARED_KEYS = {"reg.permute": ("register", "alu_latency"), "sync.syncall": ("chip", "syncall")}
+
+
+def schedule_of(timing: str) -> str | None:
+    """How a class is scheduled (scalar, sync, transfer, register), or None for an unknown family."""
+    return SCHEDULES.get(timing.partition(".")[0])
+
+
+def price_key(timing: str) -> tuple[str, str]:
+    """The profile section and key that price a class."""
+    family, _, name = timing.partition(".")
+    return _SHARED_KEYS.get(timing) or _KEY_OF[family](name)
+
+
+def is_arithmetic(timing: str) -> bool:
+    """Whether a class's rows compute element arithmetic, priced per op: their op needs a kernel
+    (``emulator.arith.numerics``) and an ``elements_per_cycle`` entry in every profile."""
+    family = timing.partition(".")[0]
+    return family == "tensor" or (family == "reg" and timing not in _NOT_PER_OP)
+
+
+def rate_key(inst_or_row_type: str, source: str | None) -> str:
+    """The key of a per-type (or, for VCONV.D.S, per-pair "D.S") ``elements_per_cycle`` table."""
+    return inst_or_row_type if source is None else f"{inst_or_row_type}.{source}"
+
+
+def elements_per_cycle(entry, inst: Inst, width: int):
+    """An op's rate for an instruction: a list is indexed by element width, a table by type (or pair)."""
+    if isinstance(entry, dict):
+        return entry[rate_key(inst.type.name, inst.source.name if inst.source is not None else None)]
+    return entry[width]
+
+
+def _rate_keys(row) -> list[str]:
+    if row.source_types:
+        from isa.conversions import PAIRS  # noqa: PLC0415  (only for the check at import)
+
+        return sorted(f"{d}.{s}" for d, s in PAIRS)
+    return list(row.types)
+
+
+def check_classes(table, profiles) -> list[str]:
+    """What keeps a row from being priced: a class with no schedule, or a profile without the keys
+    (its class's, and for an op priced by elements per cycle, that op's entry). Empty when all is well."""
+    problems = []
+    for row in table:
+        if schedule_of(row.timing) is None or not row.timing.partition(".")[2]:
+            problems.append(f"{row.mnemonic} ({row.form}): scheduling class {row.timing!r} has no schedule "
+                            f"(a class is FAMILY.NAME, FAMILY one of {', '.join(SCHEDULES)})")
+            continue
+        for profile in profiles:
+            section, key = price_key(row.timing)
+            if key not in profile[section]:
+                problems.append(f"{row.mnemonic} ({row.form}): profile {profile.name} lacks {section}.{key}")
+            if is_arithmetic(row.timing):  # priced per op too, in its section's elements_per_cycle
+                section = "tensor" if row.timing.startswith("tensor.") else "register"
+                entry = profile[section]["elements_per_cycle"].get(row.op)
+                if entry is None:
+                    problems.append(f"{row.mnemonic}: profile {profile.name} lacks "
+                                    f"{section}.elements_per_cycle.{row.op}")
+                elif isinstance(entry, dict):
+                    problems += [f"{row.mnemonic}.{key}: profile {profile.name} lacks "
+                                 f"{section}.elements_per_cycle.{row.op}.{key}"
+                                 for key in _rate_keys(row) if key not in entry]
+    return problems
+
+
+def _floor_sum(n: int, m: int, a: int, b: int) -> int:
+    """The sum of (a * i + b) // m for i in 0..n-1 (a, b >= 0), in O(log m) steps: Euclid's
+    reduction, so that a DMA's windows are counted without a step per burst."""
+    total = 0
+    while True:
+        if a >= m:
+            total += (n - 1) * n // 2 * (a // m)
+            a %= m
+        if b >= m:
+            total += n * (b // m)
+            b %= m
+        top = a * n + b
+        if top < m:
+            return total
+        n, b, m, a = top // m, top % m, a, m
+
+
+@frozen
+class Cost:
+    """``occupancy``: cycles the pipe is busy; ``latency``: cycles from start to results landing."""
+
+    occupancy: int
+    latency: int
+    conflicts: int = 0
+
+
+class CostModel:
+    def __init__(self, profile: Profile, cores: int = 1) -> None:
+        """The prices of ``profile`` for one core of a kernel of ``cores``: GM transfers of all
+        cores share ``chip.gm_bytes_per_cycle`` in each direction, so each core's DMA rate is at most
+        its share (the cores of a kernel stream at once: each takes its slice of the same loop)."""
+        self.profile = profile
+        self.scalar = profile["scalar"]
+        self.sync = profile["sync"]
+        self.tensor = profile["tensor"]
+        self.register = profile["register"]
+        chip = profile["chip"]
+        self.syncall = chip["syncall"]
+        share = chip["gm_bytes_per_cycle"] / cores
+        self.dma = {k: min(v, share) if k.endswith("bytes_per_cycle") else v for k, v in profile["dma"].items()}
+        self.banks = BankRules(profile["banks"]["kind"], profile["banks"]["beats"])
+
+    # -- the scalar pipe -----------------------------------------------------------------------
+    def s_cycles(self, inst: Inst) -> int:
+        """Cycles the instruction occupies S when the scalar unit reads it: its own price for a
+        scalar class, else handing it to its pipe."""
+        timing = inst.row.timing
+        if schedule_of(timing) == "scalar":
+            return self.scalar[price_key(timing)[1]]
+        return self.scalar["issue"]
+
+    # -- the other pipes -----------------------------------------------------------------------
+    def tensor_iteration_cycles(self, inst: Inst) -> float:
+        lanes = inst.lanes
+        width = 0 if lanes == 128 else 1
+        per_cycle = elements_per_cycle(self.tensor["elements_per_cycle"][inst.row.op], inst, width)
+        sustained = self.tensor[price_key(inst.row.timing)[1]]
+        if isinstance(sustained, list):  # per element width
+            sustained = sustained[width]
+        return lanes / (per_cycle * sustained)
+
+    def tensor_conflicts(self, reads, writes, iterations: int, floor: float = 1.0) -> int:
+        """Bank-conflict cycles of a tensor instruction's (sampled) block addresses: what the banks
+        need for an iteration beyond ``floor``, the cycles the iteration takes anyway (on the 950 a
+        binary op's two loads and a store take two cycles, as its banks' two reads and a write do)."""
+        beats = self.banks.beats  # the banks' cycles for an iteration, against what it takes anyway
+        per = np.maximum(conflict_cycles(self.banks, reads, writes) + beats - max(floor, beats), 0)
+        conflicts = float(per.sum())
+        if per.size < iterations:  # identical iterations beyond the sampled ones
+            conflicts = conflicts * iterations / max(per.size, 1)
+        return round(conflicts)
+
+    def tensor_cost(self, inst: Inst, job) -> Cost:
+        per_iteration = self.tensor_iteration_cycles(inst)
+        conflicts = job.conflicts(self, max(1.0, per_iteration)) if job.conflicts is not None else 0
+        busy = self.tensor["issue"] + max(1, math.ceil(job.iterations * per_iteration) + conflicts)
+        return Cost(busy, busy + self.tensor["startup"], conflicts)
+
+    def register_cost(self, inst: Inst) -> Cost:
+        row, reg = inst.row, self.register
+        timing = row.timing
+        latency = reg[price_key(timing)[1]]
+        if isinstance(latency, dict):  # by operation (VREDUCE.O)
+            latency = latency[inst.cond]
+        if timing in _ONE_CYCLE:  # a block-strided VLD / VST: the documented half rate (more if its banks need it)
+            blk = inst.kw("blk") if timing in ("reg.load", "reg.store") else None
+            return Cost(1 if blk is None else reg["strided_access_cycles"], latency)
+        size = inst.type.size
+        width = _WIDTH_INDEX[size]
+        if timing == "reg.gather":
+            lanes = 64 if size == 4 else 128
+            return Cost(max(1, math.ceil(lanes / reg["elements_per_cycle"]["gather"][width])), latency)
+        lanes = inst.lanes
+        width = _WIDTH_INDEX[256 // lanes]
+        per_cycle = elements_per_cycle(reg["elements_per_cycle"][row.op], inst, width)
+        if row.op == "add" and inst.type.name == "f32":
+            per_cycle = reg["elements_per_cycle"]["float32_add"]
+        return Cost(max(1, math.ceil(lanes / per_cycle)), latency)
+
+    def single_issue(self, inst: Inst) -> bool:
+        """Whether a register instruction issues alone: ``register.CLASS_single_issue`` (reductions)."""
+        return bool(self.register.get(f"{inst.row.timing.partition('.')[2]}_single_issue", False))
+
+    def gm_bytes(self, job) -> int:
+        """The GM bytes a DMA's bursts cost: each burst its length, plus a whole ``dma.gm_window`` for
+        every window it straddles beyond the ``ceil(length / window)`` it needs (the hardware moves
+        GM in windows: a misaligned burst fetches one more)."""
+        gm, pitch, length, blocks = job.bursts
+        window = self.dma["gm_window"]
+        if gm % window == 0 and (pitch % window == 0 or blocks == 1):
+            return job.nbytes
+        # burst k touches windows gm + k * pitch .. gm + k * pitch + length - 1, all k at once
+        touched = _floor_sum(blocks, window, pitch, gm + length - 1) - _floor_sum(blocks, window, pitch, gm) + blocks
+        return job.nbytes + (touched - blocks * -(-length // window)) * window
+
+    def dma_cost(self, inst: Inst, job) -> Cost:
+        """A copy's data lands after its fixed cost plus its bytes at the burst rate, or its bytes at
+        the sustained rate if that is longer (msKPP's measured curves, a copy at a time); its pipe
+        takes the next copy after ``*_issue`` cycles or its bytes at the sustained rate, whichever
+        is longer (the hardware data_copy sample's back-to-back copies), never after its data lands."""
+        d = inst.row.op
+        nbytes = self.gm_bytes(job) if job.bursts is not None else job.nbytes
+        sustained = nbytes / self.dma[f"{d}_bytes_per_cycle"]
+        latency = max(math.ceil(self.dma[f"{d}_setup"] + nbytes / self.dma[f"{d}_burst_bytes_per_cycle"]),
+                      math.ceil(sustained))
+        return Cost(min(latency, max(self.dma[f"{d}_issue"], math.ceil(sustained))), latency)
+
+    def sync_cost(self, kind: str) -> Cost:
+        cycles = self.sync[{"set": "setflag", "wait": "waitflag", "barrier": "barrier", "syncall": "barrier"}[kind]]
+        return Cost(cycles, cycles)
+
+    def job_cost(self, inst: Inst, job) -> Cost:
+        if job.kind != "data":
+            return self.sync_cost(job.kind)
+        timing = inst.row.timing
+        if timing.startswith("tensor."):
+            return self.tensor_cost(inst, job)
+        if timing.startswith("dma."):
+            return self.dma_cost(inst, job)
+        if timing.startswith("vf."):  # a vector function: its launch worked out its whole run
+            return job.cost
+        return self.register_cost(inst)
+
+    @staticmethod
+    def is_transfer(inst: Inst) -> bool:
+        """Whether the instruction is scheduled as a transfer (tensor, DMA, a vector function's
+        launch) rather than a register one."""
+        return schedule_of(inst.row.timing) in ("transfer", "function")

@@ -1,0 +1,87 @@
+"""The program-order run: jobs are performed when they are dispatched, which gives the timed run's
+data exactly when no two jobs could race; the first pair that could (overlapping in time, touching the
+same bytes, one writing, unordered) raises ``Diverged`` and the machine runs the program again timed.
+GM is put back from an undo log that keeps each 32-byte block once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from emulator.faults import Fault
+from emulator.jobs import Job, footprint, land, runs_of
+from emulator.order.races import overlap
+
+_RECENT_PRUNE = 64  # scheduled jobs a pipe keeps for the program-order race check between prunes
+
+
+class Diverged(Exception):
+    """A program-order run found two jobs whose data could depend on timing (or a fault inside the
+    engine, whose state only a timed run gives exactly): the program must be run timed."""
+
+
+class ProgramOrder:
+    """The engine's program-order check and GM undo log (a mixin of ``emulator.timing.engine.Engine``)."""
+
+    def _perform_now(self, job: Job) -> None:
+        """Perform a job and land its writes at dispatch (program order), keeping what GM held."""
+        if job.footprint_reads is None or job.footprint_writes is None:
+            job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
+        gm = job.footprint_writes.get("gm")
+        if gm is not None:
+            self._keep_gm(gm[1], gm[2])
+        try:
+            if job.perform is not None:
+                land(job.perform())
+        except Fault:  # the state at a job's fault is the timed run's: what had started by then
+            raise Diverged from None
+
+    def _check_overlaps(self, job: Job, pipe: str) -> None:
+        """Diverged when this job and one scheduled before it overlap in time and touch the same
+        bytes, with at least one writing, and no pipe orders the two. The pair (a, b), a first in
+        program order, overlaps when b starts before a ends: a timed run names a race only then."""
+        reads, writes = job.footprint_reads, job.footprint_writes
+        if not reads and not writes:
+            return
+        seq, start, end = job.seq, job.start, job.end
+        for jobs in self.rivals[pipe]:
+            for other in jobs:
+                meet = (start < other.end or start < other.start) if other.seq < seq else \
+                    (other.start < end or other.start < start)
+                if meet and (overlap(other.footprint_writes, reads) or overlap(other.footprint_writes, writes)
+                             or overlap(writes, other.footprint_reads)):
+                    raise Diverged
+        mine = self.recent[pipe]
+        mine.append(job)
+        if not len(mine) % _RECENT_PRUNE:
+            self._prune_recent()
+
+    def _prune_recent(self) -> None:
+        """Forget the jobs that no job scheduled later can overlap: those that ended before any
+        later start can be, and that come before every job still waiting in a queue in program
+        order (a waiting job, earlier than them, could start at any time)."""
+        floor = self.horizon() - 2  # a margin: pruning less than it may costs nothing but memory
+        waiting = [q[0].seq for q in self.queue.values() if q]
+        oldest = min(waiting) if waiting else self.seq + 1
+        for jobs in self.recent.values():
+            jobs[:] = [j for j in jobs if j.end > floor or j.seq > oldest]
+
+    def _keep_gm(self, lo: int, hi: int) -> None:
+        """Log what GM blocks [lo, hi) hold, for those not logged yet."""
+        gm = self.m.gm
+        if self.gm_kept is None:
+            self.gm_kept = np.zeros(-(-gm.size // 32), dtype=bool)
+        kept = self.gm_kept
+        fresh = np.flatnonzero(~kept[lo:hi]) + lo
+        if fresh.size:
+            kept[fresh] = True
+            for first, end in runs_of(fresh):
+                start = int(first) * 32
+                self.gm_undo.append((start, gm[start:min(int(end) * 32, gm.size)].copy()))
+
+    def undo_gm(self) -> None:
+        """Put back what GM held before this program-order run wrote it."""
+        for lo, before in reversed(self.gm_undo):
+            self.m.gm[lo:lo + before.size] = before
+        self.gm_undo.clear()
+        self.gm_kept = None
