@@ -413,9 +413,9 @@ def table(measurements: list[Measurement], before: np.ndarray, after: np.ndarray
     for i, m in enumerate(measurements):
         name = m.name + (" (held out)" if m.held_out else "")
         e = errors(before[i], m.measured) * 100
-        line = f"{name[:44]:<44} {m.quantity:<10} {_num(m.measured):>11} {_num(before[i]):>11} {e:>+7.1f}%"
+        line = f"{name[:44]:<44} {m.quantity:<10} {figure(m.measured):>11} {figure(before[i]):>11} {e:>+7.1f}%"
         if after is not None:
-            line += f" {_num(after[i]):>11} {errors(after[i], m.measured) * 100:>+7.1f}%"
+            line += f" {figure(after[i]):>11} {errors(after[i], m.measured) * 100:>+7.1f}%"
         lines.append(line)
     used = [i for i, m in enumerate(measurements) if not m.held_out]
     if used:
@@ -430,7 +430,8 @@ def table(measurements: list[Measurement], before: np.ndarray, after: np.ndarray
     return "\n".join(lines) + "\n"
 
 
-def _num(v: float) -> str:
+def figure(v: float) -> str:
+    """A measured or modelled figure as the calibration tables print it: whole above 100, else 4 digits."""
     return f"{v:.0f}" if abs(v) >= 100 else f"{v:.4g}"
 
 

@@ -28,8 +28,8 @@ def markdown() -> str:
         for m, v in zip(items, model, strict=True):
             err = calibrate.errors(v, m.measured) * 100
             mark = " (held out)" if m.held_out else ""
-            lines.append(f"| {name} | {m.name}{mark} | {m.quantity} | {calibrate._num(m.measured)} | "
-                         f"{calibrate._num(v)} | {err:+.1f}% | {m.source} |")
+            lines.append(f"| {name} | {m.name}{mark} | {m.quantity} | {calibrate.figure(m.measured)} | "
+                         f"{calibrate.figure(v)} | {err:+.1f}% | {m.source} |")
     return "\n".join(lines) + "\n"
 
 
