@@ -25,6 +25,8 @@ import numpy as np
 from isa.types import BLOCK_BYTES
 
 EMPTY_RUNS = np.zeros((0, 2), dtype=np.int64)
+PIPES = ("S", "V", "MTE2", "MTE3")  # the pipes a job runs on
+QUEUED = ("V", "MTE2", "MTE3")  # those that queue what the scalar unit hands them
 
 
 def runs_of(ids: np.ndarray) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""The machine: state, a program bound to semantics, and the run loop.
+"""The machine: it holds its state, the program bound to semantics and the timing engine, and runs
+the run loop.
 
 ``Machine(program, profile)`` loads the program's data directives; ``run()`` executes until HALT,
 the end of the text, a fault or a limit, and returns a ``RunResult``. A fault is kept as a value
@@ -10,22 +11,21 @@ from __future__ import annotations
 import numpy as np
 from attrs import evolve, frozen
 
-from emulator.admission import check_profile_runs, refuse
+from emulator.code import Code
 from emulator.faults import AtSyncAll, Fault
-from emulator.functions.launch import Function, FunctionContext
+from emulator.functions.launch import Function, FunctionContext, Workspace
 from emulator.profiles.profile import Profile, load_profile
 from emulator.report import Report, build_report
 from emulator.result import RunResult, run_result
 
 # Importing the families registers their semantics.
 from emulator.semantics import dma, masks, reductions, register_forms, register_lanes, register_memory, scalar, tensor  # noqa: F401
-from emulator.semantics.registry import HALT_PC, REFINES, Bound, bind
-from emulator.state import State, _RegisterRows, _RegisterViews
+from emulator.semantics.registry import HALT_PC
+from emulator.state import State
+from emulator.timing.costs import CostModel
 from emulator.timing.engine import QUEUED, Diverged, Engine, Race
-from isa import Inst, decode_program
-from isa.functions import check
+from isa import Inst
 from isa.program import Program
-from isa.text import inst_text
 
 DEFAULT_GM_SIZE = 16 << 20
 DEFAULT_MAX_INSTRUCTIONS = 50_000_000
@@ -42,73 +42,116 @@ class PipeStatus:
     last_result: int  # the cycle its latest scheduled result lands
 
 
-class Machine(State):
-    """An emulated vector core with one program loaded."""
+class CoreState(State):
+    """What one core's instructions run on outside a vector function (each binder's ``run`` gets
+    it): it owns the core's architectural state (``State``), and holds the profile, the core's
+    place in a kernel (``core`` of ``cores``, and ``gm_log``, the record of its GM accesses a kernel
+    keeps; None on its own) and the engine's entry points its instructions hand their jobs to
+    (``submit``, and ``scalar_access`` for LD and ST)."""
+
+    def __init__(self, profile: Profile, gm_size: int, core: int, cores: int) -> None:
+        super().__init__(profile.ub_size, gm_size)
+        self.profile = profile
+        self.core, self.cores = core, cores
+        self.gm_log: list | None = None  # (write, addr, bytes, pitch, blocks, pc, job) of each GM access
+        self.submit = self.scalar_access = None
+
+    def connect(self, engine: Engine) -> None:
+        """Hand this core's jobs to ``engine`` from now on."""
+        self.submit = engine.submit
+        self.scalar_access = engine.scalar_access
+
+
+class Tally:
+    """Owns how many instructions a run has run: per instruction (by 8-byte word), those run inside
+    vector functions not yet in the run loop's total, the run's limit, and the count at which the
+    run loop looks next (a list of one: a function's launch lowers it by the instructions it runs,
+    which the run loop does not count one by one)."""
+
+    def __init__(self, words: int) -> None:
+        self.per_word = [0] * words
+        self.extra = 0  # run inside functions, not yet in the run loop's ``executed``
+        self.limit = DEFAULT_MAX_INSTRUCTIONS
+        self.check_at = [0]
+
+    def budget(self) -> int:
+        """Instructions a function launched now may run before the limit."""
+        return self.limit - sum(self.per_word)
+
+    def add_function(self, counts: dict) -> None:
+        """Count the instructions a launched function runs (the run loop counts only VF.BEGIN)."""
+        mine = self.per_word
+        for pc, n in counts.items():
+            mine[pc >> 3] += n
+            self.extra += n
+            self.check_at[0] -= n
+
+    def take_extra(self) -> int:
+        """The instructions run inside functions since the last look, now counted."""
+        extra, self.extra = self.extra, 0
+        return extra
+
+    def counts(self) -> dict[int, int]:
+        """pc -> times run, for those that ran."""
+        return {i * 8: n for i, n in enumerate(self.per_word) if n}
+
+    def clear(self) -> None:
+        """Nothing has run (a program-order run that diverged starts again timed)."""
+        self.per_word = [0] * len(self.per_word)
+        self.extra = 0
+
+
+class Machine:
+    """An emulated vector core with one program loaded. It holds its parts: the state its
+    instructions run on (``state``, a ``CoreState``), the program bound (``code``), the timing engine
+    (``engine``), the instruction counts (``tally``) and what launched vector functions run on
+    (``workspace``); it owns where the run stands (``pc``, ``executed``, ``halted``, ``fault``,
+    ``result``) and how it runs (``timed_data``, ``ran_timed``, ``stepping``, ``stepper``)."""
 
     def __init__(self, program: Program, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE,
                  core: int = 0, cores: int = 1) -> None:
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
         # Core ``core`` of a kernel of ``cores`` (``emulator.kernel.cores``): BLOCKIDX and BLOCKNUM, the
         # GM share of its DMA, and SYNCALL pausing until the kernel sets ``syncall_release``.
-        self.core, self.cores = core, cores
-        self.syncall_release: int | None = None
-        self.at_syncall: int | None = None  # the arrival cycle while paused at a SYNCALL
-        self.gm_log: list | None = None  # the kernel's record of GM accesses: (write, addr, bytes, pitch, blocks, pc)
-        super().__init__(self.profile.ub_size, gm_size)
-        self.program = program
-        decoded = decode_program(program.words)
-        check_profile_runs(program, self.profile, decoded)
-        self.bound: list[Bound] = [bind(inst, pc) for pc, inst in decoded]
-        self._bound_at = {b.pc: b for b in self.bound}
-        self._by_word: list = [None] * len(program.words)
-        self._counts = [0] * len(program.words)
-        self._s_cost = [0] * len(program.words)  # cycles each instruction occupies the scalar unit
-        self.pipes: dict[int, str] = {}
-        self.engine = Engine(self)
+        self.state = CoreState(self.profile, gm_size, core, cores)
+        self.costs = CostModel(self.profile, cores)
+        self.code = Code(program, self.profile, self.costs, self._launcher, self._inside_function)
+        self.engine = self._engine()
         # Data moves in program order unless the program needs it timed (see emulator.timing.engine):
         # programs whose footprints are refined when a job starts always do. ``timed_data = True``
         # before ``run()`` times any program; ``ran_timed`` says which way a run went.
-        self._refines = any(b.inst.row.family in REFINES for b in self.bound)
         self.timed_data = False
         self.ran_timed: bool | None = None  # set as a run starts
-        for b in self.bound:
-            self._by_word[b.pc // 8] = b.run
-            self._s_cost[b.pc // 8] = self.engine.costs.s_cycles(b.inst)
-            self.pipes[b.pc] = b.pipe
-        self._bind_functions(decoded)
-        self.now = 0  # the scalar unit's cycle: the dispatch time of the next instruction
+        self.stepping = False  # a run that may pause steps through functions (emulator.functions.launch.Stepper)
+        self.stepper = None
+        self.workspace = Workspace()
+        self.tally = Tally(len(program.words))
+        self._limits: tuple = (None, False)  # the run's (max_cycles, trace), fixed as it starts
+        self.at_syncall: int | None = None  # the arrival cycle while paused at a SYNCALL
         self.pc = 0
         self.executed = 0
         self.halted = False
         self.fault: Fault | None = None
         self.result: RunResult | None = None
-        self._flats = {"ub": self.ub, "gm": self.gm, **{f"V{i}": self.v[i] for i in range(32)},
-                       **{f"P{i}": self.p[i] for i in range(8)}}
         self._load_data()
 
-    def _bind_functions(self, decoded) -> None:
-        """Find the program's vector functions (a ``.vbin`` that breaks their rules is refused as its
-        source would be) and wire each ``VF.BEGIN`` to its launch."""
-        spans, problems = check(decoded)
-        if problems:
-            pc, message = problems[0]
-            refuse(self.program, pc, self._bound_at[pc].inst, message)
-        self.functions: dict[int, Function] = {}
-        self.stepping = False  # a run that may pause steps through functions (emulator.functions.launch.Stepper)
-        self.stepper = None
-        self._extra = 0  # instructions run inside functions, not yet in ``executed``
-        self._scratch = None
-        self._function_registers = None
-        self.function_views: dict = {}
-        for span in spans:
-            function = self.functions[span.begin] = Function(span, self._bound_at, self.engine.costs)
-            self._by_word[span.begin // 8] = function.launch
-            for pc in function.pcs:
-                self._by_word[pc // 8] = self._inside_function
-                self._s_cost[pc // 8] = 0  # the function's own scalar lane runs them, not S
-                self.pipes[pc] = "V"
+    def _engine(self, old: Engine | None = None, **options) -> Engine:
+        """A fresh engine for this machine, which the state's instructions hand their jobs to from
+        now on; it takes the scalar unit's cycle and a kernel's SYNCALL release from ``old``."""
+        state = self.state
+        engine = Engine(self.code, self.costs, state.gm, state.ub.size, state.cores,
+                        now=old.now if old is not None else 0, **options)
+        if old is not None:
+            engine.syncall_release = old.syncall_release
+        state.connect(engine)
+        return engine
 
-    def _inside_function(self, m) -> int:
+    def _launcher(self, function: Function):
+        """The run loop's action at a function's ``VF.BEGIN``: its launch, on this machine."""
+        launch = function.launch
+        return lambda _state: launch(self)
+
+    def _inside_function(self, _state) -> int:
         """An instruction inside a function, reached by the run loop: a step of a function being
         stepped through; else control came from outside, which a loaded program never does."""
         if self.stepper is not None:
@@ -116,30 +159,97 @@ class Machine(State):
         raise Fault(f"control reached {self.describe(self.pc)} inside a vector function from outside it: a "
                     f"function runs only from its VF.BEGIN")
 
-    def function_registers(self) -> tuple:
-        """The V and P registers launched functions run on, and their typed views (made once)."""
-        if self._function_registers is None:
-            v = np.zeros((32, 256), dtype=np.uint8)
-            self._function_registers = (v, np.zeros((8, 256), dtype=np.bool_), _RegisterViews(v), _RegisterRows(v))
-        return self._function_registers
+    # -- the state, as the machine shows it -----------------------------------------------------------
+    @property
+    def ub(self) -> np.ndarray:
+        return self.state.ub
 
-    def function_scratch(self) -> tuple:
-        """The scratch copy of UB a launched function runs on, and its typed views (made once)."""
-        if self._scratch is None:
-            self._scratch = np.zeros_like(self.ub)
-        return self._scratch, self.function_views
+    @property
+    def gm(self) -> np.ndarray:
+        return self.state.gm
 
+    @property
+    def s(self) -> list:
+        """S0..S31 (a list, changed in place)."""
+        return self.state.s
+
+    @property
+    def v(self) -> np.ndarray:
+        return self.state.v
+
+    @property
+    def p(self) -> np.ndarray:
+        return self.state.p
+
+    @property
+    def core(self) -> int:
+        return self.state.core
+
+    @property
+    def cores(self) -> int:
+        return self.state.cores
+
+    @property
+    def now(self) -> int:
+        """The scalar unit's cycle: the dispatch time of the next instruction (the engine's)."""
+        return self.engine.now
+
+    @now.setter
+    def now(self, cycle: int) -> None:
+        self.engine.now = cycle
+
+    @property
+    def syncall_release(self) -> int | None:
+        """Set by a kernel: the cycle it releases this core from the SYNCALL it waits at."""
+        return self.engine.syncall_release
+
+    @syncall_release.setter
+    def syncall_release(self, cycle: int | None) -> None:
+        self.engine.syncall_release = cycle
+
+    @property
+    def program(self) -> Program:
+        return self.code.program
+
+    @property
+    def pipes(self) -> dict[int, str]:
+        """pc -> the pipe its instruction runs on (V for those inside a vector function)."""
+        return self.code.pipes
+
+    @property
+    def functions(self) -> dict[int, Function]:
+        """The program's vector functions, by the pc of their ``VF.BEGIN``."""
+        return self.code.functions
+
+    def memory(self, space: str) -> np.ndarray:
+        return self.state.memory(space)
+
+    def write(self, space: str, addr: int, values, type: str | None = None) -> None:
+        """Copy values into UB or GM at ``addr`` (``emulator.state.State.write``)."""
+        self.state.write(space, addr, values, type, stacklevel=3)
+
+    def read(self, space: str, addr: int, type_name: str, count: int) -> np.ndarray:
+        """``count`` elements of ``type_name`` at ``addr`` (a copy); a ValueError for a type vcore has not."""
+        return self.state.read(space, addr, type_name, count)
+
+    def log_gm_accesses(self) -> None:
+        """Keep a record of every GM access from now on (a core of a kernel: ``take_gm_log``)."""
+        self.state.gm_log = []
+
+    def take_gm_log(self) -> list:
+        """The GM accesses recorded since the last call, ``(write, addr, bytes, pitch, blocks, pc,
+        job)`` each; the record starts again."""
+        log, self.state.gm_log = self.state.gm_log, []
+        return log
+
+    # -- what vector functions ask of the machine ---------------------------------------------------
     def instruction_budget(self) -> int:
         """Instructions a function launched now may run before ``--max-instructions``."""
-        return self._max_instructions - sum(self._counts)
+        return self.tally.budget()
 
     def add_function_counts(self, counts: dict) -> None:
         """Count the instructions a launched function runs (the run loop counts only VF.BEGIN)."""
-        mine = self._counts
-        for pc, n in counts.items():
-            mine[pc >> 3] += n
-            self._extra += n
-            self._check_at[0] -= n
+        self.tally.add_function(counts)
 
     def function_state(self) -> FunctionContext | None:
         """While a paused run is inside a function: its state (S, V, P as the function sees them)."""
@@ -164,76 +274,43 @@ class Machine(State):
             else:
                 mem[rec.addr:rec.addr + rec.nbytes] = np.frombuffer(rec.payload, dtype=np.uint8)
 
-    # -- running -----------------------------------------------------------------------------------
+    # -- instructions and places (``emulator.code.Code``) ----------------------------------------------
     def where(self, pc: int) -> str:
         """``file:line`` for a pc of a program run from source, else the file and pc."""
-        src = (self.program.source or {}).get(pc)
-        if src is not None:
-            return f"{self.program.filename}:{src.line}"
-        return self.program.filename
+        return self.code.where(pc)
 
     def text_at(self, pc: int) -> str:
-        src = (self.program.source or {}).get(pc)
-        if src is not None:
-            return src.text
-        b = self._bound_at.get(pc)
-        return inst_text(b.inst) if b is not None else "?"
-
-    def _holding(self, pc: int) -> Bound | None:
-        """The instruction whose words include ``pc`` without starting there, if any."""
-        return next((b for b in self.bound if b.pc < pc < b.pc + b.inst.size), None)
-
-    def _inside(self, pc: int) -> str:
-        holder = self._holding(pc)
-        where = f" at {self.describe(holder.pc)}" if holder is not None else ""
-        return f"control goes to pc 0x{pc:x}, inside the instruction{where}"
-
-    def _fault_at(self, fault: Fault, pc: int) -> Fault:
-        holder = self._holding(pc)
-        if holder is not None:  # control reached the middle of an instruction: name that instruction
-            pc = holder.pc
-        fault.pc = pc
-        fault.where = self.where(pc)
-        fault.message = f"{fault.message}\n  at pc 0x{pc:04x}: {self.text_at(pc)}"
-        return fault
+        return self.code.text_at(pc)
 
     def inst_at(self, pc: int) -> Inst:
         """The instruction starting at ``pc`` (a ``KeyError`` if none does; see ``instruction_at``)."""
-        return self._bound_at[pc].inst
+        return self.code.inst_at(pc)
 
     def instruction_at(self, pc: int) -> Inst | None:
         """The decoded instruction starting at ``pc`` (``.row``, ``.operands``, ``.size``), or None
         if no instruction starts there (past the end, or inside a longer instruction)."""
-        bound = self._bound_at.get(pc)
-        return bound.inst if bound is not None else None
+        return self.code.instruction_at(pc)
 
     def is_instruction_start(self, pc: int) -> bool:
         """Whether an instruction of the program starts at ``pc``."""
-        return pc in self._bound_at
+        return pc in self.code.at
 
     def describe(self, pc: int) -> str:
         """``line N: text`` (or ``pc 0x...: text``) of an instruction, for messages."""
-        src = (self.program.source or {}).get(pc)
-        return f"line {src.line} ({src.text})" if src is not None else f"pc 0x{pc:04x} ({self.text_at(pc)})"
+        return self.code.describe(pc)
 
     def who(self, pc: int) -> dict:
-        src = (self.program.source or {}).get(pc)
-        return {"pc": pc, "line": src.line if src is not None else None, "pipe": self.pipes.get(pc, "S"),
-                "text": self.text_at(pc), "where": f"line {src.line}" if src is not None else f"pc 0x{pc:04x}"}
-
-    def flat(self, space: str) -> np.ndarray:
-        """A space as one flat array: ub, gm, or one register (V0..V31, P0..P7)."""
-        return self._flats[space]
+        return self.code.who(pc)
 
     def submit(self, job) -> None:
-        """Hand a job to the engine (each run sets ``self.submit`` to its engine's, to save a call)."""
+        """Hand a job to the engine."""
         self.engine.submit(job)
 
     def fault_at(self, fault: Fault, pc: int) -> Fault:
-        if fault.pc is not None:  # already placed (a fault inside a vector function names its instruction)
-            return fault
-        return self._fault_at(fault, pc)
+        """``fault`` placed at the instruction at ``pc`` (unless already placed)."""
+        return self.code.fault_at(fault, pc)
 
+    # -- running -----------------------------------------------------------------------------------
     def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, max_cycles: int | None = None,
             strict: bool = False, trace: bool = False, *, pause_after: int | None = None,
             breakpoints: frozenset | set | None = None, progress=None) -> RunResult:
@@ -251,7 +328,7 @@ class Machine(State):
         that pauses is timed from the start, so every pause shows the timed state."""
         args = (max_instructions, max_cycles, strict, trace, pause_after, breakpoints, progress)
         if self.result is None:
-            timed = self.timed_data or self._refines or pause_after is not None or breakpoints is not None
+            timed = self.timed_data or self.code.refines or pause_after is not None or breakpoints is not None
             if not timed:
                 start = self._save()
                 try:
@@ -272,8 +349,7 @@ class Machine(State):
         np.copyto(self.p, p)
         self.s[:] = s
         self.engine.undo_gm()
-        self._counts = [0] * len(self._counts)
-        self._extra = 0
+        self.tally.clear()
         self.halted, self.fault, self.result = False, None, None
 
     def _run(self, max_instructions: int, max_cycles: int | None, strict: bool, trace: bool,
@@ -281,14 +357,15 @@ class Machine(State):
         if self.result is not None and not self.result.paused:
             return self.result
         if self.result is None:
-            self.engine = Engine(self, strict=strict, max_cycles=max_cycles, trace=trace, timed=timed)
-            self.submit = self.engine.submit
-            self._max_cycles, self._trace, self.ran_timed = max_cycles, trace, timed
+            self.engine = self._engine(self.engine, strict=strict, max_cycles=max_cycles, trace=trace, timed=timed)
+            self._limits, self.ran_timed = (max_cycles, trace), timed
             self.stepping = pause_after is not None or breakpoints is not None
-        self._max_instructions = max_instructions
+        tally = self.tally
+        tally.limit = max_instructions
         self.at_syncall = None
-        engine, max_cycles, trace = self.engine, self._max_cycles, self._trace
-        ops, counts, s_cost = self._by_word, self._counts, self._s_cost
+        engine, state, (max_cycles, trace) = self.engine, self.state, self._limits
+        trace_slice = engine.accounting.trace_slice
+        ops, counts, s_cost = self.code.ops, tally.per_word, self.code.issue
         end = len(ops)
         pc, executed = self.pc, self.executed
         resumed_at = executed
@@ -297,7 +374,8 @@ class Machine(State):
         next_progress = executed + PROGRESS_EVERY if progress is not None else max_instructions
         # The instruction count at which to look (a list: a function's launch lowers it by the
         # instructions it runs, which this loop does not count one by one).
-        check = self._check_at = [min(stop, next_progress)]
+        check = tally.check_at
+        check[0] = min(stop, next_progress)
         paused = False
         errors = np.errstate(all="ignore")  # element arithmetic follows IEEE quietly, once per run
         errors.__enter__()
@@ -307,8 +385,7 @@ class Machine(State):
                 if index >= end:  # past the last instruction, by running off it or by a jump: the program ends
                     break
                 if executed >= check[0]:
-                    executed += self._extra  # the instructions run inside functions since the last look
-                    self._extra = 0
+                    executed += tally.take_extra()  # the instructions run inside functions since the last look
                     if executed >= max_instructions:
                         self.pc = pc
                         raise Fault(f"--max-instructions {max_instructions} reached", kind="limit")
@@ -326,20 +403,20 @@ class Machine(State):
                     break
                 op = ops[index]
                 if op is None:  # self.pc is still the instruction that sent control here
-                    raise Fault(self._inside(pc))
+                    raise Fault(self.code.inside(pc))
                 self.pc = pc
                 counts[index] += 1
                 executed += 1
-                began = self.now
+                began = engine.now
                 try:
-                    pc = op(self)
+                    pc = op(state)
                 except Fault:
-                    self.now += s_cost[index]  # it held S for its issue cycle before it faulted
+                    engine.now += s_cost[index]  # it held S for its issue cycle before it faulted
                     raise
-                self.now += s_cost[index]
+                engine.now += s_cost[index]
                 if trace:
-                    engine.trace_slice("S", self.pc, began, self.now, None)
-                if max_cycles is not None and self.now > max_cycles:
+                    trace_slice("S", self.pc, began, engine.now, None)
+                if max_cycles is not None and engine.now > max_cycles:
                     raise Fault(f"--max-cycles {max_cycles} reached", kind="limit")
             self.pc = pc
             if not paused:
@@ -359,8 +436,7 @@ class Machine(State):
         finally:
             errors.__exit__(None, None, None)
         paused = paused and self.fault is None
-        executed += self._extra
-        self._extra = 0
+        executed += tally.take_extra()
         self.halted = pc == HALT_PC
         self.pc, self.executed = pc, executed
         self.result = run_result(self, executed, paused)
@@ -370,7 +446,7 @@ class Machine(State):
         """Land the results of every instruction already scheduled on its pipe (the debugger's view
         after a step). Timing is unchanged; a later instruction then never reads their stale data."""
         with np.errstate(all="ignore"):  # element arithmetic follows IEEE quietly, as in run()
-            self.engine.advance(float("inf"))
+            self.engine.settle()
 
     def report(self, dumps: dict | None = None) -> Report:
         """The report of the run so far (``emulator.report.Report``)."""
@@ -384,7 +460,7 @@ class Machine(State):
         only a timed run knows."""
         timed = self.engine.timed
         if fault.pc is None:
-            fault = self._fault_at(fault, self.pc)
+            fault = self.code.fault_at(fault, self.pc)
             try:
                 self.engine.finish()
             except Fault:
@@ -399,7 +475,7 @@ class Machine(State):
 
     def counts(self) -> dict[int, int]:
         """How many times each instruction has run so far: pc -> count, for those that ran."""
-        return {i * 8: n for i, n in enumerate(self._counts) if n}
+        return self.tally.counts()
 
     # -- what the run found, for the command line, the debugger and tests -------------------------
     def races(self) -> list[Race]:
@@ -412,11 +488,9 @@ class Machine(State):
     def flag_warnings(self) -> list[str]:
         """The warnings about flags the run so far has given: a SETFLAG that sets a flag still set
         (no WAITFLAG has taken the earlier set), each a sentence without the ``warning:`` prefix."""
-        return list(self.engine.flag_warnings)
+        return self.engine.flag_warnings()
 
     def pipe_status(self) -> dict[str, PipeStatus]:
         """Where each pipe the scalar unit dispatches to stands: pipe name -> ``PipeStatus``, in the
         order V, MTE2, MTE3. (The scalar unit's own cycle is ``self.now``.)"""
-        engine = self.engine
-        return {pipe: PipeStatus(pipe, len(engine.queue[pipe]), engine.free[pipe], engine.done[pipe])
-                for pipe in QUEUED}
+        return {pipe: PipeStatus(pipe, *self.engine.pipe_state(pipe)) for pipe in QUEUED}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from attrs import define, field, frozen
 
 from emulator.faults import Fault
-from emulator.timing.engine import PIPES
+from emulator.jobs import PIPES
 
 # The causes a run's stalls are counted by: the pipes' (flags, barriers, the 950 V scoreboard, a full
 # queue, SYNCALL) and, inside vector functions, what kept a ready instruction from issuing: its
@@ -83,41 +83,39 @@ class RunResult:
     trace: TraceLog | None = None  # only for a run with ``trace=True``
 
 
-def run_result(self, executed: int, paused: bool) -> RunResult:
-    """Machine ``self``'s run so far as a value: how it ended, and what each instruction and pipe cost."""
-    engine, counts = self.engine, self.counts()
-    total = max(self.now, *engine.done.values())
-    source = self.program.source or {}
+def run_result(machine, executed: int, paused: bool) -> RunResult:
+    """``machine``'s run so far as a value: how it ended, and what each instruction and pipe cost."""
+    engine, code, counts = machine.engine, machine.code, machine.counts()
+    accounting = engine.accounting
+    total = engine.last_cycle()
+    source = code.program.source or {}
     per_pc = []
     s_busy = 0  # S is busy for every instruction it reads (its issue slot) and for the syncs it runs
-    for b in self.bound:
+    for b in code.bound:
         count = counts.get(b.pc, 0)
         if not count:
             continue
         src = source.get(b.pc)
-        stats = engine.stats.get(b.pc)
-        issue = count * self._s_cost[b.pc // 8]
+        stats = accounting.stats.get(b.pc)
+        issue = count * code.issue[b.pc // 8]
         s_busy += issue
-        pipe = self.pipes[b.pc]  # an instruction's, or V for a scalar one inside a vector function
+        pipe = code.pipes[b.pc]  # an instruction's, or V for a scalar one inside a vector function
         if stats is not None and pipe != "S":
-            entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), pipe, count, stats.cycles,
+            entry = PcEntry(b.pc, src.line if src else None, code.text_at(b.pc), pipe, count, stats.cycles,
                             stats.iterations, stats.bank_conflict, dict(stats.stalls), stats.busy)
         else:
             own = stats.cycles if stats is not None else 0
             s_busy += own
-            entry = PcEntry(b.pc, src.line if src else None, self.text_at(b.pc), pipe, count, issue + own, 0, 0,
+            entry = PcEntry(b.pc, src.line if src else None, code.text_at(b.pc), pipe, count, issue + own, 0, 0,
                             dict(stats.stalls) if stats is not None else {}, issue + own)
         per_pc.append(entry)
     pipes = {}
     for pipe in PIPES:
-        busy = s_busy if pipe == "S" else engine.busy[pipe]
+        busy = s_busy if pipe == "S" else accounting.busy[pipe]
         instructions = sum(e.count for e in per_pc if e.pipe == pipe)
         pipes[pipe] = PipeEntry(busy, instructions, busy / total if total else 0.0)
-    trace = None
-    if self._trace:
-        trace = TraceLog(tuple(engine.slices), tuple(engine.releases), tuple(engine.flows), engine.slices_dropped,
-                         dict(engine.trace_parents))
-    return RunResult(executed, self.fault, self.halted, counts, total, paused, self.profile.name,
-                     self.profile.clock_ghz, tuple(per_pc), pipes,
-                     {cause: engine.stall_totals.get(cause, 0) for cause in STALL_CAUSES}, tuple(self.races()),
-                     tuple(engine.flag_warnings), {f"S{i}": int(v) for i, v in enumerate(self.s)}, trace)
+    trace = engine.trace_log() if accounting.tracing else None
+    return RunResult(executed, machine.fault, machine.halted, counts, total, paused, machine.profile.name,
+                     machine.profile.clock_ghz, tuple(per_pc), pipes,
+                     {cause: accounting.stall_totals.get(cause, 0) for cause in STALL_CAUSES}, tuple(machine.races()),
+                     tuple(engine.flag_warnings()), {f"S{i}": int(v) for i, v in enumerate(machine.s)}, trace)

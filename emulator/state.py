@@ -59,8 +59,17 @@ class _RegisterRows(dict):
         return rows
 
 
+def register_file() -> tuple:
+    """Zeroed V and P registers, with V's typed views: each vector register as an array of each
+    element type (register instructions index these lists instead of viewing a row of ``v`` every
+    time), and the file as rows of each type. ``(v, p, v_as, v_rows)``."""
+    v = np.zeros((32, 256), dtype=np.uint8)
+    return v, np.zeros((8, 256), dtype=np.bool_), _RegisterViews(v), _RegisterRows(v)
+
+
 class State:
-    """The architectural state. Memories are uint8 arrays; registers are plain arrays too."""
+    """The architectural state: it owns UB, GM, the scalar, vector and mask registers, and their typed
+    views. Memories are uint8 arrays; registers are plain arrays too."""
 
     def __init__(self, ub_size: int, gm_size: int) -> None:
         if not 0 < gm_size <= MAX_GM_SIZE:
@@ -68,13 +77,8 @@ class State:
         self.ub = np.zeros(ub_size, dtype=np.uint8)
         self.gm = np.zeros(gm_size, dtype=np.uint8)
         self.s = [0] * 32
-        self.v = np.zeros((32, 256), dtype=np.uint8)
-        self.p = np.zeros((8, 256), dtype=np.bool_)
-        self._views: dict = {}
-        # Each vector register as an array of each element type (register instructions index these
-        # lists instead of viewing a row of ``v`` every time), and the file as rows of each type.
-        self.v_as = _RegisterViews(self.v)
-        self.v_rows = _RegisterRows(self.v)
+        self.v, self.p, self.v_as, self.v_rows = register_file()
+        self.views: dict = {}  # (space, element type name) -> a typed view of the whole memory
         self.lane_masks: dict = {1: {}, 2: {}, 4: {}}  # per lane width: mask bytes -> lane_mask()
 
     def lane_mask(self, pm: int, width: int):
@@ -98,9 +102,9 @@ class State:
     def view(self, space: str, etype) -> np.ndarray:
         """A typed view of a whole memory (its size is a multiple of every element size)."""
         key = (space, etype.name)
-        view = self._views.get(key)
+        view = self.views.get(key)
         if view is None:
-            view = self._views[key] = self.memory(space).view(dtype_of(etype))
+            view = self.views[key] = self.memory(space).view(dtype_of(etype))
         return view
 
     def set_s(self, index: int, value: int) -> None:
@@ -124,13 +128,14 @@ class State:
         check_range(space.upper(), mem.size, addr, addr + count, "read")
         return mem[addr:addr + count]
 
-    def write(self, space: str, addr: int, values, type: str | None = None) -> None:
+    def write(self, space: str, addr: int, values, type: str | None = None, *, stacklevel: int = 2) -> None:
         """Copy values into UB or GM at ``addr``: with ``type`` (``"f32"``, ``"s8"``, ...) a list,
         tuple, number or array converted to that type (a ValueError names the first value that does
         not convert); without one, a numpy array's bytes (little endian) or raw ``bytes`` as they
         are, with a DataWarning for a float64 array (vcore has no such type). A plain list without
-        a type is a TypeError. See emulator/memory_data.py."""
-        raw = memory_bytes(space, addr, values, type, stacklevel=2)
+        a type is a TypeError. See emulator/memory_data.py. (``stacklevel``: the warning's, as
+        ``warnings.warn`` takes it, for a caller that passes its own caller's values on.)"""
+        raw = memory_bytes(space, addr, values, type, stacklevel=stacklevel)
         mem = self.memory(space)
         if addr < 0 or addr + raw.size > mem.size:
             raise Fault(f"{raw.size} bytes at {space}:0x{addr:x} run past the end of {space.upper()} "
@@ -144,4 +149,4 @@ class State:
         return raw.copy().view(dtype_of(etype))
 
 
-__all__ = ["MAX_GM_SIZE", "Fault", "State", "wrap64"]
+__all__ = ["MAX_GM_SIZE", "Fault", "State", "register_file", "wrap64"]

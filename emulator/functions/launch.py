@@ -43,7 +43,7 @@ from emulator.functions.steps import Stepper
 from emulator.functions.timed import TimedPerform
 from emulator.jobs import Job, footprint, land
 from emulator.semantics.registry import MASKED_LANES, implements
-from emulator.state import State
+from emulator.state import State, register_file
 from emulator.timing.accounting import TRACE_LIMIT
 from emulator.timing.costs import Cost
 from emulator.timing.ub_ports import ports_of
@@ -74,16 +74,17 @@ class FunctionContext(State):
 
     def __init__(self, m, items: list, stepping: bool = False) -> None:  # not State.__init__: no UB of its own
         self.machine = m
-        self.s = list(m.s)
+        state = m.state
+        self.s = list(state.s)
         # One register file serves every launch (their data moves one launch at a time), zeroed
         # when a launch starts to move data: its typed views are then made once per machine.
-        self.v, self.p, self.v_as, self.v_rows = m.function_registers()
+        self.v, self.p, self.v_as, self.v_rows = m.workspace.registers()
         self.v.fill(0)
         self.p.fill(False)
-        self.lane_masks = m.lane_masks  # keyed by a mask's bytes: the same in every state
+        self.lane_masks = state.lane_masks  # keyed by a mask's bytes: the same in every state
         # A stepped function works on the machine's UB itself; a launched one on the scratch copy.
-        self.ub, self._views = (m.ub, m._views) if stepping else m.function_scratch()
-        self.gm = m.gm
+        self.ub, self.views = (state.ub, state.views) if stepping else m.workspace.scratch(state.ub)
+        self.gm = state.gm
         self.items = items
 
     def submit(self, job: Job) -> None:
@@ -93,6 +94,29 @@ class FunctionContext(State):
         job = _new_job(Job)
         job.pc, job.perform, job.footprint_reads, job.footprint_writes = pc, perform, reads, writes
         self.items.append(job)
+
+
+class Workspace:
+    """Owns what a machine's launched vector functions run on, each made once and only when first
+    needed: a scratch copy of UB with its typed views, and a V and P register file with V's typed
+    views (their data moves one launch at a time)."""
+
+    def __init__(self) -> None:
+        self._scratch: np.ndarray | None = None
+        self._views: dict = {}  # the scratch UB's typed views (``State.views``)
+        self._registers: tuple | None = None
+
+    def registers(self) -> tuple:
+        """``(v, p, v_as, v_rows)`` (``emulator.state.register_file``)."""
+        if self._registers is None:
+            self._registers = register_file()
+        return self._registers
+
+    def scratch(self, ub: np.ndarray) -> tuple:
+        """The scratch copy of UB (shaped as ``ub``) and its typed views."""
+        if self._scratch is None:
+            self._scratch = np.zeros_like(ub)
+        return self._scratch, self._views
 
 
 class Kept(NamedTuple):
@@ -158,9 +182,9 @@ class Function:
             self._block_state = BlockState(len(self.slot_pcs), blocks)
         return self._block_state
 
-    def account(self, counts: dict, stats) -> None:
-        """Each instruction's cycles in ``stats``: its latency (a LOOP its start-up, a MEMBAR its
-        cycles, a scalar instruction its own) times how often it ran."""
+    def account(self, counts: dict, accounting) -> None:
+        """Each instruction's cycles in ``accounting`` (``emulator.timing.accounting``): its latency (a
+        LOOP its start-up, a MEMBAR its cycles, a scalar instruction its own) times how often it ran."""
         for pc, n in counts.items():
             kind = self.kinds[self.index[pc]]
             if kind is None:
@@ -170,7 +194,7 @@ class Function:
                 cycles = {LOOP: self.loop_startup, MEMBAR: self.membar_cycles, SCALAR: self.scalar_cycles.get(pc, 0)
                           }.get(kind, 0)
             if cycles:
-                stats[pc].cycles += n * cycles
+                accounting.add_cycles(pc, n * cycles)
 
     # -- the launch: its schedule, and one job on V -------------------------------------------------------
     def launch(self, m) -> int:
@@ -198,11 +222,12 @@ class Function:
         key = tuple([ctx.s[r] for r in self.arguments])
         budget = m.instruction_budget()
         engine = m.engine
+        accounting = engine.accounting
         steps: list | None = [] if stepping else None
         kept = self.schedules.get(key)
         slices = None  # a long launch's instructions' trace slices, kept as it is laid out
         long_kept = kept is not None and kept.starts is None and kept.instructions <= budget
-        if long_kept and not (engine.trace_on or stepping):
+        if long_kept and not (accounting.tracing or stepping):
             plan, counts, stopped = kept.plan, kept.counts, None  # a long launch laid out before
         else:
             expansion = Expansion(self, ctx, budget, steps)
@@ -219,7 +244,7 @@ class Function:
                                              [job.end for job in jobs_of(items)], counts, sum(counts.values())))
             else:
                 scheduler = Scheduler(self)
-                slices = [] if engine.trace_on else None
+                slices = [] if accounting.tracing else None
                 while True:
                     scheduler.feed(items)
                     if slices is not None:
@@ -234,7 +259,7 @@ class Function:
                 items = ctx.items = None  # a long launch keeps none of its items: its data makes them again
                 if stopped is None and not plan.refined:
                     self._keep(key, Kept(plan, None, None, counts, sum(counts.values())))
-        self.account(counts, engine.stats)
+        self.account(counts, accounting)
         # Gathers and scatters cost what their indices ask of the sub-banks: a launch that holds any
         # is scheduled again once it has run (``perform``, or a debugger's last step), and a timed run
         # places it only then.
@@ -244,9 +269,9 @@ class Function:
         job = Job(self.begin, None, footprint_reads=plan.reads, footprint_writes=plan.writes)
         job.cost = Cost(plan.cycles, plan.cycles)
         job.priced_at_start = priced
-        if engine.trace_on:
-            job.placed = lambda outer: _trace_inside(engine, outer, slices if slices is not None else
-                                                     _note_slices([], plan.items, self.plans))
+        if accounting.tracing:
+            job.placed = lambda outer: accounting.trace_inside(outer, slices if slices is not None else
+                                                               _note_slices([], plan.items, self.plans))
         if stepping:  # the steps move the data (``Stepper``); the job keeps the function's time on V
             m.stepper = Stepper(self, ctx, steps, stopped, plan, job)
             m.submit(job)
@@ -403,17 +428,6 @@ def _note_slices(slices: list, items: list, plans: dict, keep: bool = True) -> l
         slices.append((job.pc, job.start, job.end, job.start + plans[job.pc].occupancy, job if keep else None))
         room -= 1
     return slices
-
-
-def _trace_inside(engine, outer: Job, slices: list) -> None:
-    """The function's instructions as slices inside the function's slice on V, at their own cycles."""
-    parent = len(engine.slices) - 1
-    if parent < 0 or engine.slices[parent][4] is not outer:
-        return  # the function's own slice was not kept (past the trace limit)
-    base = outer.start
-    for pc, start, end, release, job in slices:
-        engine.trace_slice("V", pc, base + start, base + end, job, base + release)
-        engine.trace_parents[len(engine.slices) - 1] = parent
 
 
 _KEPT_SCHEDULES = 64  # launches' schedules kept per function (by the S values they name); more: start again

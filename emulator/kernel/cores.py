@@ -70,7 +70,7 @@ class CoreGroup:
         for core in cores:
             m = Machine(program, profile, gm_size, core=core, cores=count)
             m.timed_data = True  # a phase must pause at its SYNCALL with every pipe drained: timed from the start
-            m.gm_log = []
+            m.log_gm_accesses()
             self.machines[core] = m
         self.limits = limits
         self.live = set(cores)
@@ -92,8 +92,7 @@ class CoreGroup:
             before = m.result
             if not stopping:
                 self._run(m)
-            accesses = Accesses.of(m.gm_log)
-            m.gm_log = []
+            accesses = Accesses.of(m.take_gm_log())
             writes = Writes.of(m.gm, accesses)
             if m.result is before:  # interrupted before it ran on: it stays where it was
                 if m.result is None:  # not started: an empty run, for its report
@@ -317,9 +316,10 @@ class Kernel:
             if ended:
                 core, pc = next(iter(sorted(ended.items())))
                 w = waiting[0]
+                at = self.template.describe(pc) if self.template.is_instruction_start(pc) else "at the end"
                 result.fault = _kernel_fault(
                     f"SYNCALL at {self.template.describe(w.pc)} waits forever: core {w.core} is there, but core "
-                    f"{core} ended ({self.template.describe(pc) if pc in self.template._bound_at else 'at the end'}) "
+                    f"{core} ended ({at}) "
                     f"without reaching it; every core must pass the same number of SYNCALLs", "deadlock",
                     self.template.where(w.pc))
                 return result

@@ -27,9 +27,8 @@ import mmap
 
 import numpy as np
 
-from emulator.faults import Fault
 from emulator.jobs import Job, footprint
-from emulator.order.races import Race, precise, race_title
+from emulator.order.races import precise
 
 PIPE_INDEX = {"S": 0, "V": 1, "MTE2": 2, "MTE3": 3}
 _V = PIPE_INDEX["V"]
@@ -108,23 +107,27 @@ def _where(entry) -> slice | np.ndarray:
 
 
 class Order:
-    """The engine's happens-before check (a mixin of ``emulator.timing.engine.Engine``)."""
+    """The engine's part that owns happens-before: each pipe's vector clock, a2's V epochs, a shadow
+    per memory space of the last accesses to each block, the table of accesses recorded, and the
+    byte-exact accesses kept to narrow a race. The pairs it finds are named by ``races``
+    (``emulator.order.races.RaceCheck.name_latent``). S's clock as it stands is the engine's: it
+    stamps each job S hands over (``Job.s_clock``) with what ``event`` returned for S."""
 
-    def _order_setup(self, v_ordered: bool) -> None:
+    def __init__(self, sizes: dict[str, int], v_ordered: bool, races) -> None:
+        self.sizes = sizes  # space -> its size in bytes (ub, gm)
+        self.races = races
         self.clocks = {pipe: [0, 0, 0, 0] for pipe in PIPE_INDEX}
-        self.s_clock = (0, 0, 0, 0)  # S's clock as a tuple, as it stands: what S hands over is ordered after it
         self.s_seen = dict.fromkeys(PIPE_INDEX)  # per pipe, the S clock it last took in
         self.v_ordered = v_ordered  # the 950: V orders itself; a2: only a barrier orders two V instructions
         self.v_epoch = 1
         self.v_known = 0  # a2: the V events V knows through other pipes (a flag from one that waited for V)
         self.shadows: dict[str, Shadow] = {}
         self.table = Table()
-        self.latent: dict = {}  # (kind, first pc, second pc) -> Race
         self.exact_of: dict = {}  # seq -> a byte-exact job's ``exact``, the latest _EXACT_KEPT
 
     # -- clocks ------------------------------------------------------------------------------------
 
-    def _event(self, job: Job, pipe: str, joined: tuple | None = None) -> list:
+    def event(self, job: Job, pipe: str, joined: tuple | None = None) -> list:
         """Make ``job`` an event of ``pipe``: its clock takes in S's at its dispatch and ``joined`` (a
         flag's clock), and its pipe's counter goes up. Returns the pipe's clock (the job's own)."""
         clock = self.clocks[pipe]
@@ -135,8 +138,6 @@ class Order:
         if joined is not None:
             self._join(clock, pipe, joined)
         clock[PIPE_INDEX[pipe]] += 1
-        if pipe == "S":
-            self.s_clock = tuple(clock)
         return clock
 
     def _join(self, clock: list, pipe: str, source: tuple) -> None:
@@ -145,16 +146,17 @@ class Order:
         if pipe == "V" and source[_V] > self.v_known:
             self.v_known = source[_V]
 
-    def _order_barrier_all(self) -> None:
-        """BARRIER ALL or SYNCALL: everything dispatched after it is ordered after everything before."""
+    def barrier_all(self) -> tuple:
+        """BARRIER ALL or SYNCALL: everything dispatched after it is ordered after everything before.
+        Returns the joined clock, S's clock from now on."""
         joined = [max(c[i] for c in self.clocks.values()) for i in range(4)]
         for pipe in PIPE_INDEX:
             self.clocks[pipe] = list(joined)
-        self.s_clock = tuple(joined)
         self.v_epoch += 1
         self.v_known = joined[_V]
+        return tuple(joined)
 
-    def _order_barrier(self, pipe: str) -> None:
+    def barrier(self, pipe: str) -> None:
         """BARRIER p: later p instructions after earlier ones (a2's V: a new epoch)."""
         if pipe == "V":
             self.v_epoch += 1
@@ -163,12 +165,12 @@ class Order:
     def _shadow(self, space: str) -> Shadow:
         shadow = self.shadows.get(space)
         if shadow is None:
-            shadow = self.shadows[space] = Shadow(-(-self.m.memory(space).size // 32))
+            shadow = self.shadows[space] = Shadow(-(-self.sizes[space] // 32))
         return shadow
 
-    def _order_access(self, job: Job, pipe: str, clock: list) -> None:
+    def access(self, job: Job, pipe: str, clock: list) -> None:
         """Check a placed job's UB and GM accesses against what nothing orders before it, then record
-        them. ``clock`` is the job's (its pipe's, just advanced)."""
+        them. ``clock`` is the job's (its pipe's, just advanced: what ``event`` returned)."""
         if job.footprint_reads is None or job.footprint_writes is None:
             job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
         sides = [(space, entry, False) for space, entry in job.footprint_reads.items() if space in _MEMORY]
@@ -206,7 +208,7 @@ class Order:
 
     def _check(self, job: Job, shadow: Shadow, space: str, at, p: int, clock: list, v_unordered: bool,
                mine_writes: bool) -> None:
-        """The checks of one side of an access (see ``_order_access``), over its blocks ``at``."""
+        """The checks of one side of an access (see ``access``), over its blocks ``at``."""
         clocks = self.table.clocks
         for q in range(4):
             if q == p:
@@ -260,13 +262,4 @@ class Order:
             where = precise(where, exact_first, exact_second)
             if where is None:
                 return
-        key = (kind, first[1], second[1])
-        race = self.latent.get(key)
-        if race is not None:
-            race.count += 1
-            return
-        space, start, end = where
-        a, b = self.m.who(first[1]), self.m.who(second[1])
-        self.latent[key] = race = Race(kind, a, b, space, start, end, latent=latent, advice=self.advice(a, b))
-        if self.strict:
-            raise self.m.fault_at(Fault(race_title(race), kind="race"), second[1])
+        self.races.name_latent(kind, first[1], second[1], where, latent)

@@ -2,7 +2,8 @@
 time (or run out of program order); each is named once per pair of instructions, with both places.
 
 ``RaceCheck`` is the engine's part that compares a starting job with the jobs in flight and those
-that ran before it out of order (the engine's state: ``inflight``, ``landed``, ``ordered``).
+that ran before it out of order (handed to it by ``emulator.timing.data_movement``), and keeps every
+race found, those the order of the instructions shows (``emulator.order.happens_before``) too.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import numpy as np
 from attrs import define
 
 from emulator.faults import Fault
-from emulator.jobs import REGISTER_SPACES, Job
+from emulator.jobs import PIPES, REGISTER_SPACES, Job
 
 
 @define
@@ -85,22 +86,36 @@ def precise(where: tuple, a: dict | None, b: dict | None) -> tuple | None:
 
 
 class RaceCheck:
-    """The engine's race check (a mixin of ``emulator.timing.engine.Engine``)."""
+    """The engine's part that owns the races found, each named once per pair of instructions: those
+    met in this run's timing as jobs started (``races``) and those the order of the instructions
+    shows whatever the timing (``latent``, found by ``emulator.order.happens_before.Order``).
 
-    def _check_races(self, job: Job) -> None:
-        """Compare a starting job with every job that overlaps it in time or ran out of order.
+    ``code`` names instructions (``who``, ``fault_at``, its ``bound`` instructions for the flags
+    a program uses); with ``strict`` the first race is a fault."""
+
+    def __init__(self, code, strict: bool, v_ordered: bool) -> None:
+        self.code = code
+        self.strict = strict
+        self.ordered = {p: p != "V" or v_ordered for p in PIPES}  # a pipe that orders its own jobs
+        self.races: dict = {}  # (kind, first pc, second pc) -> Race met in this run's timing
+        self.latent: dict = {}  # (kind, first pc, second pc) -> Race the order shows
+        self._flag_events: dict | None = None
+
+    def at_start(self, job: Job, inflight: dict, others: tuple, landed: list) -> None:
+        """Compare a starting job with every job that overlaps it in time (``inflight``, per pipe;
+        ``others``: those of the other pipes) or ran out of order (``landed``).
 
         Two jobs of one pipe that orders itself cannot race: MTE2 and MTE3 run one transfer at a
         time, and the 950 V scoreboard orders every V job after the V results it touches."""
         pipe = job.pipe
         ordered = self.ordered[pipe]
-        if ordered and not self.landed and not any(self.other_inflight[pipe]):
+        if ordered and not landed and not any(others):
             return  # nothing another pipe has in flight: nothing to race with
-        for other_pipe, jobs in self.inflight.items():
+        for other_pipe, jobs in inflight.items():
             if jobs and not (ordered and other_pipe == pipe):
                 for other in jobs.values():
                     self._pair(job, other)
-        for other in self.landed:
+        for other in landed:
             if other.seq > job.seq and not (ordered and other.pipe == pipe):
                 self._pair(job, other)
 
@@ -136,23 +151,21 @@ class RaceCheck:
         a, b = first["pipe"], second["pipe"]
         if a == b:
             return f"put BARRIER {a} between them"
-        used = self.flag_events.get((a, b), set())
+        used = self.flag_events().get((a, b), set())
         event = next((e for e in range(8) if e not in used), None)
         event = str(event) if event is not None else "EVENT"
         return (f"order them with SETFLAG {a}, {b}, {event} after {first['where']} and WAITFLAG {a}, {b}, {event} "
                 f"before {second['where']}")
 
-    @property
     def flag_events(self) -> dict:
         """(source pipe, destination pipe) -> the events the program's flags use."""
-        events = self.__dict__.get("_flag_events")
-        if events is None:
-            events = self.__dict__["_flag_events"] = {}
-            for bound in self.m.bound:
+        if self._flag_events is None:
+            self._flag_events = {}
+            for bound in self.code.bound:
                 if bound.inst.row.family in ("setflag", "waitflag"):
                     src, dst, event = bound.inst.operands
-                    events.setdefault((src, dst), set()).add(event)
-        return events
+                    self._flag_events.setdefault((src, dst), set()).add(event)
+        return self._flag_events
 
     def all_races(self) -> list[Race]:
         """Every race found: those met in this run's timing as the accesses ran (``latent`` False), in
@@ -171,11 +184,26 @@ class RaceCheck:
         if space in REGISTER_SPACES:  # reported as bytes of the register file, V or P
             base = int(space[1:]) * 256
             space, start, end = space[0], base + start, base + end
-        a, b = self.m.who(first), self.m.who(second)
+        a, b = self.code.who(first), self.code.who(second)
         self.races[key] = race = Race(kind, a, b, space, start, end, times, inside=inside, latent=latent,
                                       advice="" if inside else self.advice(a, b))
         if self.strict:
-            raise self.m.fault_at(Fault(race_title(race), kind="race"), second)
+            raise self.code.fault_at(Fault(race_title(race), kind="race"), second)
+
+    def name_latent(self, kind: str, first: int, second: int, where: tuple, latent: bool) -> None:
+        """A pair of instructions (pcs ``first`` and ``second``) that nothing orders, found by the
+        order of the instructions, on the bytes ``where`` (space, start, end); ``latent`` unless
+        their times met in this run."""
+        key = (kind, first, second)
+        race = self.latent.get(key)
+        if race is not None:
+            race.count += 1
+            return
+        space, start, end = where
+        a, b = self.code.who(first), self.code.who(second)
+        self.latent[key] = race = Race(kind, a, b, space, start, end, latent=latent, advice=self.advice(a, b))
+        if self.strict:
+            raise self.code.fault_at(Fault(race_title(race), kind="race"), second)
 
 
 def race_title(race: Race) -> str:

@@ -195,7 +195,7 @@ def bind_ld(inst: Inst, pc: int):
         job.exact = {space: (addr, size, size, 1)}
         if space == "gm" and m.gm_log is not None:
             m.gm_log.append((False, addr, size, size, 1, pc, job))
-        m.engine.scalar_access(job)
+        m.scalar_access(job)
         if sd:
             m.s[sd] = wrap64(got[0])
         return next_pc
@@ -221,7 +221,7 @@ def bind_st(inst: Inst, pc: int):
         job.exact = {space: (addr, size, size, 1)}
         if space == "gm" and m.gm_log is not None:
             m.gm_log.append((True, addr, size, size, 1, pc, job))
-        m.engine.scalar_access(job)
+        m.scalar_access(job)
         return next_pc
 
     return run

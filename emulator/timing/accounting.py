@@ -8,7 +8,8 @@ from collections import defaultdict
 
 from attrs import define, field
 
-from emulator.jobs import Job
+from emulator.jobs import PIPES, Job
+from emulator.result import TraceLog
 
 TRACE_LIMIT = 500_000  # slices kept for --trace; later ones are counted, not kept
 
@@ -25,9 +26,23 @@ class PcStats:
 
 
 class Accounting:
-    """The engine's accounting and trace slices (a mixin of ``emulator.timing.engine.Engine``)."""
+    """The engine's part that owns what the run cost: per instruction (``stats``), per stall cause
+    (``stall_totals``), per pipe (``busy`` cycles and ``count``), and a ``--trace``'s slices."""
 
-    def _stall(self, pc: int, cause: str, cycles: int) -> None:
+    def __init__(self, trace: bool) -> None:
+        self.stats: dict[int, PcStats] = defaultdict(PcStats)
+        self.stall_totals: dict = defaultdict(int)
+        self.busy = dict.fromkeys(PIPES, 0)
+        self.count = dict.fromkeys(PIPES, 0)
+        self.busy_until = dict.fromkeys(PIPES, 0)
+        self.tracing = trace
+        self.slices: list = []  # (pipe, pc, start, end, job), at most ``limit`` of them
+        self.releases: list = []  # per slice, the cycle its pipe could start the next instruction
+        self.parents: dict = {}  # slice index -> the index of the function's slice it is inside
+        self.limit = TRACE_LIMIT
+        self.dropped = 0  # slices counted past the limit, not kept
+
+    def stall(self, pc: int, cause: str, cycles: int) -> None:
         if cycles > 0:
             self.stats[pc].stalls[cause] += cycles
             self.stall_totals[cause] += cycles
@@ -35,15 +50,21 @@ class Accounting:
     def function_stalls(self, begin: int, launch: int, stalls: dict, conflicts: dict) -> None:
         """A vector function's: its launch (on ``VF.BEGIN``), what its instructions waited for room
         (``{pc: {cause: cycles}}``) and the cycles its accesses' own rows took in the banks."""
-        self._stall(begin, "launch", launch)
+        self.stall(begin, "launch", launch)
         for pc, causes in stalls.items():
             for cause, cycles in causes.items():
-                self._stall(pc, cause, cycles)
+                self.stall(pc, cause, cycles)
         for pc, cycles in conflicts.items():
             self.stats[pc].bank_conflict += cycles
             self.stall_totals["bank_conflict"] += cycles
 
-    def _account(self, job: Job, pipe: str, cycles: int, conflicts: int) -> None:
+    def add_cycles(self, pc: int, cycles: int) -> None:
+        """Cycles of an instruction inside a vector function (its function's launch counts them)."""
+        self.stats[pc].cycles += cycles
+
+    def account(self, job: Job, pipe: str, cycles: int, conflicts: int, release: int) -> None:
+        """A job placed on ``pipe``: its cycles, iterations and conflicts, its pipe's busy cycles;
+        ``release`` is the cycle the pipe can start its next instruction (for the trace)."""
         stats = self.stats[job.pc]
         stats.cycles += cycles
         stats.iterations += job.iterations
@@ -56,15 +77,30 @@ class Accounting:
             self.busy[pipe] += end - begin
             self.busy_until[pipe] = end
             stats.busy += end - begin
-        if self.trace_on and pipe != "S":  # the run loop traces S itself
-            self.trace_slice(pipe, job.pc, job.start, end, job, self.free[pipe])  # _place has just set it
+        if self.tracing and pipe != "S":  # the run loop traces S itself
+            self.trace_slice(pipe, job.pc, job.start, end, job, release)
         if job.placed is not None:
             job.placed(job)
 
     def trace_slice(self, pipe: str, pc: int, start: int, end: int, job, release: int | None = None) -> None:
         """``release``: the cycle the pipe could start its next instruction (None: ``end``)."""
-        if len(self.slices) < self.trace_limit:
+        if len(self.slices) < self.limit:
             self.slices.append((pipe, pc, start, end, job))
             self.releases.append(end if release is None else release)
         else:
-            self.slices_dropped += 1
+            self.dropped += 1
+
+    def trace_inside(self, outer: Job, slices: list) -> None:
+        """A vector function's instructions ``(pc, start, end, release, job)``, cycles from its start,
+        as slices inside the function's slice ``outer`` on V (just traced; none if it was not kept)."""
+        parent = len(self.slices) - 1
+        if parent < 0 or self.slices[parent][4] is not outer:
+            return  # the function's own slice was not kept (past the trace limit)
+        base = outer.start
+        for pc, start, end, release, job in slices:
+            self.trace_slice("V", pc, base + start, base + end, job, base + release)
+            self.parents[len(self.slices) - 1] = parent
+
+    def trace_log(self, flows: tuple) -> TraceLog:
+        """The slices as a value, with the flag arrows ``flows`` (``Flags.arrows``)."""
+        return TraceLog(tuple(self.slices), tuple(self.releases), flows, self.dropped, dict(self.parents))

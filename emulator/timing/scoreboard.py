@@ -11,9 +11,14 @@ from emulator.order.races import overlap
 
 
 class Scoreboard:
-    """The engine's V scoreboard (a mixin of ``emulator.timing.engine.Engine``)."""
+    """The engine's part that owns the 950's V scoreboard: the cycle each register's V result is
+    ready, and the V jobs writing UB whose results may still be in flight."""
 
-    def _scoreboard(self, job: Job, ready: int) -> int:
+    def __init__(self) -> None:
+        self.register_ready: dict = {}  # register space -> cycle its V result is ready
+        self.v_recent: list[Job] = []  # V jobs writing UB whose results may still be in flight
+
+    def depends(self, job: Job, ready: int) -> int:
         """950: the cycle the V results a job reads or overwrites are ready (at least its dispatch)."""
         depends = job.dispatch
         ready_at = self.register_ready
@@ -52,7 +57,7 @@ class Scoreboard:
                         break
         return depends
 
-    def _record_results(self, job: Job) -> None:
+    def record(self, job: Job) -> None:
         """When a V job's results will be ready: per register, and in the list of memory writers."""
         memory = False
         for space in job.footprint_writes:

@@ -18,7 +18,7 @@ import pytest
 from assembler import assemble
 from emulator import Fault, Machine, ProgramError
 from emulator.jobs import Job, as_writes
-from emulator.timing.engine import Engine
+from emulator.timing.data_movement import DataMovement
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted((ROOT / "programs").glob("*.asm"))
@@ -52,19 +52,28 @@ def _checked(machine: Machine, job: Job, perform):
     return pure
 
 
+class Watch:
+    """The machine whose jobs are watched (set by the test), and the pcs of the jobs performed."""
+
+    machine: Machine | None = None
+
+    def __init__(self) -> None:
+        self.performed: list[int] = []
+
+
 @pytest.fixture
 def watched(monkeypatch):
     """Engines whose every job's perform is checked for purity (timed runs call it at the start)."""
-    performed = []
+    watch = Watch()
 
-    def start(self, job, original=Engine._start):
+    def start(self, job, original=DataMovement.start):
         if job.perform is not None:
-            job.perform = _checked(self.m, job, job.perform)
-            performed.append(job.pc)
+            job.perform = _checked(watch.machine, job, job.perform)
+            watch.performed.append(job.pc)
         return original(self, job)
 
-    monkeypatch.setattr(Engine, "_start", start)
-    return performed
+    monkeypatch.setattr(DataMovement, "start", start)
+    return watch
 
 
 @pytest.mark.parametrize("profile", ["950", "a2"])
@@ -75,11 +84,12 @@ def test_perform_changes_nothing_and_returns_its_writes(path, profile, watched):
     except (Fault, ProgramError):
         pytest.skip(f"{path.name} does not load on {profile}")
     machine.timed_data = True
+    watched.machine = machine
     result = machine.run()
     assert machine.ran_timed
     assert result.fault is None or result.fault.kind != "internal"
     moved = [pc for pc in machine.counts() if machine.instruction_at(pc).row.pipe in ("V", "MTE2", "MTE3")]
-    assert bool(watched) == bool(moved), "a data instruction ran, and no job was performed: nothing was checked"
+    assert bool(watched.performed) == bool(moved), "a data instruction ran, and no job was performed: nothing checked"
 
 
 def test_the_old_protocols_are_gone():

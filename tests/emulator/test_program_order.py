@@ -61,7 +61,7 @@ def test_a_race_runs_again_timed_and_keeps_the_stale_read():
     assert auto.ran_timed
     assert_same_outcome(timed, auto)
     assert auto.read("ub", 0x100, "f32", 2).tolist() == [11.0, 11.0]  # 1.0 + 10: the old data
-    assert [r.kind for r in auto.engine.races.values()] == ["RAW"]
+    assert [r.kind for r in auto.engine.race_check.races.values()] == ["RAW"]
 
 
 def test_a_race_free_pipeline_keeps_its_program_order_result():
@@ -140,7 +140,7 @@ loop:
     machine = Machine(assemble(text))
     machine.run()
     assert not machine.ran_timed
-    kept = machine.engine.gm_undo
+    kept = machine.engine.program_order.gm_undo
     assert sum(before.size for _, before in kept) == 320
     assert sorted(start for start, _ in kept) == [0x100, 0x200]
     machine.engine.undo_gm()
@@ -156,7 +156,7 @@ def test_the_contiguous_vld_vst_footprint_is_the_blocks_of_its_256_bytes(addr):
     machine = Machine(assemble(f"VF.BEGIN\nVLD.f16 V0, [{addr}]\nVST.f16 [{addr}], V0, P0\nVF.END\nHALT\n"))
     machine.timed_data = True
     machine.run(trace=True)
-    jobs = {s[4].pc: s[4] for s in machine.engine.slices if s[0] == "V"}
+    jobs = {s[4].pc: s[4] for s in machine.engine.accounting.slices if s[0] == "V"}
     assert sorted(jobs) == [0x0, 0x8, 0x10]
     blocks = (None, addr // 32, (addr + 255) // 32 + 1)
     assert [jobs[pc].footprint_reads.get("ub") for pc in (0x8, 0x10)] == [blocks, None]
@@ -189,7 +189,7 @@ loop:
     HALT
 """
     timed, auto = both_ways(text, max_instructions=20)
-    assert not timed.engine.races
+    assert not timed.engine.race_check.races
     assert auto.result.fault.kind == "limit"
     assert not auto.ran_timed
     assert_same_outcome(timed, auto)

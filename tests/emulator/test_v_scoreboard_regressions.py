@@ -17,7 +17,7 @@ def test_pld_after_pst_of_the_same_bytes_waits_for_it():
     assert r.fault is None
     assert m.ub[0x100] == 0x07
     assert np.array_equal(np.flatnonzero(regs.p[1]), [0, 1, 2])
-    assert not m.engine.races
+    assert not m.engine.race_check.races
 
 
 def test_pld_after_pst_without_a_membar_is_a_race():

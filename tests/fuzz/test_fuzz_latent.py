@@ -62,15 +62,15 @@ def _races(program, profile: str, skipped: int | None = None) -> tuple | None:
     result = machine.run(max_instructions=MAX_INSTRUCTIONS, max_cycles=MAX_CYCLES)
     if result.fault is not None and result.fault.kind in ("limit", "deadlock"):
         return None
-    index_of = {pc: i for i, pc in enumerate(sorted(machine._bound_at))}
+    index_of = {pc: i for i, pc in enumerate(sorted(machine.code.at))}
 
     def place(pc: int) -> int:
         i = index_of[pc]
         return i - 1 if skipped is not None and i > skipped else i
 
     engine = machine.engine
-    by_order = {(kind, place(a), place(b)) for kind, a, b in engine.latent}
-    met = {(kind, place(a), place(b)) for (kind, a, b), race in engine.races.items() if not race.inside}
+    by_order = {(kind, place(a), place(b)) for kind, a, b in engine.race_check.latent}
+    met = {(kind, place(a), place(b)) for (kind, a, b), race in engine.race_check.races.items() if not race.inside}
     missed = [race for race in met if not _covered(race, by_order)]
     assert not missed, f"the order misses races the timing shows: {missed}"
     found = {(r.kind, place(r.first["pc"]), place(r.second["pc"])) for r in machine.races()}

@@ -533,7 +533,7 @@ def check_run(program: Program, profile: str, strict: bool, mode: str = "plain",
     stops after ``pauses[k]`` more instructions and resumes, again and again (the debugger's way):
     neither may change the report."""
     machine = Machine(program, profile)
-    starts = set(machine._bound_at)
+    starts = set(machine.code.at)
     limits = {"max_instructions": MAX_INSTRUCTIONS, "max_cycles": MAX_CYCLES, "strict": strict}
     if mode == "paused":
         result = machine.run(**limits, pause_after=pauses[0] if pauses else None)

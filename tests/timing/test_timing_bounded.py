@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from timing_support import run
 
-from emulator.timing import engine as timing
+from emulator.timing import accounting
 from emulator.trace import trace_events
 
 
@@ -21,8 +21,8 @@ def test_second_set_before_the_first_wait_takes_it_warns_once():
 """
     m, r, rep = run(text)
     assert r.fault is None
-    assert len(m.engine.flag_warnings) == 1, m.engine.flag_warnings
-    assert "V -> MTE2 event 0 set again" in m.engine.flag_warnings[0]
+    assert len(m.flag_warnings()) == 1, m.flag_warnings()
+    assert "V -> MTE2 event 0 set again" in m.flag_warnings()[0]
 
 
 def test_set_wait_loop_keeps_no_flag_history():
@@ -36,16 +36,16 @@ loop:
     HALT
 """
     m, r, rep = run(text)
-    assert r.fault is None and m.engine.flag_warnings == []
-    assert all(len(q) <= 1 for q in m.engine.sets.values())
-    assert len(m.engine.last_consume) == 1
+    assert r.fault is None and m.flag_warnings() == []
+    assert all(len(q) <= 1 for q in m.engine.flags.sets.values())
+    assert len(m.engine.flags.last_consume) == 1
 
 
 def test_trace_keeps_at_most_its_limit_and_says_how_many_it_dropped(monkeypatch):
-    monkeypatch.setattr(timing, "TRACE_LIMIT", 50)
+    monkeypatch.setattr(accounting, "TRACE_LIMIT", 50)
     m, r, rep = run("    MOV S1, 0\nloop:\n    ADD S1, S1, 1\n    BLT S1, 100, loop\n    HALT\n", trace=True)
     assert r.fault is None
-    assert len(m.engine.slices) == 50
+    assert len(m.engine.accounting.slices) == 50
     # 1 MOV + 100 ADD + 100 BLT + HALT = 202 instructions, each one S slice
-    assert m.engine.slices_dropped == 202 - 50
+    assert m.engine.accounting.dropped == 202 - 50
     assert trace_events(m.result)["metadata"]["truncated_slices"] == 152

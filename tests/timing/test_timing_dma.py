@@ -50,7 +50,7 @@ def test_back_to_back_copies_overlap_on_their_pipe():
     # they land at 219, 258, 297.
     text = "DMA.GM2UB [0x0], gm[0x0], len=32\n" * 3 + "HALT\n"
     m, r, rep = run(text, "950", trace=True)
-    assert [(s[2], s[3]) for s in m.engine.slices if s[0] == "MTE2"] == [(0, 219), (39, 258), (78, 297)]
+    assert [(s[2], s[3]) for s in m.engine.accounting.slices if s[0] == "MTE2"] == [(0, 219), (39, 258), (78, 297)]
     assert rep["total_cycles"] == 297
     assert rep["pipes"]["MTE2"]["busy_cycles"] == 297
     assert [e["cycles"] for e in rep["per_pc"] if e["pipe"] == "MTE2"] == [219, 219, 219]
@@ -61,7 +61,8 @@ def test_waiting_for_each_copy_pays_its_whole_time():
     # barrier (sync.barrier = 1) has run: 0..219, barrier 219..220, 220..439, 439..440, 440..659.
     text = "DMA.GM2UB [0x0], gm[0x0], len=32\nBARRIER MTE2\n" * 3 + "HALT\n"
     m, r, rep = run(text, "950", trace=True)
-    assert [(s[2], s[3]) for s in m.engine.slices if s[0] == "MTE2" and m.text_at(s[1]).startswith("DMA")] == \
+    slices = m.engine.accounting.slices
+    assert [(s[2], s[3]) for s in slices if s[0] == "MTE2" and m.text_at(s[1]).startswith("DMA")] == \
         [(0, 219), (220, 439), (440, 659)]
 
 
@@ -85,9 +86,9 @@ def test_windows_counted_over_many_bursts():
     # MTE2 free again at 39 + 158.
     m, r, rep = run("DMA.GM2UB [0x0], gm[0x40], blocks=10, len=3, srcgap=2\n"
                     "DMA.GM2UB [0x4000], gm[0x40], blocks=60, len=3, srcgap=2\nHALT\n", "950", trace=True)
-    mte2 = [i for i, s in enumerate(m.engine.slices) if s[0] == "MTE2"]
-    assert [m.engine.slices[i][2:4] for i in mte2] == [(0, 219), (39, 266)]
-    assert [m.engine.releases[i] for i in mte2] == [39, 39 + 158]
+    mte2 = [i for i, s in enumerate(m.engine.accounting.slices) if s[0] == "MTE2"]
+    assert [m.engine.accounting.slices[i][2:4] for i in mte2] == [(0, 219), (39, 266)]
+    assert [m.engine.accounting.releases[i] for i in mte2] == [39, 39 + 158]
 
 
 def test_copies_land_in_the_order_they_started():
@@ -98,5 +99,5 @@ def test_copies_land_in_the_order_they_started():
                           gm2ub_issue=5)
     m, r, rep = run("DMA.GM2UB [0x0], gm[0x0], len=32\n"
                     "DMA.GM2UB [0x8000], gm[0x0], len=1\nHALT\n", slow_burst, trace=True)
-    assert [(s[2], s[3]) for s in m.engine.slices if s[0] == "MTE2"] == [(0, 203), (5, 203)]
+    assert [(s[2], s[3]) for s in m.engine.accounting.slices if s[0] == "MTE2"] == [(0, 203), (5, 203)]
     assert row(rep, "DMA.GM2UB [0x8000]")["cycles"] == 198

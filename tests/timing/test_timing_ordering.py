@@ -285,9 +285,9 @@ def test_deadlock_via_cli_exit_1(tmp_path):
 def test_flag_set_twice_without_wait_warns():
     m, r, rep = run("    SETFLAG MTE2, V, 0\n    SETFLAG MTE2, V, 0\n    HALT\n", "a2")
     assert r.fault is None
-    assert len(m.engine.flag_warnings) == 1
-    assert "MTE2" in m.engine.flag_warnings[0] and "V" in m.engine.flag_warnings[0]
-    assert rep.get("warnings") == m.engine.flag_warnings
+    assert len(m.flag_warnings()) == 1
+    assert "MTE2" in m.flag_warnings()[0] and "V" in m.flag_warnings()[0]
+    assert rep.get("warnings") == m.flag_warnings()
 
 
 def test_flag_set_wait_set_wait_does_not_warn():
@@ -301,7 +301,7 @@ def test_flag_set_wait_set_wait_does_not_warn():
 """
     m, r, rep = run(text, "a2")
     assert r.fault is None
-    assert m.engine.flag_warnings == []
+    assert m.flag_warnings() == []
 
 
 def test_kth_wait_consumes_kth_set():
@@ -323,7 +323,7 @@ def test_kth_wait_consumes_kth_set():
 """
     m, r, rep = run(text, "a2", trace=True)
     assert r.fault is None and rep["races"] == []
-    assert m.engine.flag_warnings == []  # the second set comes after the first was consumed (106 < 213)
+    assert m.flag_warnings() == []  # the second set comes after the first was consumed (106 < 213)
     assert slices(m, "DMA.GM2UB [0x8000]") == [("MTE2", 107, 213)]
     assert slices(m, "WAITFLAG") == [("V", 106, 107), ("V", 213, 214)]
     # (src0 0x8000 groups 0-3 | 4-7, src1 4-7 | 8-11, dst 0xC100 8-11 | 12-15: conflict-free, 3 cycles)

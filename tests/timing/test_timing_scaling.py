@@ -39,8 +39,8 @@ def test_scheduler_calls_do_not_depend_on_repeat(schedule_calls, profile, templa
     assert r255.total_cycles > 100 * r1.total_cycles  # the runs really are of very different lengths
     assert one > 0
     assert many == one
-    assert sum(s.iterations for s in m255.engine.stats.values()) == 2 * 255
-    assert len(m255.engine.stats) == len(m1.engine.stats)
+    assert sum(s.iterations for s in m255.engine.accounting.stats.values()) == 2 * 255
+    assert len(m255.engine.accounting.stats) == len(m1.engine.accounting.stats)
 
 
 def test_scheduler_calls_do_not_depend_on_dma_size(schedule_calls):

@@ -82,7 +82,7 @@ def slices(m, prefix: str, with_s: bool = False) -> list[tuple[str, int, int]]:
     ``prefix`` (the run must have used ``trace=True``), leaving out the S slices of the cycle in which
     the scalar unit hands an instruction to its pipe unless ``with_s``."""
     out = []
-    for pipe, pc, start, end, _job in m.engine.slices:
+    for pipe, pc, start, end, _job in m.engine.accounting.slices:
         if m.text_at(pc).startswith(prefix) and (with_s or pipe != "S" or m.pipes.get(pc) == "S"):
             out.append((pipe, start, end))
     return out
