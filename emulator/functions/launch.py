@@ -129,28 +129,68 @@ class Kept(NamedTuple):
     instructions: int
 
 
+class Body(NamedTuple):
+    """A function's instructions after its ``VF.BEGIN``, in program order, by body index."""
+
+    pcs: list  # each one's pc
+    runs: list  # its action (its binder's ``run``)
+    kinds: list  # how the expansion treats it (``_kind``; None: a register instruction)
+    counts: list  # a LOOP's count operand (None for the others)
+    match: list  # LOOP <-> ENDLOOP, by body index
+    index: dict  # pc -> body index
+    insts: dict  # pc -> its instruction
+
+    @classmethod
+    def of(cls, body: list, loops) -> Body:
+        """From the body's bound instructions (``Bound``), in program order, and its ``loops``."""
+        pcs = [b.pc for b in body]
+        index = {pc: i for i, pc in enumerate(pcs)}
+        match = [0] * len(body)
+        for loop in loops:
+            match[index[loop.begin]], match[index[loop.end]] = index[loop.end], index[loop.begin]
+        return cls(pcs, [b.run for b in body], [_kind(b.inst) for b in body],
+                   [b.inst.operands[0] if b.inst.row.family == "loop" else None for b in body], match, index,
+                   {b.pc: b.inst for b in body})
+
+
+class KeptSchedules:
+    """Owns a function's schedules kept from earlier launches, by the values of the S registers it
+    names at launch (``Kept``). A launch's items depend on those values alone (nothing on the scalar
+    lane reads data), so a launch from the same values has the same schedule: a loop that launches a
+    function again and again schedules it once. Gathers and scatters (priced by their data) are not kept."""
+
+    def __init__(self, arguments: list) -> None:
+        self.arguments = arguments  # the S registers the function names (S0 aside), sorted
+        self.schedules: dict = {}
+
+    def key(self, s: list) -> tuple:
+        """A launch's key: the values of the function's S registers in ``s``."""
+        return tuple([s[r] for r in self.arguments])
+
+    def get(self, key: tuple) -> Kept | None:
+        return self.schedules.get(key)
+
+    def keep(self, key: tuple, kept: Kept) -> None:
+        if len(self.schedules) >= _KEPT_SCHEDULES:
+            self.schedules.clear()
+        self.schedules[key] = kept
+
+
 class Function:
-    """One ``VF.BEGIN`` ... ``VF.END`` block of a program, bound: its body and what it costs."""
+    """One ``VF.BEGIN`` ... ``VF.END`` block of a program, bound: it owns its body (``body``, whose
+    fields it shows as its own), what its schedule costs and needs from the profile, its instructions'
+    plans and UB slots, and the schedules it keeps (``kept``)."""
 
     def __init__(self, span: FunctionSpan, bound_at: dict, costs) -> None:
-        self.span = span
-        self.begin, self.end = span.begin, span.end
+        self.begin = span.begin
         self.after = span.end + bound_at[span.end].inst.size
         body = [bound_at[pc] for pc in sorted(bound_at) if span.begin < pc <= span.end]
-        self.pcs = [b.pc for b in body]
-        self.runs = [b.run for b in body]
-        self.kinds = [_kind(b.inst) for b in body]
-        self.counts = [b.inst.operands[0] if b.inst.row.family == "loop" else None for b in body]
-        self.insts = {b.pc: b.inst for b in body}
-        index = self.index = {pc: i for i, pc in enumerate(self.pcs)}
-        self.match = [0] * len(body)  # LOOP <-> ENDLOOP, by body index
-        for loop in span.loops:
-            self.match[index[loop.begin]], self.match[index[loop.end]] = index[loop.end], index[loop.begin]
+        self.body = Body.of(body, span.loops)
         self.costs = costs
         caps = costs.register
         # the launch, and a push of the scalar arguments (the S registers the function names) per 16
-        self.arguments = sorted(_arguments(b.inst for b in body))  # what S registers the body names
-        self.launch_cycles = caps["vf_launch"] + -(-len(self.arguments) // 16) * caps["vf_param_push"]
+        self.kept = KeptSchedules(sorted(_arguments(b.inst for b in body)))
+        self.launch_cycles = caps["vf_launch"] + -(-len(self.kept.arguments) // 16) * caps["vf_param_push"]
         self.loop_startup = caps["vf_loop_startup"]
         self.membar_cycles = caps["vf_membar"]
         self.window = caps["vf_window"]
@@ -170,11 +210,35 @@ class Function:
         self.masked_lanes = {b.pc: (_mask_operand(b.inst), b.inst.type.size) for b in body
                              if b.inst.row.family in MASKED_LANES}
         self._block_state: BlockState | None = None
-        # The S registers it names, at launch -> its schedule (``Kept``). A launch's items depend on
-        # those values alone (nothing on the scalar lane reads data), so a launch from the same values
-        # has the same schedule: a loop that launches a function again and again schedules it once.
-        # Gathers and scatters (priced by their data) are not kept.
-        self.schedules: dict = {}
+
+    # The body's fields, as its readers (the expansion, the scheduler, the stepper) ask for them.
+    @property
+    def pcs(self) -> list:
+        return self.body.pcs
+
+    @property
+    def runs(self) -> list:
+        return self.body.runs
+
+    @property
+    def kinds(self) -> list:
+        return self.body.kinds
+
+    @property
+    def counts(self) -> list:
+        return self.body.counts
+
+    @property
+    def match(self) -> list:
+        return self.body.match
+
+    @property
+    def index(self) -> dict:
+        return self.body.index
+
+    @property
+    def insts(self) -> dict:
+        return self.body.insts
 
     def block_state(self, blocks: int) -> BlockState:
         """Per UB block, what a later access can still race with (made at the first launch that needs it)."""
@@ -219,12 +283,12 @@ class Function:
         stepping = m.stepping
         ctx = FunctionContext(m, [], stepping)
         launched_s = list(ctx.s)
-        key = tuple([ctx.s[r] for r in self.arguments])
+        key = self.kept.key(ctx.s)
         budget = m.instruction_budget()
         engine = m.engine
         accounting = engine.accounting
         steps: list | None = [] if stepping else None
-        kept = self.schedules.get(key)
+        kept = self.kept.get(key)
         slices = None  # a long launch's instructions' trace slices, kept as it is laid out
         long_kept = kept is not None and kept.starts is None and kept.instructions <= budget
         if long_kept and not (accounting.tracing or stepping):
@@ -240,8 +304,8 @@ class Function:
                 else:
                     plan = schedule(self, items)
                     if stopped is None and not plan.refined:
-                        self._keep(key, Kept(plan._replace(items=None), [job.start for job in jobs_of(items)],
-                                             [job.end for job in jobs_of(items)], counts, sum(counts.values())))
+                        self.kept.keep(key, Kept(plan._replace(items=None), [job.start for job in jobs_of(items)],
+                                                 [job.end for job in jobs_of(items)], counts, sum(counts.values())))
             else:
                 scheduler = Scheduler(self)
                 slices = [] if accounting.tracing else None
@@ -258,7 +322,7 @@ class Function:
                 plan = scheduler.result()
                 items = ctx.items = None  # a long launch keeps none of its items: its data makes them again
                 if stopped is None and not plan.refined:
-                    self._keep(key, Kept(plan, None, None, counts, sum(counts.values())))
+                    self.kept.keep(key, Kept(plan, None, None, counts, sum(counts.values())))
         self.account(counts, accounting)
         # Gathers and scatters cost what their indices ask of the sub-banks: a launch that holds any
         # is scheduled again once it has run (``perform``, or a debugger's last step), and a timed run
@@ -284,11 +348,6 @@ class Function:
             m.pc = stopped.pc  # the fault names the function's instruction, once what came before has run
             raise stopped.fault
         return self.after
-
-    def _keep(self, key: tuple, kept: Kept) -> None:
-        if len(self.schedules) >= _KEPT_SCHEDULES:
-            self.schedules.clear()
-        self.schedules[key] = kept
 
     def price(self, engine, items: list, outer: Job) -> Schedule:
         """Schedule a launch whose gathers and scatters have run (their lanes known), give its V job
@@ -323,28 +382,25 @@ class Function:
         order = None
         if self.may_race and not plan.apart:  # (a stream's accesses never meet: nothing to check)
             order = InnerOrder(self, scratch, None if items is None else jobs_of(items))
-        try:
-            if items is not None:  # a short launch: its items are at hand, and their times
-                fresh(ctx)
-                self._in_order(items, order, ctx)
-                if plan.refined:
-                    self.price(m.engine, items, outer)
-            else:  # a long one: made again, chunk by chunk (timed again only for its price)
-                ctx = self._context(m, launched_s)
-                expansion = Expansion(self, ctx, budget)
-                scheduler = Scheduler(self) if plan.refined else None
-                while not expansion.done:
-                    chunk = expansion.next(CHUNK)
-                    self._in_order(chunk, order, ctx)
-                    if scheduler is not None:
-                        scheduler.feed(chunk)
-                    if order is not None:
-                        order.flush()
-                    chunk = None  # (only one chunk at a time is alive)
+        if items is not None:  # a short launch: its items are at hand, and their times
+            fresh(ctx)
+            self._in_order(m, items, order, ctx)
+            if plan.refined:
+                self.price(m.engine, items, outer)
+        else:  # a long one: made again, chunk by chunk (timed again only for its price)
+            ctx = self._context(m, launched_s)
+            expansion = Expansion(self, ctx, budget)
+            scheduler = Scheduler(self) if plan.refined else None
+            while not expansion.done:
+                chunk = expansion.next(CHUNK)
+                self._in_order(m, chunk, order, ctx)
                 if scheduler is not None:
-                    self._priced(m.engine, scheduler.result(), outer)
-        except Fault as fault:  # a job's own fault (a gather index outside UB): at its instruction
-            raise m.fault_at(fault, self._running.pc) from None
+                    scheduler.feed(chunk)
+                if order is not None:
+                    order.flush()
+                chunk = None  # (only one chunk at a time is alive)
+            if scheduler is not None:
+                self._priced(m.engine, scheduler.result(), outer)
         races = order.finish() if order is not None else None
         if races:
             # Nothing orders some accesses: the data is what their scheduled times give.
@@ -368,26 +424,30 @@ class Function:
         ctx.s[:] = launched_s
         return ctx
 
-    def _in_order(self, items: list, order: InnerOrder | None, ctx: FunctionContext) -> None:
-        """Perform the items' jobs in program order, each landing at once, each seen by ``order``."""
+    def _in_order(self, m, items: list, order: InnerOrder | None, ctx: FunctionContext) -> None:
+        """Perform the items' jobs in program order, each landing at once, each seen by ``order``.
+        A job's own fault (a gather index outside UB) is placed at its instruction (``m.fault_at``)."""
         p = ctx.p
-        for item in items:
-            if item.__class__ is tuple:
-                if item[0] == MEMBAR and order is not None:
-                    order.membar()
-                continue
-            self._running = item
-            if item.refine is not None:  # a gather's or scatter's precise blocks, from its indices now
-                item.reads, item.writes = item.refine()
-                item.footprint_reads, item.footprint_writes = footprint(item.reads), footprint(item.writes)
-            written = item.perform()
-            if order is not None:
-                order.step(item, written, p)
-            if len(written) == 3 and written[0].__class__ is not tuple:  # jobs.land, for one bare write
-                array, index, values = written
-                array[index] = values
-            else:
-                land(written)
+        item = None
+        try:
+            for item in items:
+                if item.__class__ is tuple:
+                    if item[0] == MEMBAR and order is not None:
+                        order.membar()
+                    continue
+                if item.refine is not None:  # a gather's or scatter's precise blocks, from its indices now
+                    item.reads, item.writes = item.refine()
+                    item.footprint_reads, item.footprint_writes = footprint(item.reads), footprint(item.writes)
+                written = item.perform()
+                if order is not None:
+                    order.step(item, written, p)
+                if len(written) == 3 and written[0].__class__ is not tuple:  # jobs.land, for one bare write
+                    array, index, values = written
+                    array[index] = values
+                else:
+                    land(written)
+        except Fault as fault:
+            raise m.fault_at(fault, item.pc) from None
 
     def _timed(self, m, ctx: FunctionContext, items: list | None, launched_s: list, budget: int,
                wanted: set) -> dict:
