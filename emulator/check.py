@@ -7,7 +7,7 @@ from __future__ import annotations
 from emulator.arith import numerics
 from emulator.profiles.profile import BUILTIN, load_profile
 from emulator.semantics import reductions
-from emulator.semantics.registry import missing_families
+from emulator.semantics.registry import missing_bank_rules, missing_families
 from emulator.timing.costs import check_classes, is_arithmetic
 from isa import TABLE, TYPES
 
@@ -52,5 +52,6 @@ def problems() -> list[str]:
 
 def check_emulator() -> None:
     found = problems()
+    found += missing_bank_rules()
     if found:
         raise IncompleteEmulator("the emulator is incomplete:\n  " + "\n  ".join(found))

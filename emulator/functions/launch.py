@@ -42,7 +42,7 @@ from emulator.functions.schedule import (
 from emulator.functions.steps import Stepper
 from emulator.functions.timed import TimedPerform
 from emulator.jobs import Job, footprint, land
-from emulator.semantics.registry import MASKED_LANES, implements
+from emulator.semantics.registry import MASKED_LANES, NO_UB, implements
 from emulator.state import State, register_file
 from emulator.timing.accounting import TRACE_LIMIT
 from emulator.timing.costs import Cost
@@ -56,7 +56,7 @@ from isa.types import BLOCK_BYTES
 _new_job = object.__new__
 
 
-@implements("vf_begin", "vf_end", "loop", "endloop", "membar")
+@implements("vf_begin", "vf_end", "loop", "endloop", "membar", bank_rule=NO_UB)
 def bind_structure(inst: Inst, pc: int):
     """The structure rows have no action of their own: the machine runs a function from its
     ``VF.BEGIN`` (``Function.launch``), and control never reaches the others from outside."""

@@ -10,7 +10,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from emulator.faults import Fault, check_range
 from emulator.jobs import Job, runs_of
-from emulator.semantics.registry import implements
+from emulator.semantics.registry import UNBANKED, implements
 from isa import Inst
 from isa.types import BLOCK_BYTES
 
@@ -41,7 +41,7 @@ def _dma_units(inst: Inst) -> str:
     return text
 
 
-@implements("dma")
+@implements("dma", bank_rule=UNBANKED)
 def bind_dma(inst: Inst, pc: int):
     to_ub = inst.row.op == "gm2ub"
     dst_ref, src_ref = inst.operands

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from emulator.jobs import NOTHING, Job, footprint, preg
-from emulator.semantics.registry import implements
+from emulator.semantics.registry import NO_UB, implements
 from emulator.state import lanes_to_mask
 from isa import Inst
 
@@ -22,7 +22,7 @@ def pattern_lanes(pattern: str, lanes: int) -> int:
     return {"M3": lanes - lanes % 3, "M4": lanes - lanes % 4, "H": lanes // 2, "Q": lanes // 4}[pattern]
 
 
-@implements("pset")
+@implements("pset", bank_rule=NO_UB)
 def bind_pset(inst: Inst, pc: int):
     pd, pattern = inst.operands
     width = inst.type.size
@@ -36,7 +36,7 @@ def bind_pset(inst: Inst, pc: int):
     return run
 
 
-@implements("pupdate")
+@implements("pupdate", bank_rule=NO_UB)
 def bind_pupdate(inst: Inst, pc: int):
     pd, sc = inst.operands
     width = inst.type.size

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from emulator.jobs import footprint, preg, vreg
-from emulator.semantics.registry import implements
+from emulator.semantics.registry import NO_UB, implements
 from emulator.state import ALL_LANES
 from isa import Inst
 from isa.types import TYPES, ElementType
@@ -143,7 +143,7 @@ def kernel(op: str, etype: ElementType, order: str = "vi"):
     return extremes
 
 
-@implements("vreduce", masked_lanes=True)
+@implements("vreduce", bank_rule=NO_UB, masked_lanes=True)
 def bind_vreduce(inst: Inst, pc: int):
     """VREDUCE.O.T Vd, Va, Pm: lane 0 of Vd the sum (the pairwise tree) or the max or min of Pm's
     lanes of Va, lane 1 the max's or min's lane (unsigned, T's size), every other byte zero. A

@@ -10,7 +10,7 @@ import numpy as np
 
 from emulator.arith import conversion, numerics
 from emulator.jobs import footprint, preg, vreg
-from emulator.semantics.registry import implements
+from emulator.semantics.registry import NO_UB, implements
 from emulator.state import ALL_LANES, lanes_to_mask
 from isa import Inst
 from isa.values import dtype_of
@@ -38,7 +38,7 @@ def _masked(m, pm: int, width: int, values: np.ndarray) -> np.ndarray:
     return np.where(lanes[1][::width], values, np.zeros(1, dtype=values.dtype))
 
 
-@implements("vconv")
+@implements("vconv", bank_rule=NO_UB)
 def bind_vconv(inst: Inst, pc: int):
     """Narrowing: lane i goes to element k * i + part of Vd (the rest zero); widening: element
     k * i + part of Va is lane i; lanes are those of the wider type."""
@@ -65,7 +65,7 @@ def bind_vconv(inst: Inst, pc: int):
     return _runner(pc, next_pc, perform, reads, writes)
 
 
-@implements("vdup")
+@implements("vdup", bank_rule=NO_UB)
 def bind_vdup(inst: Inst, pc: int):
     vd, source, pm = inst.operands
     etype = inst.type
@@ -92,7 +92,7 @@ def bind_vdup(inst: Inst, pc: int):
     return run
 
 
-@implements("varange")
+@implements("varange", bank_rule=NO_UB)
 def bind_varange(inst: Inst, pc: int):
     vd, start = inst.operands
     etype = inst.type
@@ -109,7 +109,7 @@ def bind_varange(inst: Inst, pc: int):
     return run
 
 
-@implements("vcompare", masked_lanes=True)
+@implements("vcompare", bank_rule=NO_UB, masked_lanes=True)
 def bind_vcompare(inst: Inst, pc: int):
     """Pd's w bits of each lane: a C b (or a C scalar); lanes outside Pm false."""
     pd, va, other, pm = inst.operands
@@ -135,7 +135,7 @@ def bind_vcompare(inst: Inst, pc: int):
     return run
 
 
-@implements("vselect")
+@implements("vselect", bank_rule=NO_UB)
 def bind_vselect(inst: Inst, pc: int):
     vd, va, vb, pm = inst.operands
     etype = inst.type
@@ -153,7 +153,7 @@ def bind_vselect(inst: Inst, pc: int):
 _LOGIC = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 
-@implements("plogic")
+@implements("plogic", bank_rule=NO_UB)
 def bind_plogic(inst: Inst, pc: int):
     """Mask logic on all 256 bits of the mask registers."""
     pd, *sources = inst.operands
@@ -169,7 +169,7 @@ def bind_plogic(inst: Inst, pc: int):
     return _runner(pc, next_pc, perform, reads, writes)
 
 
-@implements("vfma", masked_lanes=True)
+@implements("vfma", bank_rule=NO_UB, masked_lanes=True)
 def bind_vfma(inst: Inst, pc: int):
     """VAXPY (d = a * s + d), VMLA (d = a * b + d), VMADD (d = a * d + b): Vd is read and written,
     the sum rounded once; lanes outside Pm zero."""

@@ -10,7 +10,7 @@ import numpy as np
 
 from emulator.arith import numerics
 from emulator.jobs import Job, footprint, preg, vreg
-from emulator.semantics.registry import implements
+from emulator.semantics.registry import NO_UB, implements
 from emulator.state import ALL_LANES, active_lanes, lanes_to_mask
 from isa import Inst
 
@@ -41,7 +41,7 @@ def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
     return compute
 
 
-@implements("vbinary", masked_lanes=True)
+@implements("vbinary", bank_rule=NO_UB, masked_lanes=True)
 def bind_vbinary(inst: Inst, pc: int):
     vd, va, vb, pm = inst.operands
     next_pc = pc + inst.size
@@ -66,7 +66,7 @@ def bind_vbinary(inst: Inst, pc: int):
     return _lanes_runner(inst, pc, (va, vb), pm, vd)
 
 
-@implements("vunary", masked_lanes=True)
+@implements("vunary", bank_rule=NO_UB, masked_lanes=True)
 def bind_vunary(inst: Inst, pc: int):
     vd, va, pm = inst.operands
     return _lanes_runner(inst, pc, (va,), pm, vd)
@@ -85,7 +85,7 @@ def _lanes_runner(inst: Inst, pc: int, srcs: tuple, pm: int, vd: int):
     return run
 
 
-@implements("vscalar", masked_lanes=True)
+@implements("vscalar", bank_rule=NO_UB, masked_lanes=True)
 def bind_vscalar(inst: Inst, pc: int):
     vd, va, ref, pm = inst.operands
     next_pc = pc + inst.size
@@ -100,7 +100,7 @@ def bind_vscalar(inst: Inst, pc: int):
     return run
 
 
-@implements("vgather_reg")
+@implements("vgather_reg", bank_rule=NO_UB)
 def bind_vgather_reg(inst: Inst, pc: int):
     vd, vs, vi = inst.operands
     etype = inst.type

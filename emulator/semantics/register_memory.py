@@ -13,7 +13,7 @@ import numpy as np
 
 from emulator.faults import Fault, hex_signed
 from emulator.jobs import Job, blocks, footprint, preg, span, vreg
-from emulator.semantics.registry import implements
+from emulator.semantics.registry import ACCESS_BEATS, WHOLE_UB, implements
 from emulator.state import ALL_LANES, active_lanes, lanes_to_mask
 from isa import Inst
 from isa.types import BLOCK_BYTES, TYPES, VL_BYTES
@@ -61,7 +61,7 @@ def _accessor(inst: Inst, ref, what: str):
     return access, blk
 
 
-@implements("vld")
+@implements("vld", bank_rule=ACCESS_BEATS)
 def bind_vld(inst: Inst, pc: int):
     vd, ref = inst.operands
     next_pc = pc + inst.size
@@ -88,7 +88,7 @@ def bind_vld(inst: Inst, pc: int):
     return run
 
 
-@implements("vst", masked_lanes=True)
+@implements("vst", bank_rule=ACCESS_BEATS, masked_lanes=True)
 def bind_vst(inst: Inst, pc: int):
     ref, vs, pm = inst.operands
     width = inst.type.size
@@ -147,7 +147,7 @@ def _check_lanes(m, what: str, verb: str, base: int, idx, on, start, size: int) 
                     f"(byte {hex_signed(base + int(idx[lane]) * size)}, UB size 0x{m.ub.size:x})")
 
 
-@implements("vgather_ub", refines=True)
+@implements("vgather_ub", bank_rule=WHOLE_UB, refines=True)
 def bind_vgather_ub(inst: Inst, pc: int):
     vd, ref, vi, pm = inst.operands
     etype = inst.type
@@ -184,7 +184,7 @@ def bind_vgather_ub(inst: Inst, pc: int):
     return run
 
 
-@implements("vscatter", refines=True)
+@implements("vscatter", bank_rule=WHOLE_UB, refines=True)
 def bind_vscatter(inst: Inst, pc: int):
     ref, vs, vi, pm = inst.operands
     etype = inst.type
@@ -216,7 +216,7 @@ def bind_vscatter(inst: Inst, pc: int):
     return run
 
 
-@implements("pld", "pst")
+@implements("pld", "pst", bank_rule=ACCESS_BEATS)
 def bind_mask_memory(inst: Inst, pc: int):
     """PLD reads 32 bytes of UB into a mask register, one bit an entry (little-endian bit order);
     PST writes a mask register's 256 entries to 32 bytes of UB the same way."""

@@ -6,15 +6,19 @@ the per-op arithmetic is a kernel of ``emulator.arith.numerics``.
 A family's binder takes a decoded instruction and its pc and returns a ``Bound`` action: a closure
 ``run(machine) -> next pc`` plus what the report needs to know. ``bind`` is called once per static
 instruction, so decoding and operand resolution never happen in the run loop.
+
+Each binder also names its shape's bank rule (``BankRule``): how its accesses meet UB's banks, or
+``NO_UB`` when it touches none. ``missing_bank_rules`` (run at import by ``emulator.check``) refuses
+a family that names none, or one whose rule says the opposite of its rows' operands about UB.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from attrs import define
+from attrs import define, frozen
 
-from isa import TABLE, Inst
+from isa import TABLE, Inst, Kind
 
 HALT_PC = -1
 
@@ -29,7 +33,33 @@ class Bound:
     pipe: str
 
 
+@frozen
+class BankRule:
+    """How a shape's accesses meet UB's banks: its name, whether it touches UB at all, and in one
+    sentence what the timing model charges for them."""
+
+    name: str
+    touches_ub: bool
+    says: str
+
+
+NO_UB = BankRule("none", False, "touches no UB: no bank is asked")
+ITERATION_BEATS = BankRule(
+    "iteration beats", True, "each iteration's datablocks of every operand, served in beats: a beat that asks a "
+    "bank or a bank group more than it serves takes more cycles (emulator.timing.banks)")
+ACCESS_BEATS = BankRule(
+    "access beats", True, "an access's 32-byte rows in beats on consecutive cycles, each beat within the bank and "
+    "group ports its cycle has left beside the function's other accesses (emulator.timing.ub_ports.beats)")
+WHOLE_UB = BankRule(
+    "whole UB", True, "every bank group's ports for each cycle it takes, at least its lanes' cycles in the "
+    "sub-banks (emulator.timing.ub_ports.whole_ub and sub_bank_cycles)")
+UNBANKED = BankRule(
+    "unbanked", True, "touches UB at its pipe's rate (a transfer's bandwidth, a scalar access's latency): "
+    "the banks add no cycles")
+_UB_KINDS = (Kind.UB, Kind.UB_BYTE)
+
 BINDERS: dict[str, Callable[[Inst, int], Callable]] = {}
+BANK_RULES: dict[str, BankRule] = {}  # family -> the bank rule its binder's shape names
 # Families whose jobs refine their footprint when they start (from index registers read then): the
 # scoreboard's view of them depends on when they start, so their programs always run timed.
 REFINES: set[str] = set()
@@ -39,14 +69,17 @@ REFINES: set[str] = set()
 MASKED_LANES: set[str] = set()
 
 
-def implements(*families: str, refines: bool = False, masked_lanes: bool = False):
-    """Register a binder ``binder(inst, pc) -> run`` for the named table families."""
+def implements(*families: str, bank_rule: BankRule | None = None, refines: bool = False, masked_lanes: bool = False):
+    """Register a binder ``binder(inst, pc) -> run`` for the named table families, whose shape meets
+    UB's banks by ``bank_rule`` (``missing_bank_rules`` refuses a family registered without one)."""
 
     def register(binder):
         for family in families:
             if family in BINDERS:
                 raise RuntimeError(f"family {family} implemented twice")
             BINDERS[family] = binder
+            if bank_rule is not None:
+                BANK_RULES[family] = bank_rule
             if refines:
                 REFINES.add(family)
             if masked_lanes:
@@ -73,3 +106,19 @@ def bind(inst: Inst, pc: int) -> Bound:
 
 def missing_families() -> list[str]:
     return sorted({row.family for row in TABLE} - set(BINDERS))
+
+
+def missing_bank_rules(table=TABLE) -> list[str]:
+    """Families with a binder whose shape names no bank rule, or a rule that touches UB when none of
+    the family's rows has a UB operand, or none when one has."""
+    found = []
+    touching = {row.family for row in table if any(o.kind in _UB_KINDS for o in row.operands)}
+    for family in BINDERS:
+        rule = BANK_RULES.get(family)
+        if rule is None:
+            found.append(f"family {family!r} names no bank rule: its @implements needs bank_rule= (NO_UB when its "
+                         f"shape touches no UB)")
+        elif rule.touches_ub != (family in touching):
+            rows = "some row of it has a UB operand" if family in touching else "none of its rows has a UB operand"
+            found.append(f"family {family!r} names the bank rule {rule.name!r}, but {rows}")
+    return found

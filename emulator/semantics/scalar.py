@@ -13,7 +13,7 @@ import numpy as np
 
 from emulator.faults import Fault, check_range
 from emulator.jobs import Job, span
-from emulator.semantics.registry import HALT_PC, implements
+from emulator.semantics.registry import HALT_PC, NO_UB, UNBANKED, implements
 from emulator.state import S_MASK, wrap64
 from isa import Inst
 from isa.values import dtype_of
@@ -36,7 +36,7 @@ _COMPARE = {
 }
 
 
-@implements("mov")
+@implements("mov", bank_rule=NO_UB)
 def bind_mov(inst: Inst, pc: int):
     sd, src = inst.operands
     next_pc = pc + inst.size
@@ -60,7 +60,7 @@ def bind_mov(inst: Inst, pc: int):
     return run
 
 
-@implements("mov_core")
+@implements("mov_core", bank_rule=NO_UB)
 def bind_mov_core(inst: Inst, pc: int):
     """Sd = the core's block index (0..N-1) or the number of cores N of the kernel."""
     sd, which = inst.operands
@@ -75,7 +75,7 @@ def bind_mov_core(inst: Inst, pc: int):
     return run
 
 
-@implements("alu")
+@implements("alu", bank_rule=NO_UB)
 def bind_alu(inst: Inst, pc: int):
     sd, sa, sb = inst.operands
     fn = _ALU[inst.row.op]
@@ -100,7 +100,7 @@ def bind_alu(inst: Inst, pc: int):
     return run
 
 
-@implements("branch")
+@implements("branch", bank_rule=NO_UB)
 def bind_branch(inst: Inst, pc: int):
     sa, sb, target = inst.operands
     test = _COMPARE[inst.row.op]
@@ -121,19 +121,19 @@ def bind_branch(inst: Inst, pc: int):
     return run
 
 
-@implements("jump")
+@implements("jump", bank_rule=NO_UB)
 def bind_jump(inst: Inst, pc: int):
     (target,) = inst.operands
     return lambda m: target
 
 
-@implements("nop")
+@implements("nop", bank_rule=NO_UB)
 def bind_nop(inst: Inst, pc: int):
     next_pc = pc + inst.size
     return lambda m: next_pc
 
 
-@implements("setflag", "waitflag")
+@implements("setflag", "waitflag", bank_rule=NO_UB)
 def bind_flag(inst: Inst, pc: int):
     src, dst, event = inst.operands
     kind = "set" if inst.row.family == "setflag" else "wait"
@@ -146,7 +146,7 @@ def bind_flag(inst: Inst, pc: int):
     return run
 
 
-@implements("barrier", "syncall")
+@implements("barrier", "syncall", bank_rule=NO_UB)
 def bind_barrier(inst: Inst, pc: int):
     """BARRIER, and SYNCALL: every pipe of this core drains, then the core waits for the others
     (``Engine._on_s``)."""
@@ -160,7 +160,7 @@ def bind_barrier(inst: Inst, pc: int):
     return run
 
 
-@implements("halt")
+@implements("halt", bank_rule=NO_UB)
 def bind_halt(inst: Inst, pc: int):
     return lambda m: HALT_PC
 
@@ -173,7 +173,7 @@ def _scalar_address(m, ref, etype, what: str) -> int:
     return addr
 
 
-@implements("ld")
+@implements("ld", bank_rule=UNBANKED)
 def bind_ld(inst: Inst, pc: int):
     """Sd = the T at the address, sign-extended for a signed T: read when S reaches it."""
     sd, ref = inst.operands
@@ -203,7 +203,7 @@ def bind_ld(inst: Inst, pc: int):
     return run
 
 
-@implements("st")
+@implements("st", bank_rule=UNBANKED)
 def bind_st(inst: Inst, pc: int):
     """The T at the address = the low bits of Ss, written when S reaches it."""
     ref, ss = inst.operands

@@ -20,7 +20,7 @@ from emulator.arith import conversion, numerics
 from emulator.faults import Fault
 from emulator.jobs import Job, land, runs_of
 from emulator.semantics import geometry, reductions
-from emulator.semantics.registry import implements
+from emulator.semantics.registry import ITERATION_BEATS, implements
 from isa import TYPES, Inst, Kind, MaskMode
 
 MAX_CHUNK = 4096  # iterations per numpy pass: bounds the index arrays' memory
@@ -122,7 +122,7 @@ def kernel_of(inst: Inst):
     return numerics.kernel(op, inst.type)
 
 
-@implements("tensor", "tensor_conv", "tensor_compare", "tensor_select")
+@implements("tensor", "tensor_conv", "tensor_compare", "tensor_select", bank_rule=ITERATION_BEATS)
 def bind_tensor(inst: Inst, pc: int):
     op, etype = inst.row.op, inst.type
     lanes = inst.lanes
