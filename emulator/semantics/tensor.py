@@ -5,16 +5,24 @@ blocks an iteration, fewer for the narrower operand of a conversion) or bit oper
 bits of a compare, the selector bits of a select: ``lanes / 8`` contiguous bytes an iteration); the
 per-op arithmetic is a kernel (``kernel_of``) on arrays of (iterations, lanes).
 
-Sources of an iteration are read before its results are written. Iterations that may read what an
-earlier one wrote (``geometry.dependency_distance``) run in groups that keep that order; all others
-run as one pass, where the later iteration's write wins on overlap, as in order. The accumulate
-idiom (destination and one source the same blocks, repeat stride 0: ``acc = acc op x_r``) is one
-numpy fold over the iterations (``numerics.fold_rows``), not a pass per iteration.
+A static instruction is an operand plan (``TensorPlan``, a value: its operands' strides, types,
+footprints and bank rows, its lane mask and count, its kernel), worked out once by ``plan_of``, and
+a run that reads its addresses and hands ``perform`` to a job. Sources of an iteration are read
+before its results are written. ``perform`` picks a strategy: iterations that may read what an
+earlier one wrote (``geometry.dependency_distance``) run in ``ordered_passes`` that keep that order;
+all others run in ``one_pass``, where the later iteration's write wins on overlap, as in order. The
+accumulate idiom (destination and one source the same blocks, repeat stride 0: ``acc = acc op
+x_r``) is one numpy ``fold`` over the iterations (``numerics.fold_rows``), not a pass per
+iteration. A fill makes its sources from the element indices (``fill_sources``), every other form
+reads them (``read_sources``). Its bank rule (``registry.ITERATION_BEATS``) is ``conflicts``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from attrs import evolve, frozen
 
 from emulator.arith import conversion, numerics
 from emulator.faults import Fault
@@ -122,25 +130,60 @@ def kernel_of(inst: Inst):
     return numerics.kernel(op, inst.type)
 
 
-@implements("tensor", "tensor_conv", "tensor_compare", "tensor_select", bank_rule=ITERATION_BEATS)
-def bind_tensor(inst: Inst, pc: int):
-    op, etype = inst.row.op, inst.type
-    lanes = inst.lanes
-    form = _FORMS[inst.row.form]
-    nmem = len(form)
-    names = [name for name, _ in form]
+# ----------------------------------------------------------------------------------------------
+# the operand plan: a value worked out once per static instruction
+
+
+@frozen(eq=False)
+class Operand:
+    """One UB operand of a tensor instruction as its plan holds it: its address operand, strides
+    and element type, and the datablocks it touches (its footprint and its rows in the banks)."""
+
+    name: str  # in messages: destination, source 0, selector, ...
+    ref: object  # the address as written (a scalar register and an offset)
+    etype: object  # its element type (bytes for a bit operand)
+    layout: geometry.Layout  # its block and repeat strides
+    bits: bool  # a bit operand: lane i at bit i % 8 of byte i / 8
+    extent: int  # bytes from its address to the end of the last one any iteration touches
+    rows: np.ndarray  # (sampled iterations, blocks) byte offsets of its datablocks: what the banks see
+    runs: np.ndarray  # the blocks it touches from its address's (a masked destination: those written)
+    banked: bool  # the bank model takes it: it covers 8 datablocks an iteration
+    width: int  # elements an iteration (``layout.count``)
+    advance: int  # bytes from one iteration to the next (``layout.advance``)
+    contiguous: bool  # iteration r is elements [r * width, (r + 1) * width) (``layout.contiguous``)
+
+
+@frozen(eq=False)
+class TensorPlan:
+    """What a tensor instruction does, worked out once per static instruction: its operands
+    (destination first), which lanes of which iterations take part, its element kernel and how it
+    makes its sources; only its addresses and a register scalar are read when it runs."""
+
+    op: str
+    etype: object
+    lanes: int
+    iterations: int
+    operands: tuple  # of Operand, destination first
+    lanes_on: np.ndarray | None  # the per-iteration lane mask (None: every lane)
+    count: int | None  # counter mode: the elements that take part (None: not counter mode)
+    kernel: Callable  # kernel(sources, scalar) -> results, on (iterations, lanes) arrays
+    sources: Callable  # the strategy that makes the sources of iterations: ``read_sources`` or ``fill_sources``
+    scalar_reg: int | None  # the scalar register read when it runs (None: an immediate, or no scalar)
+    imm: object  # the immediate scalar as an element of the type
+    whole: bool  # every element of the destination is written, whatever the mask (bits, reductions)
+    reads_dst: bool  # the destination is a source too, its values last (a fused multiply-add)
+    reduction: bool  # its kernel takes which lanes take part, after the values
+    may_leave: bool  # VCGADD/VCGMAX/VCGMIN with a mask: on a2 a datablock with no active lane is left as it is
+    accumulators: tuple  # the sources that can be the accumulator of the accumulate idiom
+    sampled: int  # the iterations the banks are modelled on (later ones repeat their pattern)
+
+
+def plan_of(inst: Inst) -> TensorPlan:
+    """The operand plan of a tensor instruction."""
+    op, etype, form = inst.row.op, inst.type, _FORMS[inst.row.form]
     refs = [v for o, v in zip(inst.row.operands, inst.operands, strict=True) if o.kind is Kind.UB]
-    types = operand_types(inst)
-    sizes = [t.size for t in types]
     layouts = layouts_of(inst)
-    bits = [prefix is None for _, prefix in form]
     reduction = inst.row.form == "tensor-reduce"
-    # VCGADD/VCGMAX/VCGMIN leave a datablock with no active lane untouched on a2 (the 950 writes the
-    # identity): only when some lane takes no part, and known when the run says which profile.
-    may_leave = op in reductions.GROUPS and (inst.mask is not None)
-    whole = bits[0] or reduction  # every element of the destination is written, whatever the mask
-    fill = inst.row.form == "tensor-fill"
-    reads_dst = inst.row.form in READS_DST
     iterations = iterations_of(inst)
     count = inst.mask.low if inst.mask is not None and inst.mask.mode == MaskMode.COUNT else None
     lanes_on = lane_mask(inst)
@@ -150,206 +193,271 @@ def bind_tensor(inst: Inst, pc: int):
     imm = None
     if scalar_ref is not None and scalar_ref.reg is None:
         imm = numerics.element_of_bits(scalar_ref.imm, etype)
-    next_pc = pc + inst.size
-    extents = [layout.extent(iterations) for layout in layouts] if iterations else []
-
+    whole = form[0][1] is None or reduction
+    # More iterations than fit UB with a non-zero repeat stride repeat one block pattern (every
+    # repeat stride is then 0): their footprint and bank pattern are those of the first ones.
+    sampled = min(iterations, SAMPLED_ITERATIONS)
+    operands = []
+    for (name, prefix), ref, etype_k, layout in zip(form, refs, operand_types(inst), layouts, strict=True):
+        rows = geometry.block_offsets(layout, sampled)
+        operands.append(Operand(name, ref, etype_k, layout, prefix is None,
+                                layout.extent(iterations) if iterations else 0, rows,
+                                runs_of(rows.reshape(-1) // 32), layout.blocks == 8, layout.count, layout.advance,
+                                layout.contiguous))
+    dst = operands[0]
+    if lanes_on is not None and not whole and dst.layout.blocks == 8 and inst.lanes % 8 == 0:
+        # a masked destination's datablocks without an active lane are neither written nor read
+        active_blocks = np.asarray(lanes_on).reshape(8, -1).any(axis=1)
+        operands[0] = evolve(dst, runs=runs_of(dst.rows[:, active_blocks].reshape(-1) // 32))
     # The accumulate idiom: the destination and one source (for sub, source 0 only) are the same
     # block pattern with repeat stride 0, so iteration r folds the other source's r-th iteration
     # (or the scalar) into the one before's result; one numpy fold does all of them.
     fold_op = numerics.SCALAR_BASE.get(op, op)
-    accumulators = []
-    if inst.row.family == "tensor" and fold_op in numerics.FOLDS and iterations >= 2 and layouts[0].advance == 0:
-        accumulators = [k for k in range(1, nmem) if layouts[k] == layouts[0] and (k == 1 or fold_op != "sub")]
+    accumulators = ()
+    if inst.row.family == "tensor" and fold_op in numerics.FOLDS and iterations >= 2 and dst.advance == 0:
+        accumulators = tuple(k for k in range(1, len(layouts))
+                             if layouts[k] == layouts[0] and (k == 1 or fold_op != "sub"))
+    # VCGADD/VCGMAX/VCGMIN leave a datablock with no active lane untouched on a2 (the 950 writes the
+    # identity): only when some lane takes no part, and known when the run says which profile.
+    may_leave = op in reductions.GROUPS and inst.mask is not None
+    return TensorPlan(op, etype, inst.lanes, iterations, tuple(operands), lanes_on, count, kernel,
+                      fill_sources if inst.row.form == "tensor-fill" else read_sources,
+                      None if imm is not None or scalar_ref is None else scalar_ref.reg, imm, whole,
+                      inst.row.form in READS_DST, reduction, may_leave, accumulators, sampled)
 
-    def region(base: int, first: int, chunk: int, k: int):
-        """The elements of iterations [first, first + chunk) of operand k: a slice when contiguous."""
-        layout = layouts[k]
-        start = base + first * layout.advance // sizes[k]
-        if layout.contiguous:
-            return slice(start, start + chunk * layout.count)
-        return start + geometry.element_offsets(layout, chunk)
 
-    # More iterations than fit UB with a non-zero repeat stride repeat one block pattern (every
-    # repeat stride is then 0): their footprint and bank pattern are those of the first ones.
-    sampled = min(iterations, SAMPLED_ITERATIONS)
-    block_offsets = [geometry.block_offsets(layout, sampled) for layout in layouts]
-    relative_runs = [runs_of(offsets.reshape(-1) // 32) for offsets in block_offsets]
-    if lanes_on is not None and not whole and layouts[0].blocks == 8 and lanes % 8 == 0:
-        # a masked destination's datablocks without an active lane are neither written nor read
-        active_blocks = np.asarray(lanes_on).reshape(8, -1).any(axis=1)
-        relative_runs[0] = runs_of(block_offsets[0][:, active_blocks].reshape(-1) // 32)
-    # The bank model takes the operands that cover 8 datablocks an iteration.
-    full = [layout.blocks == 8 for layout in layouts]
-
-    placed = [(None, None)] * len(relative_runs)  # per operand, its last address and absolute runs (read-only)
+@implements("tensor", "tensor_conv", "tensor_compare", "tensor_select", bank_rule=ITERATION_BEATS)
+def bind_tensor(inst: Inst, pc: int):
+    """The run of a tensor instruction: its plan, and at each run its addresses (checked), its
+    register scalar, its footprint and a job that performs it and prices its bank conflicts."""
+    plan = plan_of(inst)
+    operands, iterations, next_pc = plan.operands, plan.iterations, pc + inst.size
+    placed = [(None, None)] * len(operands)  # per operand, its last address and absolute runs (read-only)
+    banks_seen: dict = {}  # the bank-conflict cycles of each address pattern met (``conflicts``)
 
     def run(m):
         if iterations == 0:
             m.submit(Job(pc, None))
             return next_pc
         addrs = []
-        for k, ref in enumerate(refs):
-            addr = m.ub_block_address(ref, names[k])
-            m.check_ub(addr, addr + extents[k], names[k])
+        for operand in operands:
+            addr = m.ub_block_address(operand.ref, operand.name)
+            m.check_ub(addr, addr + operand.extent, operand.name)
             addrs.append(addr)
-        scalar = imm
-        if scalar_ref is not None and imm is None:
-            scalar = numerics.element_of_bits(m.s[scalar_ref.reg], etype)
+        scalar = plan.imm
+        if plan.scalar_reg is not None:
+            scalar = numerics.element_of_bits(m.s[plan.scalar_reg], plan.etype)
         footprint = []
         for k, addr in enumerate(addrs):  # an operand at the address of its last run: the same runs
             last = placed[k]
             if last[0] != addr:
-                last = placed[k] = (addr, relative_runs[k] + addr // 32)
+                last = placed[k] = (addr, operands[k].runs + addr // 32)
             footprint.append(("ub", last[1]))
-        reads = footprint if reads_dst else footprint[1:]
-        leaves = may_leave and m.profile["machine"]["isa"] == "a2"
-        m.submit(Job(pc, lambda: perform(m, addrs, scalar, leaves), reads, footprint[:1], iterations=iterations,
-                     conflicts=lambda costs, floor: conflicts(costs, addrs, floor)))
+        reads = footprint if plan.reads_dst else footprint[1:]
+        leaves = plan.may_leave and m.profile["machine"]["isa"] == "a2"
+        m.submit(Job(pc, lambda: perform(plan, m, addrs, scalar, leaves), reads, footprint[:1],
+                     iterations=iterations,
+                     conflicts=lambda costs, floor: conflicts(plan, banks_seen, costs, addrs, floor)))
         return next_pc
 
-    conflict_cache: dict = {}
-
-    def conflicts(costs, addrs: list[int], floor: float) -> int:
-        """Bank-conflict cycles beyond ``floor``, the cycles an iteration takes anyway: they depend on
-        the addresses modulo the bank pattern and on which operands coincide (same-address reads
-        merge), so both go into the key."""
-        key = (costs.banks, floor, *(addr % costs.banks.period for addr in addrs),
-               *(addr - addrs[0] for addr in addrs))
-        found = conflict_cache.get(key)
-        if found is None:
-            located = [addr + offsets for addr, offsets in zip(addrs, block_offsets, strict=True)]
-            reads = [located[k] for k in range(1, nmem) if full[k]]
-            reads = np.stack(reads, axis=1) if reads else np.zeros((sampled, 0, 8), dtype=np.int64)
-            writes = located[0][:, None, :] if full[0] else np.zeros((sampled, 0, 8), dtype=np.int64)
-            found = conflict_cache[key] = costs.tensor_conflicts(reads, writes, iterations, floor)
-        return found
-
-    def active(first: int, chunk: int) -> np.ndarray:
-        """Which lanes of iterations [first, first + chunk) take part: the mask and the count."""
-        on = np.ones((chunk, lanes), dtype=bool) if lanes_on is None else np.broadcast_to(lanes_on, (chunk, lanes))
-        if count is not None:
-            on = on & (np.arange(first * lanes, (first + chunk) * lanes).reshape(chunk, lanes) < count)
-        return on
-
-    def kept(first: int, chunk: int) -> np.ndarray:
-        """Which results of a per-datablock reduction are written on a2: those of blocks with an active lane."""
-        return active(first, chunk).reshape(chunk, 8, -1).any(axis=2)
-
-    def writes(view, target, result, first: int, chunk: int, leaves: bool = False) -> tuple:
-        """The write of iterations [first, first + chunk) of the result to their elements: the active
-        lanes only, and in counter mode the elements before the count (a bit destination: all its
-        bytes, the bits of inactive lanes 0; a reduction's destination: all its units, but on a2
-        no result of a datablock without an active lane)."""
-        if whole:  # (in C order: with dstrep=0 the later iteration's write wins)
-            if leaves:
-                where = kept(first, chunk).reshape(-1)
-                flat = np.arange(target.start, target.stop) if isinstance(target, slice) else target.reshape(-1)
-                return ((view, flat[where], result.reshape(-1)[where]),)
-            return ((view, target if isinstance(target, slice) else target.reshape(-1), result.reshape(-1)),)
-        if count is not None:
-            active_n = max(0, min(chunk * lanes, count - first * lanes))
-            if isinstance(target, slice):
-                return ((view, slice(target.start, target.start + active_n), result.reshape(-1)[:active_n]),)
-            return ((view, target.reshape(-1)[:active_n], result.reshape(-1)[:active_n]),)
-        if lanes_on is None:
-            return ((view, target, result.reshape(-1) if isinstance(target, slice) else result),)
-        if isinstance(target, slice):
-            return ((view[target].reshape(chunk, lanes), (slice(None), lanes_on), result[:, lanes_on]),)
-        # Flatten in C order so overlapping iterations assign in order: the later one wins.
-        return ((view, target[:, lanes_on].reshape(-1), result[:, lanes_on].reshape(-1)),)
-
-    def source(views, bases: list[int], k: int, first: int, chunk: int):
-        width = layouts[k].count
-        if layouts[k].advance == 0 and chunk > 1:  # repeat stride 0: every iteration reads the same elements
-            values = np.broadcast_to(views[k][region(bases[k], first, 1, k)].reshape(1, width), (chunk, width))
-        else:
-            values = views[k][region(bases[k], first, chunk, k)].reshape(chunk, width)
-        if bits[k]:  # selector bits, lane i at bit i % 8 of byte i / 8
-            return np.unpackbits(values, axis=1, bitorder="little").astype(bool)
-        return values
-
-    def compute(views, bases: list[int], scalar, first: int, chunk: int):
-        if fill:
-            srcs = [np.arange(first * lanes, (first + chunk) * lanes, dtype=np.int64).reshape(chunk, lanes)]
-        else:
-            srcs = [source(views, bases, k, first, chunk) for k in range(1, nmem)]
-            if reads_dst:
-                srcs.append(source(views, bases, 0, first, chunk))
-            if reduction:  # and which lanes take part
-                srcs.append(active(first, chunk) if lanes_on is not None or count is not None else None)
-        result = kernel(srcs, scalar)  # the run sets np.errstate
-        if bits[0]:  # compare results: one bit a lane, 0 for the lanes that take no part
-            result = np.packbits(result & active(first, chunk), axis=1, bitorder="little")
-        return result, region(bases[0], first, chunk, 0)
-
-    def fold(views, bases: list[int], scalar, k: int) -> bool:
-        """The accumulate idiom with source ``k`` the accumulator, written in place; False (nothing
-        written) when ``numerics.fold_rows`` cannot do it exactly. In counter mode the last
-        iteration is partial: the lanes past the count end with the fold over one fewer."""
-        view = views[0]
-        target = region(bases[0], 0, 1, 0)
-        state = view[target].reshape(lanes)
-        before = state
-        for first in range(0, iterations, MAX_CHUNK):
-            chunk = min(MAX_CHUNK, iterations - first)
-            seq = np.empty((chunk + 1, lanes), dtype=view.dtype)
-            seq[0] = state
-            seq[1:] = scalar if nmem == 2 else source(views, bases, 3 - k, first, chunk)
-            rows = numerics.fold_rows(op, etype, seq, acc_first=k == 1)
-            if rows is None:
-                return False
-            before, state = rows
-        if count is not None:
-            state = np.where(np.arange(lanes) < count - (iterations - 1) * lanes, state, before)
-        land(writes(view, target, state.reshape(1, lanes), 0, 1))
-        return True
-
-    def perform(m, addrs: list[int], scalar, leaves: bool = False):
-        """Read the sources now and return the writes of the results (``emulator.jobs``)."""
-        bases = [addr // size for addr, size in zip(addrs, sizes, strict=True)]
-        views = [m.view("ub", t) for t in types]
-        step = min(iterations, MAX_CHUNK)
-        distances = {}
-        for k in range(0 if reads_dst else 1, nmem):
-            distances[k] = geometry.dependency_distance(iterations, addrs[0] - addrs[k], layouts[0], layouts[k])
-            step = min(step, distances[k])
-        if -(-iterations // step) > MAX_SEQUENTIAL_PASSES:
-            raise Fault(f"{iterations} mutually dependent iterations exceed the emulator's limit")
-        if step == iterations:
-            first = 0
-            if layouts[0].advance == 0:
-                # Every iteration writes the same elements and none reads another's: the last one
-                # wins; in counter mode the last may be partial, so the one before it counts too.
-                first = iterations - 1 if count is None else max(0, iterations - 2)
-            result, target = compute(views, bases, scalar, first, iterations - first)
-            return writes(views[0], target, result, first, iterations - first, leaves)
-        # Later iterations read what earlier ones wrote: the passes run in order on a copy of the
-        # bytes the operands span, and the destination's elements are written from it.
-        lo = min(addrs)
-        hi = max(addr + extent for addr, extent in zip(addrs, extents, strict=True))
-        scratch = m.ub[lo:-(-hi // 32) * 32].copy()
-        inner = [scratch.view(views[k].dtype) for k in range(nmem)]
-        shifted = [(addr - lo) // size for addr, size in zip(addrs, sizes, strict=True)]
-        # The accumulator is read only by itself: the other source reads nothing any iteration wrote.
-        acc = next((k for k in accumulators if addrs[k] == addrs[0] and distances.get(3 - k) in (None, iterations)),
-                   None)
-        if acc is None or not fold(inner, shifted, scalar, acc):
-            for first in range(0, iterations, step):
-                chunk = min(step, iterations - first)
-                result, target = compute(inner, shifted, scalar, first, chunk)
-                land(writes(inner[0], target, result, first, chunk, leaves))
-        dst_view = inner[0]
-        if layouts[0].contiguous and ((lanes_on is None and count is None) or (whole and not leaves)):  # all written
-            first, total = shifted[0], iterations * layouts[0].count
-            return ((views[0], slice(bases[0], bases[0] + total), dst_view[first:first + total]),)
-        # The elements some iteration wrote (the active lanes, before the count), each once: at most
-        # the operands' span, however many iterations wrote them.
-        written = np.zeros(dst_view.size, dtype=bool)
-        for first in range(0, iterations, MAX_CHUNK):
-            chunk = min(MAX_CHUNK, iterations - first)
-            every = np.ones((chunk, layouts[0].count), dtype=bool)
-            land(writes(written, region(shifted[0], first, chunk, 0), every, first, chunk, leaves))
-        where = np.flatnonzero(written)
-        return ((views[0], where + bases[0] - shifted[0], dst_view[where]),)
-
     return run
+
+
+def conflicts(plan: TensorPlan, seen: dict, costs, addrs: list[int], floor: float) -> int:
+    """The tensor shape's bank rule (``ITERATION_BEATS``): bank-conflict cycles beyond ``floor``, the
+    cycles an iteration takes anyway. They depend on the addresses modulo the bank pattern and on
+    which operands coincide (same-address reads merge), so both go into the key of ``seen``."""
+    key = (costs.banks, floor, *(addr % costs.banks.period for addr in addrs),
+           *(addr - addrs[0] for addr in addrs))
+    found = seen.get(key)
+    if found is None:
+        operands, sampled = plan.operands, plan.sampled
+        reads = [addrs[k] + operands[k].rows for k in range(1, len(operands)) if operands[k].banked]
+        reads = np.stack(reads, axis=1) if reads else np.zeros((sampled, 0, 8), dtype=np.int64)
+        dst = operands[0]
+        writes = (addrs[0] + dst.rows)[:, None, :] if dst.banked else np.zeros((sampled, 0, 8), dtype=np.int64)
+        found = seen[key] = costs.tensor_conflicts(reads, writes, plan.iterations, floor)
+    return found
+
+
+# ----------------------------------------------------------------------------------------------
+# iterations: which elements, which lanes, the sources and the writes of a chunk of them
+
+
+def region(operand: Operand, base: int, first: int, chunk: int):
+    """The elements of iterations [first, first + chunk) of an operand whose first element is
+    ``base``: a slice when contiguous."""
+    start = base + first * operand.advance // operand.etype.size
+    if operand.contiguous:
+        return slice(start, start + chunk * operand.width)
+    return start + geometry.element_offsets(operand.layout, chunk)
+
+
+def active(plan: TensorPlan, first: int, chunk: int) -> np.ndarray:
+    """Which lanes of iterations [first, first + chunk) take part: the mask and the count."""
+    lanes, lanes_on, count = plan.lanes, plan.lanes_on, plan.count
+    on = np.ones((chunk, lanes), dtype=bool) if lanes_on is None else np.broadcast_to(lanes_on, (chunk, lanes))
+    if count is not None:
+        on = on & (np.arange(first * lanes, (first + chunk) * lanes).reshape(chunk, lanes) < count)
+    return on
+
+
+def source(plan: TensorPlan, views, bases: list[int], k: int, first: int, chunk: int):
+    """The values operand ``k`` holds for iterations [first, first + chunk), (chunk, width)."""
+    operand = plan.operands[k]
+    width = operand.width
+    if operand.advance == 0 and chunk > 1:  # repeat stride 0: every iteration reads the same elements
+        values = np.broadcast_to(views[k][region(operand, bases[k], first, 1)].reshape(1, width), (chunk, width))
+    else:
+        values = views[k][region(operand, bases[k], first, chunk)].reshape(chunk, width)
+    if operand.bits:  # selector bits, lane i at bit i % 8 of byte i / 8
+        return np.unpackbits(values, axis=1, bitorder="little").astype(bool)
+    return values
+
+
+def read_sources(plan: TensorPlan, views, bases: list[int], first: int, chunk: int) -> list:
+    """The kernel's sources for iterations [first, first + chunk): the source operands, then the
+    destination's values (a fused multiply-add) or which lanes take part (a reduction)."""
+    srcs = [source(plan, views, bases, k, first, chunk) for k in range(1, len(plan.operands))]
+    if plan.reads_dst:
+        srcs.append(source(plan, views, bases, 0, first, chunk))
+    if plan.reduction:
+        srcs.append(active(plan, first, chunk) if plan.lanes_on is not None or plan.count is not None else None)
+    return srcs
+
+
+def fill_sources(plan: TensorPlan, views, bases: list[int], first: int, chunk: int) -> list:
+    """A fill's one source: the index of each element it writes (the kernel makes the values)."""
+    lanes = plan.lanes
+    return [np.arange(first * lanes, (first + chunk) * lanes, dtype=np.int64).reshape(chunk, lanes)]
+
+
+def compute(plan: TensorPlan, views, bases: list[int], scalar, first: int, chunk: int):
+    """The results of iterations [first, first + chunk) and the destination elements they go to."""
+    result = plan.kernel(plan.sources(plan, views, bases, first, chunk), scalar)  # the run sets np.errstate
+    if plan.operands[0].bits:  # compare results: one bit a lane, 0 for the lanes that take no part
+        result = np.packbits(result & active(plan, first, chunk), axis=1, bitorder="little")
+    return result, region(plan.operands[0], bases[0], first, chunk)
+
+
+def writes_of(plan: TensorPlan, view, target, result, first: int, chunk: int, leaves: bool = False) -> tuple:
+    """The write of iterations [first, first + chunk) of the result to their elements: the active
+    lanes only, and in counter mode the elements before the count (a bit destination: all its
+    bytes, the bits of inactive lanes 0; a reduction's destination: all its units, but on a2
+    (``leaves``) no result of a datablock without an active lane)."""
+    lanes, lanes_on, count = plan.lanes, plan.lanes_on, plan.count
+    if plan.whole:  # (in C order: with dstrep=0 the later iteration's write wins)
+        if leaves:  # the results of the datablocks with an active lane
+            where = active(plan, first, chunk).reshape(chunk, 8, -1).any(axis=2).reshape(-1)
+            flat = np.arange(target.start, target.stop) if isinstance(target, slice) else target.reshape(-1)
+            return ((view, flat[where], result.reshape(-1)[where]),)
+        return ((view, target if isinstance(target, slice) else target.reshape(-1), result.reshape(-1)),)
+    if count is not None:
+        active_n = max(0, min(chunk * lanes, count - first * lanes))
+        if isinstance(target, slice):
+            return ((view, slice(target.start, target.start + active_n), result.reshape(-1)[:active_n]),)
+        return ((view, target.reshape(-1)[:active_n], result.reshape(-1)[:active_n]),)
+    if lanes_on is None:
+        return ((view, target, result.reshape(-1) if isinstance(target, slice) else result),)
+    if isinstance(target, slice):
+        return ((view[target].reshape(chunk, lanes), (slice(None), lanes_on), result[:, lanes_on]),)
+    # Flatten in C order so overlapping iterations assign in order: the later one wins.
+    return ((view, target[:, lanes_on].reshape(-1), result[:, lanes_on].reshape(-1)),)
+
+
+# ----------------------------------------------------------------------------------------------
+# the strategies: one pass, ordered passes, the fold of the accumulate idiom
+
+
+def perform(plan: TensorPlan, m, addrs: list[int], scalar, leaves: bool = False):
+    """Read the sources now and return the writes of the results (``emulator.jobs``): one pass when
+    no iteration reads what another writes, else passes in order."""
+    iterations, operands = plan.iterations, plan.operands
+    bases = [addr // operand.etype.size for addr, operand in zip(addrs, operands, strict=True)]
+    views = [m.view("ub", operand.etype) for operand in operands]
+    step = min(iterations, MAX_CHUNK)
+    distances = {}
+    for k in range(0 if plan.reads_dst else 1, len(operands)):
+        distances[k] = geometry.dependency_distance(iterations, addrs[0] - addrs[k], operands[0].layout,
+                                                    operands[k].layout)
+        step = min(step, distances[k])
+    if -(-iterations // step) > MAX_SEQUENTIAL_PASSES:
+        raise Fault(f"{iterations} mutually dependent iterations exceed the emulator's limit")
+    if step == iterations:
+        return one_pass(plan, views, bases, scalar, leaves)
+    return ordered_passes(plan, m, addrs, views, bases, scalar, leaves, step, distances)
+
+
+def one_pass(plan: TensorPlan, views: list, bases: list[int], scalar, leaves: bool):
+    """Every iteration at once, in one numpy pass: where they overlap, the later one's write wins."""
+    iterations, first = plan.iterations, 0
+    if plan.operands[0].advance == 0:
+        # Every iteration writes the same elements and none reads another's: the last one wins; in
+        # counter mode the last may be partial, so the one before it counts too.
+        first = iterations - 1 if plan.count is None else max(0, iterations - 2)
+    result, target = compute(plan, views, bases, scalar, first, iterations - first)
+    return writes_of(plan, views[0], target, result, first, iterations - first, leaves)
+
+
+def ordered_passes(plan: TensorPlan, m, addrs: list[int], views: list, bases: list[int], scalar, leaves: bool,
+                   step: int, distances: dict):
+    """Later iterations read what earlier ones wrote (or there are too many for one pass): passes
+    of ``step`` iterations run in order on a copy of the bytes the operands span (or one fold, for
+    the accumulate idiom), and the destination's elements are written from it."""
+    iterations, operands = plan.iterations, plan.operands
+    lo = min(addrs)
+    hi = max(addr + operand.extent for addr, operand in zip(addrs, operands, strict=True))
+    scratch = m.ub[lo:-(-hi // 32) * 32].copy()
+    inner = [scratch.view(view.dtype) for view in views]
+    shifted = [(addr - lo) // operand.etype.size for addr, operand in zip(addrs, operands, strict=True)]
+    # The accumulator is read only by itself: the other source reads nothing any iteration wrote.
+    acc = next((k for k in plan.accumulators if addrs[k] == addrs[0] and distances.get(3 - k) in (None, iterations)),
+               None)
+    if acc is None or not fold(plan, inner, shifted, scalar, acc):
+        for first in range(0, iterations, step):
+            chunk = min(step, iterations - first)
+            result, target = compute(plan, inner, shifted, scalar, first, chunk)
+            land(writes_of(plan, inner[0], target, result, first, chunk, leaves))
+    return written_back(plan, views[0], bases[0], inner[0], shifted[0], leaves)
+
+
+def written_back(plan: TensorPlan, view, base: int, inner, shifted: int, leaves: bool) -> tuple:
+    """The write of the destination's elements that some iteration wrote on the copy ``inner``
+    (where the destination starts at element ``shifted``) to ``view`` from element ``base``."""
+    dst = plan.operands[0]
+    if dst.contiguous and ((plan.lanes_on is None and plan.count is None) or (plan.whole and not leaves)):  # all
+        total = plan.iterations * dst.width
+        return ((view, slice(base, base + total), inner[shifted:shifted + total]),)
+    # The elements some iteration wrote (the active lanes, before the count), each once: at most
+    # the operands' span, however many iterations wrote them.
+    written = np.zeros(inner.size, dtype=bool)
+    for first in range(0, plan.iterations, MAX_CHUNK):
+        chunk = min(MAX_CHUNK, plan.iterations - first)
+        every = np.ones((chunk, dst.width), dtype=bool)
+        land(writes_of(plan, written, region(dst, shifted, first, chunk), every, first, chunk, leaves))
+    where = np.flatnonzero(written)
+    return ((view, where + base - shifted, inner[where]),)
+
+
+def fold(plan: TensorPlan, views, bases: list[int], scalar, k: int) -> bool:
+    """The accumulate idiom with source ``k`` the accumulator, written in place; False (nothing
+    written) when ``numerics.fold_rows`` cannot do it exactly. In counter mode the last
+    iteration is partial: the lanes past the count end with the fold over one fewer."""
+    lanes, iterations = plan.lanes, plan.iterations
+    view = views[0]
+    target = region(plan.operands[0], bases[0], 0, 1)
+    state = view[target].reshape(lanes)
+    before = state
+    for first in range(0, iterations, MAX_CHUNK):
+        chunk = min(MAX_CHUNK, iterations - first)
+        seq = np.empty((chunk + 1, lanes), dtype=view.dtype)
+        seq[0] = state
+        seq[1:] = scalar if len(plan.operands) == 2 else source(plan, views, bases, 3 - k, first, chunk)
+        rows = numerics.fold_rows(plan.op, plan.etype, seq, acc_first=k == 1)
+        if rows is None:
+            return False
+        before, state = rows
+    if plan.count is not None:
+        state = np.where(np.arange(lanes) < plan.count - (iterations - 1) * lanes, state, before)
+    land(writes_of(plan, view, target, state.reshape(1, lanes), 0, 1))
+    return True
