@@ -81,13 +81,13 @@ def plan_of(fn, job: Job) -> InnerPlan:
     return plan
 
 
-def _access_beats(fn, plan: InnerPlan, entry, cache: dict | None, key: int | None) -> tuple:
-    """The beats of a UB access (``emulator.timing.ub_ports``), its footprint ``entry``, kept in ``cache``
-    (its pc's) by ``key`` (where it falls in the banks' period)."""
+def _access_beats(fn, plan: InnerPlan, entry, pc: int | None = None, key: int | None = None) -> tuple:
+    """The beats of a UB access (``emulator.timing.ub_ports``), its footprint ``entry``, kept (with a
+    ``pc``) in ``fn.beats`` by its pc and ``key`` (where it falls in the banks' period)."""
     ports = fn.ports
     found = beats(ports, rows_key(ports, entry), plan.ub == 2) if entry is not None else ()
-    if cache is not None:
-        cache[key] = found
+    if pc is not None:
+        fn.beats.setdefault(pc, {})[key] = found
     return found
 
 
@@ -187,52 +187,29 @@ class Scheduler:
         self.runs = (BlockRuns(), BlockRuns())  # the UB blocks read, written
 
     def feed(self, items: list) -> None:
-        """Schedule the next items (jobs and markers, in program order): each job gets its times.
-        The hottest loop of a register kernel: written out flat, on locals."""
-        fn = self.fn
-        writes_cap = fn.register_writes
-        window = fn.window
-        ports = fn.ports
-        period = ports.period_rows
-        high, access_bias, read_bias = ports.high, ports.access_bias, ports.read_bias
-        beat_cache = fn.beats
-        waiting, usage, special_busy = self.waiting, self.usage, self.special_busy
-        special_cap = fn.special_units
-        busy, full = self.busy, self.full
-        capacity = fn.units
-        unit_state = {name: (busy[name], capacity[name], full[name]) for name in busy}
-        ready_at, stalls, conflicts = self.ready_at, self.stalls, self.conflicts
-        front, membar_floor, ub_end, last = self.front, self.membar_floor, self.ub_end, self.last
-        k = self.count
-        read_runs, write_runs = self.runs
-        refined = self.refined
-        plans = fn.plans
+        """Schedule the next items (jobs and markers, in program order): each job gets its times. The
+        hottest loop of a register kernel: flat, on locals, for the usual job (a run of UB blocks, a
+        cycle of its unit); markers, full units, other accesses and holds, and prunes call out."""
+        fn, ports = self.fn, self.fn.ports
+        writes_cap, window, special_cap, plans, beat_cache = (fn.register_writes, fn.window, fn.special_units,
+                                                              fn.plans, fn.beats)
+        period, high, access_bias, read_bias = ports.period_rows, ports.high, ports.access_bias, ports.read_bias
+        waiting, usage, special_busy, ready_at = self.waiting, self.usage, self.special_busy, self.ready_at
+        stalls, conflicts, (read_runs, write_runs), unit_state = self.stalls, self.conflicts, self.runs, self._units()
+        front, membar_floor, ub_end, last, k = self.front, self.membar_floor, self.ub_end, self.last, self.count
         for item in items:
-            if item.__class__ is tuple:
-                kind, pc = item
-                if len(waiting) == window and waiting[0] > front:  # the queue is full: the front end waits
-                    front = waiting[0]
-                if kind == LOOP:  # the front end reaches the loop and starts it
-                    front += fn.loop_startup
-                elif kind == MEMBAR:
-                    membar_floor = max(membar_floor, ub_end)
-                    membar_floor += fn.membar_cycles
-                else:  # the scalar lane
-                    front += fn.scalar_cycles[pc]
+            if item.__class__ is tuple:  # a marker: the front end or UB's floor moves
+                front, membar_floor = _marker(fn, waiting, item, front, membar_floor, ub_end)
                 continue
             plan = plans.get(item.pc)
             if plan is None or item.footprint_writes is None:
-                if item.footprint_writes is None:  # binders set both footprints or neither
-                    item.footprint_reads, item.footprint_writes = footprint(item.reads), footprint(item.writes)
-                plan = plan_of(fn, item)
+                plan = _planned(fn, item)
             latency, occupancy, unit, special, reads, writes, v_writes, ub, _, alone = plan
-            ready = 0
-            for space in reads:  # its sources' results
+            ready = membar_floor if ub else 0  # after a MEMBAR before it, and its sources' results
+            for space in reads:
                 when = ready_at.get(space, 0)
                 if when > ready:
                     ready = when
-            if ub and membar_floor > ready:
-                ready = membar_floor
             window_wait = 0
             if len(waiting) == window and waiting[0] > front:  # it enters the queue when one leaves it
                 if waiting[0] > ready:  # the cycles it would not have waited for its sources anyway
@@ -240,52 +217,28 @@ class Scheduler:
                 front = waiting[0]
             if front > ready:
                 ready = front
-            ub_beats = ()
-            writing = ub == 2
+            ub_beats, writing = (), ub == 2
             if ub:
-                if item.refine is not None:
-                    refined = True
-                side, fp = (write_runs, item.footprint_writes) if writing else (read_runs, item.footprint_reads)
-                entry = fp.get("ub")
-                if plan.whole_ub:  # a gather or scatter: every port, for its lanes' cycles in the sub-banks
-                    side.add(entry)
-                    if item.lanes is not None:
-                        sub_bank = sub_bank_cycles(ports, item.lanes)
-                        if sub_bank > occupancy:
-                            key = (item.pc, "sub_bank")
-                            stalls[key] = stalls.get(key, 0) + sub_bank - occupancy
-                            occupancy = sub_bank
-                    ub_beats = (whole_ub(ports, writing),) * occupancy
-                elif entry is not None and entry[0] is None:  # one run (BlockRuns.add, written out)
+                entry = (item.footprint_writes if writing else item.footprint_reads).get("ub")
+                if entry is None or entry[0] is not None or plan.whole_ub or item.refine is not None:
+                    ub_beats, occupancy = self._other_access(item, plan, entry, occupancy)
+                else:  # one run of blocks (BlockRuns.add, written out), its beats cached by where it falls
                     _, lo, hi = entry
+                    side = write_runs if writing else read_runs
                     side.firsts.append(lo)
                     side.ends.append(hi)
                     mine = beat_cache.get(item.pc)
-                    if mine is None:
-                        mine = beat_cache[item.pc] = {}
                     key = (lo % period) << 16 | (hi - lo)
-                    ub_beats = mine.get(key) or _access_beats(fn, plan, entry, mine, key)
-                else:
-                    side.add(entry)
-                    ub_beats = _access_beats(fn, plan, entry, None, None)
+                    ub_beats = (mine is not None and mine.get(key)) or _access_beats(fn, plan, entry, item.pc, key)
                 if len(ub_beats) > occupancy:  # its rows ask some bank (or group) more than once
                     conflicts[item.pc] = conflicts.get(item.pc, 0) + len(ub_beats) - occupancy
                     occupancy = len(ub_beats)
-            # the first cycle from ``ready`` when its unit, the transcendental units, the register
-            # write ports and UB's banks all have room; each cycle passed is a stall of its cause
-            units, cap, skip = unit_state[unit]
-            cycle = ready
+            # the first cycle from ``ready`` with room in its unit, the transcendental units, the
+            # register write ports and UB's banks; each cycle passed is a stall of its cause
+            (units, cap, skip), cycle = unit_state[unit], ready
             while True:
                 if cycle in skip:  # the unit is full then: the first cycle after that it is not
-                    first = was = cycle
-                    while cycle in skip:
-                        cycle = skip[cycle]
-                    while first != cycle:  # each full cycle passed points there from now on
-                        after = skip[first]
-                        skip[first] = cycle
-                        first = after
-                    key = (item.pc, _BUSY[unit])
-                    stalls[key] = stalls.get(key, 0) + cycle - was
+                    cycle = _past_full(skip, cycle, stalls, (item.pc, _BUSY[unit]))
                 cause = None
                 if (occupancy > 1 and not all(units.get(cycle + j, 0) < cap for j in range(1, occupancy))) or (
                         alone and units.get(cycle, 0)):
@@ -306,12 +259,7 @@ class Scheduler:
                                     (used[3] + ub_beats[0].reads + read_bias) & high:
                                 cause = "ub_port"
                     if cause is None and len(ub_beats) > 1:
-                        for j in range(1, len(ub_beats)):
-                            used = usage.get(cycle + j)
-                            if used is not None:
-                                cause = fits(ports, used, ub_beats[j], writing)
-                                if cause is not None:
-                                    break
+                        cause = _later_beats(ports, usage, cycle, ub_beats, writing)
                 if cause is None:
                     break
                 key = (item.pc, cause)
@@ -327,37 +275,21 @@ class Scheduler:
                     used[1] |= beat.banks
                     used[2] += beat.accesses
                     used[3] += beat.reads
-                else:
-                    for j, beat in enumerate(ub_beats):
-                        if j:
-                            used = usage.get(cycle + j)
-                            if used is None:
-                                used = usage[cycle + j] = [0, 0, 0, 0, 0, 0, 0]
-                        take(used, beat, writing)
-            for j in range(special):
-                special_busy[cycle + j] = special_busy.get(cycle + j, 0) + 1
-            if alone:  # its issue cycle is the unit's whole width
-                units[cycle] = cap
-                skip[cycle] = cycle + 1
-                for j in range(1, occupancy):
-                    held = units[cycle + j] = units.get(cycle + j, 0) + 1
-                    if held == cap:
-                        skip[cycle + j] = cycle + j + 1
-            elif occupancy == 1:
+                elif ub_beats:
+                    take(usage, used, cycle, ub_beats, writing)
+            if special:  # a transcendental unit, from its issue on
+                _hold_special(special_busy, cycle, special)
+            if occupancy == 1 and not alone:
                 held = units[cycle] = units.get(cycle, 0) + 1
                 if held == cap:
                     skip[cycle] = cycle + 1
             else:
-                for j in range(occupancy):
-                    held = units[cycle + j] = units.get(cycle + j, 0) + 1
-                    if held == cap:
-                        skip[cycle + j] = cycle + j + 1
+                _hold(units, skip, cap, cycle, occupancy, alone)
             if window_wait:
                 key = (item.pc, "window_full")
                 stalls[key] = stalls.get(key, 0) + window_wait
             end = cycle + latency + occupancy - plan.occupancy  # an access's extra beats deliver it later
-            item.start = cycle
-            item.end = end
+            item.start, item.end = cycle, end
             for space in writes:
                 ready_at[space] = end
             if end > last:
@@ -370,18 +302,43 @@ class Scheduler:
                 heapreplace(waiting, cycle)
             k += 1
             if not k % _PRUNE_EVERY:  # nothing issues before the front end's cycle any more
-                floor = front
-                usage = {c: u for c, u in usage.items() if c >= floor}
-                special_busy = {c: u for c, u in special_busy.items() if c >= floor}
-                busy = {name: {c: n for c, n in cycles.items() if c >= floor} for name, cycles in busy.items()}
-                full = {name: {c: n for c, n in cycles.items() if c >= floor} for name, cycles in full.items()}
-                unit_state = {name: (busy[name], capacity[name], full[name]) for name in busy}
-                for side in (read_runs, write_runs):
-                    if len(side.firsts) > _FOLD_RUNS:
-                        side.fold()
-        self.usage, self.special_busy, self.busy, self.full = usage, special_busy, busy, full
-        self.front, self.membar_floor, self.ub_end, self.last = front, membar_floor, ub_end, last
-        self.count, self.refined = k, refined
+                usage, special_busy, unit_state = self._prune(front)
+        self.front, self.membar_floor, self.ub_end, self.last, self.count = front, membar_floor, ub_end, last, k
+
+    def _units(self) -> dict:
+        """unit -> (cycle -> instructions it holds then, its capacity, a full cycle -> a later one to try)."""
+        return {name: (self.busy[name], self.fn.units[name], self.full[name]) for name in self.busy}
+
+    def _other_access(self, item: Job, plan: InnerPlan, entry, occupancy: int) -> tuple:
+        """The beats and occupancy of a UB access ``feed`` does not write out (several runs of blocks,
+        none, a gather or a scatter, a footprint refined at its start), its blocks noted."""
+        if item.refine is not None:
+            self.refined = True
+        writing = plan.ub == 2
+        self.runs[writing].add(entry)
+        if not plan.whole_ub:
+            return _access_beats(self.fn, plan, entry), occupancy
+        # a gather or scatter: every port, for its lanes' cycles in the sub-banks
+        ports = self.fn.ports
+        if item.lanes is not None:
+            sub_bank = sub_bank_cycles(ports, item.lanes)
+            if sub_bank > occupancy:
+                key = (item.pc, "sub_bank")
+                self.stalls[key] = self.stalls.get(key, 0) + sub_bank - occupancy
+                occupancy = sub_bank
+        return (whole_ub(ports, writing),) * occupancy, occupancy
+
+    def _prune(self, floor: int) -> tuple:
+        """Forget the cycles before ``floor`` (no job issues before the front end's cycle any more)
+        and merge the block runs noted: the usage, transcendental units and units ``feed`` goes on with."""
+        self.usage = {c: u for c, u in self.usage.items() if c >= floor}
+        self.special_busy = {c: u for c, u in self.special_busy.items() if c >= floor}
+        self.busy = {name: {c: n for c, n in cycles.items() if c >= floor} for name, cycles in self.busy.items()}
+        self.full = {name: {c: n for c, n in cycles.items() if c >= floor} for name, cycles in self.full.items()}
+        for side in self.runs:
+            if len(side.firsts) > _FOLD_RUNS:
+                side.fold()
+        return self.usage, self.special_busy, self._units()
 
     def result(self, items: list | None = None) -> Schedule:
         """The schedule so far (``items``: the launch's items, kept with it when given)."""
@@ -399,3 +356,67 @@ def schedule(fn, items: list) -> Schedule:
     scheduler = Scheduler(fn)
     scheduler.feed(items)
     return scheduler.result(items)
+
+
+def _marker(fn, waiting: list, item: tuple, front: int, membar_floor: int, ub_end: int) -> tuple[int, int]:
+    """The front end's cycle and UB's floor after a marker ``(kind, pc)`` (``waiting``: the issue queue)."""
+    kind, pc = item
+    if len(waiting) == fn.window and waiting[0] > front:  # the queue is full: the front end waits
+        front = waiting[0]
+    if kind == LOOP:  # the front end reaches the loop and starts it
+        front += fn.loop_startup
+    elif kind == MEMBAR:  # UB accesses after it issue after those before it end
+        membar_floor = max(membar_floor, ub_end) + fn.membar_cycles
+    else:  # the scalar lane
+        front += fn.scalar_cycles[pc]
+    return front, membar_floor
+
+
+def _planned(fn, item: Job) -> InnerPlan:
+    """``plan_of`` a job, its footprints worked out first when its binder left them (it sets both or neither)."""
+    if item.footprint_writes is None:
+        item.footprint_reads, item.footprint_writes = footprint(item.reads), footprint(item.writes)
+    return plan_of(fn, item)
+
+
+def _past_full(skip: dict, cycle: int, stalls: dict, key: tuple) -> int:
+    """The first cycle from ``cycle`` when a unit is not full (``skip``: a full cycle -> a later one to
+    try), each full cycle passed pointing there from now on; the cycles passed are a stall ``key``."""
+    first = was = cycle
+    while cycle in skip:
+        cycle = skip[cycle]
+    while first != cycle:
+        after = skip[first]
+        skip[first] = cycle
+        first = after
+    stalls[key] = stalls.get(key, 0) + cycle - was
+    return cycle
+
+
+def _later_beats(ports, usage: dict, cycle: int, beats: tuple, writing: bool) -> str | None:
+    """Why the beats after an access's first do not fit the cycles after ``cycle`` (None: they fit)."""
+    for j in range(1, len(beats)):
+        used = usage.get(cycle + j)
+        if used is not None:
+            cause = fits(ports, used, beats[j], writing)
+            if cause is not None:
+                return cause
+    return None
+
+
+def _hold_special(busy: dict, cycle: int, cycles: int) -> None:
+    """A job holds a transcendental unit (``busy``: cycle -> units busy) for ``cycles`` from ``cycle``."""
+    for j in range(cycles):
+        busy[cycle + j] = busy.get(cycle + j, 0) + 1
+
+
+def _hold(units: dict, skip: dict, cap: int, cycle: int, occupancy: int, alone: bool) -> None:
+    """A job holds its unit for ``occupancy`` cycles from ``cycle`` (``alone``: its issue cycle is the
+    unit's whole width); a cycle the unit is then full at is noted in ``skip``."""
+    if alone:
+        units[cycle] = cap
+        skip[cycle] = cycle + 1
+    for j in range(1 if alone else 0, occupancy):
+        held = units[cycle + j] = units.get(cycle + j, 0) + 1
+        if held == cap:
+            skip[cycle + j] = cycle + j + 1

@@ -133,16 +133,22 @@ def fits(ports: Ports, used: list, beat: Beat, write: bool) -> str | None:
     return None
 
 
-def take(used: list, beat: Beat, write: bool) -> None:
-    """Add ``beat`` to a cycle's use (``fits`` says its layout; its first entry is the caller's)."""
-    if write:
-        used[4] |= beat.banks
-        used[5] += beat.accesses
-        used[6] |= beat.writes
-    else:
-        used[1] |= beat.banks
-        used[2] += beat.accesses
-        used[3] += beat.reads
+def take(usage: dict, used: list, cycle: int, beats: tuple, write: bool) -> None:
+    """Add an access's ``beats`` to the use of the cycles from ``cycle`` on (``usage``: cycle -> its
+    use, as ``fits`` reads it, its first entry the caller's; ``used``: ``cycle``'s, already there)."""
+    for j, beat in enumerate(beats):
+        if j:
+            used = usage.get(cycle + j)
+            if used is None:
+                used = usage[cycle + j] = [0, 0, 0, 0, 0, 0, 0]
+        if write:
+            used[4] |= beat.banks
+            used[5] += beat.accesses
+            used[6] |= beat.writes
+        else:
+            used[1] |= beat.banks
+            used[2] += beat.accesses
+            used[3] += beat.reads
 
 
 def rows_key(ports: Ports, entry) -> tuple:
