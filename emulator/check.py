@@ -1,6 +1,7 @@
 """The emulator refuses to start half-built: every table row must have semantics (a binder for its
 family, and for arithmetic a kernel for every type it takes) and a price (its scheduling class
-priced by every built-in profile). Run once, at import."""
+priced by every built-in profile). Run once, at import; the table's own data (forms, classes and
+their units, examples) is checked before, when ``isa`` is imported (``isa.check``)."""
 
 from __future__ import annotations
 
@@ -10,26 +11,26 @@ from emulator.semantics import reductions
 from emulator.semantics.registry import missing_bank_rules, missing_families
 from emulator.timing.costs import check_classes, is_arithmetic
 from isa import TABLE, TYPES
+from isa.classes import CLASSES
 
 
 class IncompleteEmulator(RuntimeError):
     """A row the emulator cannot run or price: a developer's mistake, found before any program runs."""
 
 
-# Families whose arithmetic is a kernel of ``emulator.arith.numerics`` or ``emulator.semantics.reductions`` (the
-# conversion, compare and select families build theirs from the type pair or the condition, for any
-# of their rows' types).
-KERNEL_FAMILIES = ("tensor", "vbinary", "vunary", "vscalar", "vfma")
 # Types whose numpy dtype comes from ml_dtypes, an import of about a second: at import only their op
 # is checked; the test suite builds their kernels too (``missing_kernels(every_type=True)``).
 _LAZY_TYPES = ("bf16", "e4m3", "e5m2")
 
 
 def missing_kernels(table=TABLE, every_type: bool = False) -> list[str]:
-    """Arithmetic rows whose op has no kernel, or whose kernel cannot be built for a type they take."""
+    """Rows priced per op whose arithmetic is their op's kernel (``row.kernel``: not a conversion, a
+    compare or a select, which build theirs from the type pair, the condition or the selector) and
+    whose op has no kernel in ``emulator.arith.numerics`` or ``emulator.semantics.reductions``, or
+    whose kernel cannot be built for a type they take."""
     found = []
     for row in table:
-        if not is_arithmetic(row.timing) or row.family not in KERNEL_FAMILIES:
+        if row.timing not in CLASSES or not is_arithmetic(row.timing) or not row.kernel:
             continue
         build = reductions.kernel if row.op in reductions.OPS else numerics.kernel
         if row.op not in numerics.kernel_ops() and row.op not in reductions.OPS:

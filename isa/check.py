@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from isa.model import MASK_EXT_WORDS, WORD_BITS, Instruction
+from isa.classes import CLASSES, SchedClass, class_problems
+from isa.examples import statement
+from isa.forms import FORMS
+from isa.model import MASK_EXT_WORDS, WORD_BITS, Instruction, Kind
 from isa.types import TYPES
 
 
@@ -10,7 +13,12 @@ class TableError(Exception):
     """The instruction table contradicts itself."""
 
 
-def check_table(table: tuple[Instruction, ...]) -> None:
+def check_table(table: tuple[Instruction, ...], classes: dict[str, SchedClass] = CLASSES,
+                forms_known: dict = FORMS) -> None:
+    """Raise ``TableError`` naming the first row (or class) that contradicts the table's rules."""
+    problems = [problem for cls in classes.values() for problem in class_problems(cls)]
+    if problems:
+        raise TableError(problems[0])
     opcodes: dict[int, Instruction] = {}
     forms: set[tuple[str, str]] = set()
     for row in table:
@@ -49,3 +57,46 @@ def check_table(table: tuple[Instruction, ...]) -> None:
                 raise TableError(f"{where}: default of {kw.name} outside its range")
             if kw.types and not set(kw.types) <= set(row.types):
                 raise TableError(f"{where}: field {kw.name} names types the row lacks")
+        _check_data(row, where, classes, forms_known)
+
+
+def unit_of_operands(row: Instruction) -> str:
+    """The unit a register row's operands call for inside a vector function: ``store`` when it writes UB
+    (a UB operand first, as its destination), ``load`` when it reads UB, ``exec`` when it touches none."""
+    kinds = [o.kind for o in row.operands]
+    if kinds[:1] == [Kind.UB]:
+        return "store"
+    return "load" if Kind.UB in kinds else "exec"
+
+
+def _check_data(row: Instruction, where: str, classes: dict[str, SchedClass], forms: dict) -> None:
+    """What the rest of vcore reads off the row as data: its form, its class and the units that class
+    holds, its rates and its example."""
+    shapes = forms.get(row.form)
+    if shapes is None:
+        raise TableError(f"{where}: form {row.form!r} is not declared (isa.forms.FORMS names each form and the "
+                         f"operand kinds of its rows)")
+    kinds = tuple(o.kind for o in row.operands)
+    if kinds not in shapes:
+        raise TableError(f"{where}: operands ({', '.join(k.value for k in kinds)}) are not those of form "
+                         f"{row.form!r}: " + " or ".join(f"({', '.join(k.value for k in s)})" for s in shapes))
+    cls = classes.get(row.timing)
+    if cls is None:
+        raise TableError(f"{where}: scheduling class {row.timing!r} is not declared (isa.classes.CLASSES names "
+                         f"each class, its price and its units)")
+    if row.register != (cls.schedule == "register") or row.structure != (cls.schedule == "function"):
+        what = "a register instruction" if row.register else "vector-function structure" if row.structure else \
+            "neither a register instruction nor vector-function structure"
+        raise TableError(f"{where}: the row is {what}, and its class {cls.name!r} is scheduled as "
+                         f"{cls.schedule}")
+    if row.register and cls.unit != (want := unit_of_operands(row)):
+        access = {"store": "writes UB", "load": "reads UB", "exec": "touches no UB"}[want]
+        raise TableError(f"{where}: class {cls.name!r} issues on the {cls.unit} unit, and the row {access}: its "
+                         f"class must issue on the {want} unit")
+    if not {t for t, _ in row.type_rates} <= set(row.types):
+        raise TableError(f"{where}: type_rates name types the row lacks")
+    if not row.example.strip():
+        raise TableError(f"{where}: no example (a complete use of the instruction: the docs show it and the "
+                         f"tests run it)")
+    if statement(row) is None:
+        raise TableError(f"{where}: its example {row.example!r} has no {row.mnemonic} statement")

@@ -26,6 +26,12 @@ _KIND_DOC = {
 }
 
 
+def _example(row) -> list[str]:
+    """The row's example, as a program writes it (a register instruction: inside a vector function)."""
+    where = " (inside a vector function)" if row.register else ""
+    return [f"Example{where}:", "", *(f"    {line}" for line in row.example.splitlines())]
+
+
 def render() -> str:
     out = [
         "# vcore ISA reference",
@@ -55,7 +61,7 @@ def render() -> str:
                    f"{row.summary} |")
     for row in TABLE:
         out += ["", f"## {row.mnemonic} ({row.form}), opcode 0x{row.opcode:02x}", "", f"`{row.syntax}`", "",
-                row.summary + ".", "", "| bits | field | meaning |", "|---|---|---|"]
+                row.summary + ".", "", *_example(row), "", "| bits | field | meaning |", "|---|---|---|"]
         operands = {o.name: o for o in row.operands}
         keywords = {k.name: k for k in row.keywords}
         for f in row.fields:

@@ -203,6 +203,22 @@ class Instruction:
     # VREDUCE.O.T: the operations O, in the same place (``part`` names which: a ``PARTS`` key).
     conditions: tuple[str, ...] = ()
     part: str = "C"
+    # A complete use of the instruction, as a program writes it (``isa.examples.program`` frames a
+    # register instruction's in a vector function); the tests that cover every row run these.
+    example: str = ""
+    # Whether its arithmetic is the element kernel of its op (``emulator.arith.numerics``): not where the
+    # shape builds it from the type pair, the condition or the selector bits.
+    kernel: bool = True
+    # The ``elements_per_cycle`` entry that prices an element type's lanes where it is not the op's
+    # (the 950's f32 add: ``float32_add``), as (type, entry) pairs.
+    type_rates: tuple[tuple[str, str], ...] = ()
+
+    def rate_of(self, type_name: str) -> str:
+        """The ``elements_per_cycle`` entry that prices this row's lanes of ``type_name``."""
+        for name, entry in self.type_rates:
+            if name == type_name:
+                return entry
+        return self.op
 
     @property
     def part_word(self) -> str:

@@ -33,11 +33,11 @@ from emulator.functions.schedule import (
     LOOP,
     MEMBAR,
     SCALAR,
-    UB_UNIT,
     InnerPlan,
     Schedule,
     Scheduler,
     schedule,
+    ub_unit,
 )
 from emulator.functions.steps import Stepper
 from emulator.functions.timed import TimedPerform
@@ -202,10 +202,10 @@ class Function:
         self.plans: dict[int, InnerPlan] = {}
         self.beats: dict = {}  # pc -> (first row in the banks' period << 16 | rows) -> its UB beats
         # Its UB accesses, one slot each (emulator.functions.races), and which write; none writes: no race
-        accesses = [b for b in body if b.inst.row.family in UB_UNIT]
+        accesses = [b for b in body if ub_unit(b.inst.row)]
         self.ub_slots = {b.pc: slot for slot, b in enumerate(accesses)}
         self.slot_pcs = [b.pc for b in accesses]
-        self.slot_writes = [UB_UNIT[b.inst.row.family] == "store" for b in accesses]
+        self.slot_writes = [ub_unit(b.inst.row) == "store" for b in accesses]
         self.may_race = any(self.slot_writes)
         self.masked_lanes = {b.pc: (_mask_operand(b.inst), b.inst.type.size) for b in body
                              if b.inst.row.family in MASKED_LANES}

@@ -17,11 +17,9 @@ import numpy as np
 from emulator.jobs import REGISTER_SPACES, Job, footprint, merge_runs
 from emulator.order.races import overlap
 from emulator.timing.ub_ports import beats, fits, rows_key, sub_bank_cycles, take, whole_ub
+from isa.classes import CLASSES
 
-# The families that access UB inside a function and the unit each takes: loads read UB, stores write it.
-UB_UNIT = {"vld": "load", "pld": "load", "vgather_ub": "load", "vst": "store", "pst": "store", "vscatter": "store"}
 _BUSY = {"load": "load_unit", "store": "store_unit", "exec": "issue_width"}  # the stall of a full unit
-_WHOLE_UB = ("vgather_ub", "vscatter")  # they take all of UB's ports for their cycles
 # What a function's expansion records besides jobs: a marker ``(kind, pc)``.
 LOOP, ENDLOOP, MEMBAR, SCALAR, END = "loop", "endloop", "membar", "scalar", "end"
 _PRUNE_EVERY = 2048  # jobs scheduled between prunes of the issue tables
@@ -58,25 +56,35 @@ class Schedule(NamedTuple):
     apart: bool  # no UB block is written by one of its accesses and touched by another: nothing can race
 
 
+def ub_unit(row) -> str | None:
+    """The unit through which a row accesses UB inside a function, its class's: ``load`` (it reads UB),
+    ``store`` (it writes UB), or None (it does not access UB)."""
+    unit = CLASSES[row.timing].unit
+    return unit if unit in ("load", "store") else None
+
+
 def plan_of(fn, job: Job) -> InnerPlan:
-    """What scheduling ``job`` needs that depends on its pc alone, worked out once per pc."""
+    """What scheduling ``job`` needs that depends on its pc alone, worked out once per pc, from its class's
+    units (``isa.classes``): the unit it issues on, any transcendental unit it holds, all of UB's ports."""
     plan = fn.plans.get(job.pc)
     if plan is None:
         inst = fn.insts[job.pc]
         if job.footprint_reads is None or job.footprint_writes is None:
             job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
         cost = fn.costs.register_cost(inst)
-        family = inst.row.family
+        cls = CLASSES[inst.row.timing]
+        unit = cls.unit
         reads = tuple(s for s in job.footprint_reads if s in REGISTER_SPACES)
         writes = tuple(s for s in job.footprint_writes if s in REGISTER_SPACES)
-        memory_reads = len(reads) < len(job.footprint_reads) or family == "vgather_ub"
-        memory_writes = len(writes) < len(job.footprint_writes) or family == "vscatter"
+        # a gather's or scatter's blocks are known only when it runs: it accesses UB whatever its footprint
+        memory_reads = len(reads) < len(job.footprint_reads) or (cls.whole_ub and unit == "load")
+        memory_writes = len(writes) < len(job.footprint_writes) or (cls.whole_ub and unit == "store")
         occupancy, special = cost.occupancy, 0
-        if inst.row.timing == "reg.transcendental" and fn.special_units:  # its own unit, an issue slot
+        if "transcendental" in cls.units[1:] and fn.special_units:  # its own unit, an issue slot
             occupancy, special = 1, cost.occupancy
-        plan = InnerPlan(cost.latency, occupancy, UB_UNIT.get(family, "exec"), special, reads, writes,
+        plan = InnerPlan(cost.latency, occupancy, unit, special, reads, writes,
                          sum(space[0] == "V" for space in writes), 2 if memory_writes else int(memory_reads),
-                         family in _WHOLE_UB, fn.costs.single_issue(inst))
+                         cls.whole_ub, fn.costs.single_issue(inst))
         fn.plans[job.pc] = plan
     return plan
 

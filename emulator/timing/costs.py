@@ -26,47 +26,32 @@ from attrs import frozen
 from emulator.profiles.profile import Profile
 from emulator.timing.banks import BankRules, conflict_cycles
 from isa import Inst
+from isa.classes import CLASSES, INDEX, ONE, STRIDED
 
 _WIDTH_INDEX = {1: 0, 2: 1, 4: 2}
-# A scheduling class (a row's ``timing`` column) is ``family.name``, and both halves are data: the
-# family says how the class is scheduled (on S alone, as a sync job, as a transfer: tensor and DMA,
-# iterations or bytes through a pipe, as a register instruction inside a vector function, or as
-# the function's structure: its launch, loops and MEMBARs) and
-# which profile key prices it; the name completes the key. So a new class is a row and a profile
-# key, no code: ``tensor.divide`` is priced by ``tensor.sustained_divide`` in every profile.
-SCHEDULES = {"scalar": "scalar", "sync": "sync", "tensor": "transfer", "dma": "transfer", "reg": "register",
-             "vf": "function"}
-_KEY_OF = {
-    "scalar": lambda name: ("scalar", name),
-    "sync": lambda name: ("sync", name),
-    "tensor": lambda name: ("tensor", f"sustained_{name}"),
-    "dma": lambda name: ("dma", f"{name}_bytes_per_cycle"),
-    "reg": lambda name: ("register", f"{name}_latency"),
-    "vf": lambda name: ("register", f"vf_{name}"),
-}
-# Register classes that issue in one cycle whatever their op (the rest are priced per op, by lanes).
-_ONE_CYCLE = ("reg.mask", "reg.load", "reg.store", "reg.permute")
-_NOT_PER_OP = (*_ONE_CYCLE, "reg.gather")
-# A permute's result takes an ALU operation's latency (no separate figure is published).
-_SHARED_KEYS = {"reg.permute": ("register", "alu_latency"), "sync.syncall": ("chip", "syncall")}
+# A row's scheduling class (its ``timing``) is a record of ``isa.classes``: how it is scheduled (its
+# family: on S alone, as a sync job, as a transfer: tensor and DMA, iterations or bytes through a pipe,
+# as a register instruction inside a vector function, or as the function's structure), the profile key
+# that prices it, how its cycles are counted and whether per op. So a new class is a record and its
+# profile keys, no code: ``tensor.divide`` is priced by ``tensor.sustained_divide`` in every profile.
 
 
 def schedule_of(timing: str) -> str | None:
-    """How a class is scheduled (scalar, sync, transfer, register), or None for an unknown family."""
-    return SCHEDULES.get(timing.partition(".")[0])
+    """How a class is scheduled (scalar, sync, transfer, register, function), or None for no class."""
+    cls = CLASSES.get(timing)
+    return None if cls is None else cls.schedule
 
 
 def price_key(timing: str) -> tuple[str, str]:
     """The profile section and key that price a class."""
-    family, _, name = timing.partition(".")
-    return _SHARED_KEYS.get(timing) or _KEY_OF[family](name)
+    return CLASSES[timing].price
 
 
 def is_arithmetic(timing: str) -> bool:
-    """Whether a class's rows compute element arithmetic, priced per op: their op needs a kernel
-    (``emulator.arith.numerics``) and an ``elements_per_cycle`` entry in every profile."""
-    family = timing.partition(".")[0]
-    return family == "tensor" or (family == "reg" and timing not in _NOT_PER_OP)
+    """Whether a class's rows are priced per op: their op needs an ``elements_per_cycle`` entry in
+    every profile (and, where the row says its arithmetic is its op's kernel, a kernel in
+    ``emulator.arith.numerics``)."""
+    return CLASSES[timing].per_op
 
 
 def rate_key(inst_or_row_type: str, source: str | None) -> str:
@@ -75,9 +60,12 @@ def rate_key(inst_or_row_type: str, source: str | None) -> str:
 
 
 def elements_per_cycle(entry, inst: Inst, width: int):
-    """An op's rate for an instruction: a list is indexed by element width, a table by type (or pair)."""
+    """An op's rate for an instruction: a list is indexed by element width, a table by type (or pair),
+    a number is the rate of every width."""
     if isinstance(entry, dict):
         return entry[rate_key(inst.type.name, inst.source.name if inst.source is not None else None)]
+    if isinstance(entry, int | float):
+        return entry
     return entry[width]
 
 
@@ -89,28 +77,36 @@ def _rate_keys(row) -> list[str]:
     return list(row.types)
 
 
-def check_classes(table, profiles) -> list[str]:
-    """What keeps a row from being priced: a class with no schedule, or a profile without the keys
-    (its class's, and for an op priced by elements per cycle, that op's entry). Empty when all is well."""
+def _rates(row, cls) -> list[str]:
+    """The ``elements_per_cycle`` entries that price a row: its op's (per op) and those its types name
+    instead, or its class's (the lanes of an index register)."""
+    if cls.per_op:
+        return [row.op, *(entry for _, entry in row.type_rates)]
+    return [cls.rate] if cls.rate else []
+
+
+def check_classes(table, profiles, classes=CLASSES) -> list[str]:
+    """What keeps a row from being priced: a class that is not declared, or a profile without the keys
+    (its class's, and the ``elements_per_cycle`` entries that price its lanes). Empty when all is well."""
     problems = []
     for row in table:
-        if schedule_of(row.timing) is None or not row.timing.partition(".")[2]:
-            problems.append(f"{row.mnemonic} ({row.form}): scheduling class {row.timing!r} has no schedule "
-                            f"(a class is FAMILY.NAME, FAMILY one of {', '.join(SCHEDULES)})")
+        cls = classes.get(row.timing)
+        if cls is None:
+            problems.append(f"{row.mnemonic} ({row.form}): scheduling class {row.timing!r} is not declared "
+                            f"(isa.classes.CLASSES)")
             continue
         for profile in profiles:
-            section, key = price_key(row.timing)
+            section, key = cls.price
             if key not in profile[section]:
                 problems.append(f"{row.mnemonic} ({row.form}): profile {profile.name} lacks {section}.{key}")
-            if is_arithmetic(row.timing):  # priced per op too, in its section's elements_per_cycle
-                section = "tensor" if row.timing.startswith("tensor.") else "register"
-                entry = profile[section]["elements_per_cycle"].get(row.op)
+            for rate in _rates(row, cls):  # the lanes' rate, in its section's elements_per_cycle
+                entry = profile[section]["elements_per_cycle"].get(rate)
                 if entry is None:
                     problems.append(f"{row.mnemonic}: profile {profile.name} lacks "
-                                    f"{section}.elements_per_cycle.{row.op}")
+                                    f"{section}.elements_per_cycle.{rate}")
                 elif isinstance(entry, dict):
                     problems += [f"{row.mnemonic}.{key}: profile {profile.name} lacks "
-                                 f"{section}.elements_per_cycle.{row.op}.{key}"
+                                 f"{section}.elements_per_cycle.{rate}.{key}"
                                  for key in _rate_keys(row) if key not in entry]
     return problems
 
@@ -170,7 +166,8 @@ class CostModel:
     def tensor_iteration_cycles(self, inst: Inst) -> float:
         lanes = inst.lanes
         width = 0 if lanes == 128 else 1
-        per_cycle = elements_per_cycle(self.tensor["elements_per_cycle"][inst.row.op], inst, width)
+        per_cycle = elements_per_cycle(self.tensor["elements_per_cycle"][inst.row.rate_of(inst.type.name)], inst,
+                                       width)
         sustained = self.tensor[price_key(inst.row.timing)[1]]
         if isinstance(sustained, list):  # per element width
             sustained = sustained[width]
@@ -194,24 +191,23 @@ class CostModel:
         return Cost(busy, busy + self.tensor["startup"], conflicts)
 
     def register_cost(self, inst: Inst) -> Cost:
+        """A register instruction's cycles on its unit and its latency, as its class counts them."""
         row, reg = inst.row, self.register
-        timing = row.timing
-        latency = reg[price_key(timing)[1]]
+        cls = CLASSES[row.timing]
+        latency = reg[cls.price[1]]
         if isinstance(latency, dict):  # by operation (VREDUCE.O)
             latency = latency[inst.cond]
-        if timing in _ONE_CYCLE:  # a block-strided VLD / VST: the documented half rate (more if its banks need it)
-            blk = inst.kw("blk") if timing in ("reg.load", "reg.store") else None
-            return Cost(1 if blk is None else reg["strided_access_cycles"], latency)
+        if cls.occupancy == ONE:
+            return Cost(1, latency)
+        if cls.occupancy == STRIDED:  # a block-strided VLD / VST: the documented half rate (more if its banks need it)
+            return Cost(1 if inst.kw("blk") is None else reg["strided_access_cycles"], latency)
         size = inst.type.size
-        width = _WIDTH_INDEX[size]
-        if timing == "reg.gather":
+        if cls.occupancy == INDEX:  # the lanes of its index register
             lanes = 64 if size == 4 else 128
-            return Cost(max(1, math.ceil(lanes / reg["elements_per_cycle"]["gather"][width])), latency)
+            return Cost(max(1, math.ceil(lanes / reg["elements_per_cycle"][cls.rate][_WIDTH_INDEX[size]])), latency)
         lanes = inst.lanes
         width = _WIDTH_INDEX[256 // lanes]
-        per_cycle = elements_per_cycle(reg["elements_per_cycle"][row.op], inst, width)
-        if row.op == "add" and inst.type.name == "f32":
-            per_cycle = reg["elements_per_cycle"]["float32_add"]
+        per_cycle = elements_per_cycle(reg["elements_per_cycle"][row.rate_of(inst.type.name)], inst, width)
         return Cost(max(1, math.ceil(lanes / per_cycle)), latency)
 
     def single_issue(self, inst: Inst) -> bool:

@@ -40,67 +40,21 @@ def test_registering_a_family_twice_is_refused():
 
 
 def test_every_table_row_binds():
-    """Each row's family binder accepts a decoded instance of the row (one example program per
-    form, assembled from the docs' syntax)."""
+    """Each row's family binder accepts a decoded instance of the row: its example (``isa.examples``),
+    assembled, decoded and bound at every pc."""
     import emulator.machine  # noqa: F401
     from assembler import assemble
     from emulator.semantics.registry import bind
     from isa import TABLE, decode_program
+    from isa.examples import program
 
-    src = """VADD.f16 [0x0], [0x0], [0x0]
-VEXP.f32 [0x0], [0x0]
-VADDS.s16 [0x0], [0x0], 1
-VF.BEGIN
-LOOP 2
-MEMBAR
-ENDLOOP
-VLD.u8 V0, [S1]
-VST.u8 [S1], V0, P0
-VSUB.u32 V0, V1, V2, P0, carry=P1
-VABS.s8 V0, V1, P0
-VMAXS.f16 V0, V1, 2.0, P0
-VGATHER.f16 V0, [S1], V1, P0
-VGATHER.f16 V0, V1, V2
-VSCATTER.f16 [S1], V0, V1, P0
-PSET.b16 P0, ALL
-PUPDATE.b32 P0, S1
-PLD P0, [S1]
-PST [S1], P0
-VCONV.f16.f32 V0, V1, P0, round=odd, part=1
-VDUP.f32 V0, 1.0, P0
-VARANGE.s32 V0, 3
-VCMP.LT.f32 P1, V0, V1, P0
-VSEL.f32 V0, V1, V2, P0
-PNOT P0, P1
-VMLA.f32 V0, V1, V2, P0
-VREDUCE.SUM.f16 V0, V1, P0
-VF.END
-VCONV.s32.f16 [0], [256], round=floor, srcrep=4
-VCMPS.EQ.f16 [0], [256], 1.0
-VSEL.f16 [0], [256], [512], [768]
-LD.s32 S2, gm[S1 + 4]
-ST.u8 [S1 + 3], S2
-MOV S1, 1
-ADD S1, S1, 1
-l: BEQ S1, 0, l
-JMP l
-NOP
-HALT
-DMA.GM2UB [0x0], gm[0x0], len=1
-DMA.UB2GM gm[0x0], [0x0], len=1
-SETFLAG MTE2, V, 0
-WAITFLAG MTE2, V, 0
-BARRIER ALL
-MOV S3, BLOCKIDX
-SYNCALL
-"""
-    program = assemble(src)
-    seen = set()
-    for pc, inst in decode_program(program.words):
-        bound = bind(inst, pc)
-        assert callable(bound.run)
-        seen.add(inst.row.family)
-    assert seen == {row.family for row in TABLE}
+    for row in TABLE:
+        bound_rows = set()
+        for pc, inst in decode_program(assemble(program(row)).words):
+            bound = bind(inst, pc)
+            assert callable(bound.run), (row.mnemonic, row.form)
+            bound_rows.add((inst.row.mnemonic, inst.row.form))
+        assert (row.mnemonic, row.form) in bound_rows, (row.mnemonic, row.form, row.example)
 
 
 def test_the_emulator_is_complete_at_import():
@@ -116,24 +70,29 @@ def test_an_unpriced_row_or_class_is_named():
     from emulator.profiles.profile import load_profile
     from emulator.timing.costs import check_classes
     from isa import TABLE
+    from isa.classes import CLASSES, PER_OP, SchedClass
 
     vadd = next(r for r in TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
     vdiv = attrs.evolve(vadd, mnemonic="VFROB", op="frob")  # a new op with no price yet
     odd = attrs.evolve(vadd, mnemonic="VODD", timing="tensor.odd")  # a new class: no profile prices it yet
-    lost = attrs.evolve(vadd, mnemonic="VLOST", timing="vector.odd")  # a class of no family
+    lost = attrs.evolve(vadd, mnemonic="VLOST", timing="vector.odd")  # a class with no record
+    radd = next(r for r in TABLE if r.mnemonic == "VADD" and r.form == "reg-binary")
+    fast = attrs.evolve(radd, mnemonic="VFAST", type_rates=(("f16", "half_add"),))  # a type's own rate, unpriced
+    classes = {**CLASSES, "tensor.odd": SchedClass("tensor.odd", ("tensor", "sustained_odd"), PER_OP)}
     profiles = [load_profile("950"), load_profile("a2")]
-    found = check_classes([vadd, vdiv, odd, lost], profiles)
+    found = check_classes([vadd, vdiv, odd, lost, fast], profiles, classes)
     assert found == ["VFROB: profile 950 lacks tensor.elements_per_cycle.frob",
                      "VFROB: profile a2 lacks tensor.elements_per_cycle.frob",
                      "VODD (tensor-binary): profile 950 lacks tensor.sustained_odd",
                      "VODD (tensor-binary): profile a2 lacks tensor.sustained_odd",
-                     "VLOST (tensor-binary): scheduling class 'vector.odd' has no schedule "
-                     "(a class is FAMILY.NAME, FAMILY one of scalar, sync, tensor, dma, reg, vf)"]
+                     "VLOST (tensor-binary): scheduling class 'vector.odd' is not declared (isa.classes.CLASSES)",
+                     "VFAST: profile 950 lacks register.elements_per_cycle.half_add",
+                     "VFAST: profile a2 lacks register.elements_per_cycle.half_add"]
 
 
-def test_a_new_class_is_a_profile_key_and_no_code():
-    """VDIV's class ``tensor.divide`` is scheduled and priced from its name: a profile that gives
-    ``tensor.sustained_divide`` prices it, and taking that key away is named as missing."""
+def test_a_new_class_is_a_record_and_profile_keys_and_no_code():
+    """VDIV's class ``tensor.divide`` is a record of ``isa.classes`` naming its price: a profile that
+    gives ``tensor.sustained_divide`` prices it, and taking that key away is named as missing."""
     import attrs
 
     from emulator.profiles.profile import load_profile
@@ -142,6 +101,8 @@ def test_a_new_class_is_a_profile_key_and_no_code():
 
     assert schedule_of("tensor.divide") == "transfer" and price_key("tensor.divide") == ("tensor", "sustained_divide")
     assert is_arithmetic("tensor.divide") and is_arithmetic("reg.transcendental") and not is_arithmetic("reg.load")
+    assert price_key("reg.permute") == ("register", "alu_latency") and price_key("sync.syncall") == ("chip", "syncall")
+    assert not is_arithmetic("reg.gather") and not is_arithmetic("reg.mask") and schedule_of("vector.odd") is None
     vdiv = next(r for r in TABLE if r.mnemonic == "VDIV" and r.form == "tensor-binary")
     profile = load_profile("950")
     assert check_classes([vdiv], [profile]) == []
@@ -157,13 +118,32 @@ def test_every_class_a_row_names_is_scheduled():
     assert [row.timing for row in TABLE if schedule_of(row.timing) is None] == []
 
 
-def test_docs_timing_names_every_class():
+def test_docs_timing_class_table_is_generated():
+    """docs/timing.md's class table is the one ``make docs`` generates from the class records and the
+    table (each class, its rows, its cycles), so a new row or class cannot be left out of it."""
     from pathlib import Path
 
+    from emulator.profiles.doc import class_table
     from isa import TABLE
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "timing.md").read_text()
-    assert sorted({row.timing for row in TABLE if f"`{row.timing}`" not in text}) == []
+    assert class_table() in text, "docs/timing.md's class table is stale: run make docs"
+    table = class_table()
+    assert all(f"`{row.timing}`" in table for row in TABLE)
+
+
+def test_the_class_table_lists_a_new_row_and_class(monkeypatch):
+    import attrs
+
+    from emulator.profiles import doc
+    from isa.classes import CLASSES, SchedClass
+
+    vadd = next(r for r in doc.TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
+    new = attrs.evolve(vadd, mnemonic="VADDRELU", opcode=0xF0, timing="tensor.fused")
+    monkeypatch.setattr(doc, "TABLE", (*doc.TABLE, new))
+    monkeypatch.setattr(doc, "CLASSES", {**CLASSES, "tensor.fused": SchedClass(
+        "tensor.fused", ("tensor", "sustained_fused"), occupies="its own cycles", lands="its own landing")})
+    assert "| `tensor.fused` | VADDRELU | its own cycles | its own landing |" in doc.class_table()
 
 
 def test_an_arithmetic_row_without_a_kernel_is_named():
@@ -177,4 +157,10 @@ def test_an_arithmetic_row_without_a_kernel_is_named():
     frob = attrs.evolve(vadd, mnemonic="VFROB", op="frob")
     want = "VFROB (tensor-binary): op 'frob' has no kernel in emulator.arith.numerics"
     assert missing_kernels([vadd, vexp, frob]) == [want]
+    # Whether a row's arithmetic is its op's kernel is the row's (``kernel``), not its family's: a new
+    # family's row is checked too, and a row whose shape builds its arithmetic (a select) is not.
+    ternary = attrs.evolve(vexp, mnemonic="VFROB3", family="vternary", op="frob3")
+    select = attrs.evolve(vexp, mnemonic="VPICK", family="vpick", op="pick", kernel=False)
+    assert missing_kernels([ternary, select]) == [
+        "VFROB3 (reg-unary): op 'frob3' has no kernel in emulator.arith.numerics"]
     assert missing_kernels(every_type=True) == []  # bf16 and fp8 kernels too (import checks the others)

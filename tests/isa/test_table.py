@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import attrs
@@ -114,6 +115,113 @@ def test_duplicate_field_names_are_caught():
     post = row.keyword("post")
     with pytest.raises(TableError, match="duplicate operand or field names"):
         check_table(_replace_row(row, attrs.evolve(row, keywords=(*row.keywords, post))))
+
+
+# -- what the rest of vcore reads off a row as data: refused at import when it does not hold -----------
+
+def test_an_undeclared_form_is_refused_naming_the_row_and_the_form():
+    # A new form name passed import and raised KeyError at its first load (the tensor shape lays out
+    # the operands by form): now a form is declared with its operands, or the table is refused.
+    row = _row("VADD", "tensor-binary")
+    new = attrs.evolve(row, mnemonic="VADDRELU", opcode=0xF0, form="tensor-addrelu")
+    with pytest.raises(TableError, match=r"^VADDRELU \(tensor-addrelu\): form 'tensor-addrelu' is not declared"):
+        check_table((*TABLE, new))
+
+
+def test_operands_that_are_not_the_forms_are_refused():
+    row = _row("VADD", "tensor-binary")
+    with pytest.raises(TableError, match=r"^VADD \(tensor-unary\): operands \(ub, ub, ub\) are not those of form "
+                                         r"'tensor-unary': \(ub, ub\)"):
+        check_table(_replace_row(row, attrs.evolve(row, form="tensor-unary")))
+
+
+def test_a_form_of_two_shapes_takes_either():
+    from isa.forms import FORMS
+
+    assert {tuple(o.kind for o in r.operands) for r in TABLE if r.form == "loop"} == set(FORMS["loop"])
+
+
+def test_every_declared_form_has_rows():
+    from isa.forms import FORMS
+
+    assert set(FORMS) == {r.form for r in TABLE}
+
+
+def test_an_undeclared_class_is_refused():
+    row = _row("VSQRT", "reg-unary")
+    with pytest.raises(TableError, match=r"^VSQRT \(reg-unary\): scheduling class 'reg.sqrt' is not declared"):
+        check_table(_replace_row(row, attrs.evolve(row, timing="reg.sqrt")))
+
+
+@pytest.mark.parametrize(("mnemonic", "form", "timing", "message"), [
+    # a memory row given an execute class: it was priced by alu_latency and landed on the execute unit
+    ("VST", "reg-store", "reg.alu", "class 'reg.alu' issues on the exec unit, and the row writes UB: its class must "
+                                    "issue on the store unit"),
+    ("VLD", "reg-load", "reg.store", "class 'reg.store' issues on the store unit, and the row reads UB: its class "
+                                     "must issue on the load unit"),
+    ("VSCATTER", "reg-scatter", "reg.gather", "issues on the load unit, and the row writes UB"),
+    ("PSET", "mask-pattern", "reg.mask_load", "issues on the load unit, and the row touches no UB: its class must "
+                                              "issue on the exec unit"),
+])
+def test_a_register_class_whose_unit_does_not_fit_the_rows_operands_is_refused(mnemonic, form, timing, message):
+    row = _row(mnemonic, form)
+    with pytest.raises(TableError, match="^" + re.escape(f"{mnemonic} ({form}): ") + ".*" + re.escape(message)):
+        check_table(_replace_row(row, attrs.evolve(row, timing=timing)))
+
+
+@pytest.mark.parametrize(("mnemonic", "form", "timing", "message"), [
+    ("VADD", "reg-binary", "tensor.binary", "the row is a register instruction, and its class 'tensor.binary' is "
+                                            "scheduled as transfer"),
+    ("VADD", "tensor-binary", "reg.alu", "the row is neither a register instruction nor vector-function structure, "
+                                         "and its class 'reg.alu' is scheduled as register"),
+    ("LOOP", "loop", "scalar.branch", "the row is vector-function structure, and its class 'scalar.branch' is "
+                                      "scheduled as scalar"),
+])
+def test_a_class_of_another_kind_of_row_is_refused(mnemonic, form, timing, message):
+    row = next(r for r in TABLE if r.mnemonic == mnemonic and r.form == form)
+    with pytest.raises(TableError, match="^" + re.escape(f"{mnemonic} ({form}): {message}")):
+        check_table(_replace_row(row, attrs.evolve(row, timing=timing)))
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"units": ("fpu",)}, "units ('fpu',) are not an issue unit (load, store, exec) then side units"),
+    ({"units": ()}, "units () are not an issue unit"),
+    ({"occupancy": "lanes"}, "occupancy 'lanes' is not one of"),
+    ({"whole_ub": True}, "takes every UB port but issues on no memory unit"),
+    ({"rate": "gather"}, "a rate is for the 'index' occupancy alone"),
+])
+def test_a_malformed_class_record_is_refused(changes, message):
+    from isa.classes import CLASSES
+
+    classes = {**CLASSES, "reg.alu": attrs.evolve(CLASSES["reg.alu"], **changes)}
+    with pytest.raises(TableError, match=r"^scheduling class 'reg\.alu'.*" + re.escape(message)):
+        check_table(TABLE, classes)
+
+
+def test_a_class_of_no_family_or_with_units_outside_a_function_is_refused():
+    from isa.classes import CLASSES, SchedClass
+
+    odd = SchedClass("vector.odd", ("tensor", "odd"))
+    with pytest.raises(TableError, match=re.escape("scheduling class 'vector.odd' has no schedule")):
+        check_table(TABLE, {**CLASSES, "vector.odd": odd})
+    busy = attrs.evolve(CLASSES["tensor.binary"], units=("exec",))
+    with pytest.raises(TableError, match=re.escape("'tensor.binary' holds units ('exec',), and only a register")):
+        check_table(TABLE, {**CLASSES, "tensor.binary": busy})
+
+
+def test_a_row_without_an_example_or_whose_example_is_another_instruction_is_refused():
+    row = _row("VEXP", "tensor-unary")
+    with pytest.raises(TableError, match=r"^VEXP \(tensor-unary\): no example"):
+        check_table(_replace_row(row, attrs.evolve(row, example="")))
+    with pytest.raises(TableError, match=r"^VEXP \(tensor-unary\): its example 'VLN.f16 \[0x0\], \[0x0\]' has no "
+                                         r"VEXP statement"):
+        check_table(_replace_row(row, attrs.evolve(row, example="VLN.f16 [0x0], [0x0]")))
+
+
+def test_a_rate_for_a_type_the_row_lacks_is_refused():
+    row = _row("VADD", "reg-binary")
+    with pytest.raises(TableError, match=r"^VADD \(reg-binary\): type_rates name types the row lacks"):
+        check_table(_replace_row(row, attrs.evolve(row, type_rates=(("f64", "float64_add"),))))
 
 
 # -- properties of the real table --------------------------------------------------------------------

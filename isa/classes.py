@@ -1,0 +1,159 @@
+"""The scheduling classes (a row's ``timing`` column): for each, how it is scheduled, which profile key
+prices it, how its cycles are counted and, for a register class, the units it holds inside a vector
+function (as an llvm-mca ``WriteRes<Class, [units]>`` with its ``ReleaseAtCycles``).
+
+This is data, like the table: the cost model (``emulator.timing.costs``) and a function's schedule
+(``emulator.functions.schedule``) read a row's class and never its name. The table's self-check
+refuses a row whose class is not here, and a register row whose class's unit does not fit its operands
+(a row that writes UB issues on the store unit, one that reads it on the load unit, any other on the
+execute unit); the emulator's check at import refuses a class a built-in profile does not price.
+docs/timing.md's class table is generated from these records (``make docs``).
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+# How a class family is scheduled: on S alone, as a sync job, as a transfer through its pipe (tensor
+# iterations, DMA bytes), as a register instruction inside a vector function, or as the function's
+# own structure (its launch, loops and MEMBARs).
+SCHEDULES = {"scalar": "scalar", "sync": "sync", "tensor": "transfer", "dma": "transfer", "reg": "register",
+             "vf": "function"}
+
+# The units a vector function issues on (each with the profile's count of them a cycle), and the units
+# an instruction may hold beside its issue unit.
+ISSUE_UNITS = ("load", "store", "exec")
+SIDE_UNITS = ("transcendental",)
+
+# How a class's cycles on its pipe (or its unit, inside a function) are counted:
+PER_OP = "per_op"  # by its lanes at its op's ``elements_per_cycle`` (the row's ``rate_of``): priced per op
+INDEX = "index"  # the lanes of its index register (128; 64 for 32-bit types) at ``elements_per_cycle[rate]``
+ONE = "one"  # one cycle
+STRIDED = "strided"  # one cycle, or ``register.strided_access_cycles`` with ``blk=`` (more if its banks need)
+PRICE = "price"  # the priced figure itself (scalar, sync, DMA and function structure)
+OCCUPANCIES = (PER_OP, INDEX, ONE, STRIDED, PRICE)
+
+
+@frozen
+class SchedClass:
+    """One scheduling class: what prices it, how its cycles are counted, the units it holds."""
+
+    name: str  # FAMILY.NAME, as rows write it in ``timing``
+    price: tuple[str, str]  # the profile section and key that price it (a register class: its latency)
+    occupancy: str = PRICE  # one of OCCUPANCIES
+    # Inside a vector function: the unit it issues on and holds for its cycles, then any unit it holds
+    # instead for those cycles, holding its issue unit one cycle (ReleaseAtCycles), where the profile
+    # has such units (``register.transcendental_units``).
+    units: tuple[str, ...] = ()
+    rate: str = ""  # INDEX: the ``elements_per_cycle`` entry of its lanes
+    whole_ub: bool = False  # it takes every UB port for its cycles (a gather or scatter: blocks known late)
+    occupies: str = ""  # docs/timing.md: the cycles it occupies its pipe or unit
+    lands: str = ""  # docs/timing.md: the cycles after which its results land
+
+    @property
+    def family(self) -> str:
+        return self.name.partition(".")[0]
+
+    @property
+    def schedule(self) -> str | None:
+        """How it is scheduled (scalar, sync, transfer, register, function), or None for no family."""
+        return SCHEDULES.get(self.family)
+
+    @property
+    def per_op(self) -> bool:
+        """Whether its rows are priced per op: their op needs ``elements_per_cycle.OP`` in every profile
+        (and, where the row computes element arithmetic, a kernel)."""
+        return self.occupancy == PER_OP
+
+    @property
+    def unit(self) -> str | None:
+        """The unit it issues on inside a vector function (None: not a register class)."""
+        return self.units[0] if self.units else None
+
+
+def _scalar(name: str, occupies: str, lands: str) -> SchedClass:
+    return SchedClass(f"scalar.{name}", ("scalar", name), occupies=occupies, lands=lands)
+
+
+def _tensor(name: str) -> SchedClass:
+    return SchedClass(f"tensor.{name}", ("tensor", f"sustained_{name}"), PER_OP,
+                      occupies="`tensor.issue` + `ceil(iterations * lanes / (elements_per_cycle * sustained))` + "
+                               "bank-conflict cycles (that part at least 1)",
+                      lands="occupancy + `tensor.startup`")
+
+
+def _reg(name: str, occupancy: str, units: tuple[str, ...], occupies: str, *, latency: str = "",
+         rate: str = "", whole_ub: bool = False) -> SchedClass:
+    key = latency or f"{name}_latency"
+    lands = {"reduce_latency": "`reduce_latency.SUM`, `.MAX`, `.MIN`"}.get(key, f"`{key}`")
+    return SchedClass(f"reg.{name}", ("register", key), occupancy, units, rate, whole_ub, occupies, lands)
+
+
+def _vf(name: str, occupies: str, lands: str = "-") -> SchedClass:
+    return SchedClass(f"vf.{name}", ("register", f"vf_{name}"), occupies=occupies, lands=lands)
+
+
+_LANES = "`ceil(lanes / register.elements_per_cycle)`, at least 1"
+_STRIDED = "1; with `blk=` (block-strided) `max(strided_access_cycles, the cycles its 8 blocks need in the banks)`"
+_INDEX = "`ceil(lanes / elements_per_cycle.gather)`, with every UB port"
+_SCALAR_ON_S = "`scalar.*` on S"
+_SCALAR_MEMORY = "`scalar.*` on S (S waits for a load's value)"
+_DMA_OCCUPIES = "`max(*_issue, ceil(bytes / *_bytes_per_cycle))`, at most its latency"
+_DMA_LANDS = ("`max(ceil(*_setup + bytes / *_burst_bytes_per_cycle), ceil(bytes / *_bytes_per_cycle))`, and not "
+              "before the copy ahead of it on its pipe")
+
+CLASSES: dict[str, SchedClass] = {c.name: c for c in (
+    *(_tensor(name) for name in ("binary", "unary", "transcendental", "divide", "fma", "reduce")),
+    _reg("alu", PER_OP, ("exec",), _LANES),
+    _reg("transcendental", PER_OP, ("exec", "transcendental"),
+         _LANES + " (an execute slot for 1, and a transcendental unit for that)"),
+    _reg("convert", PER_OP, ("exec",), _LANES),
+    _reg("reduce", PER_OP, ("exec",), _LANES + ", issued alone (`reduce_single_issue`)"),
+    _reg("load", STRIDED, ("load",), _STRIDED),
+    _reg("store", STRIDED, ("store",), _STRIDED),
+    _reg("gather", INDEX, ("load",), _INDEX, rate="gather", whole_ub=True),
+    _reg("scatter", INDEX, ("store",), _INDEX, latency="gather_latency", rate="gather", whole_ub=True),
+    # A permute's result takes an ALU operation's latency (no separate figure is published).
+    _reg("permute", ONE, ("exec",), "1", latency="alu_latency"),
+    _reg("mask", ONE, ("exec",), "1"),
+    _reg("mask_load", ONE, ("load",), "1", latency="mask_latency"),
+    _reg("mask_store", ONE, ("store",), "1", latency="mask_latency"),
+    _vf("launch", "the function's whole run (below)", "the same"),
+    _vf("loop_startup", "`register.vf_loop_startup` of the function's front end, each time the loop starts"),
+    _vf("membar", "`register.vf_membar` (after the UB accesses before it)"),
+    _vf("end", "`register.vf_end` (0: a hardware loop costs no instruction)"),
+    SchedClass("dma.gm2ub", ("dma", "gm2ub_bytes_per_cycle"), occupies=_DMA_OCCUPIES, lands=_DMA_LANDS),
+    SchedClass("dma.ub2gm", ("dma", "ub2gm_bytes_per_cycle"), occupies=_DMA_OCCUPIES, lands=_DMA_LANDS),
+    *(SchedClass(f"sync.{name}", ("sync", name), occupies="`sync.*`", lands="the same")
+      for name in ("setflag", "waitflag", "barrier")),
+    SchedClass("sync.syncall", ("chip", "syncall"),
+               occupies="every pipe of the core drains, then the core waits until the last core has arrived, "
+                        "plus `chip.syncall`", lands="the same"),
+    *(_scalar(name, _SCALAR_ON_S, "at once") for name in ("alu", "mul", "branch", "nop")),
+    *(_scalar(name, _SCALAR_MEMORY, "at the end of those cycles")
+      for name in ("load_ub", "load_gm", "store_ub", "store_gm")),
+)}
+
+
+def class_problems(cls: SchedClass) -> list[str]:
+    """What makes a class record unusable: a name of no family, an unknown way of counting its cycles, or
+    units that are not a register class's (an issue unit, then side units). Empty when all is well."""
+    found = []
+    if cls.schedule is None or not cls.name.partition(".")[2]:
+        found.append(f"scheduling class {cls.name!r} has no schedule (a class is FAMILY.NAME, FAMILY one of "
+                     f"{', '.join(SCHEDULES)})")
+    if cls.occupancy not in OCCUPANCIES:
+        found.append(f"scheduling class {cls.name!r}: occupancy {cls.occupancy!r} is not one of "
+                     f"{', '.join(OCCUPANCIES)}")
+    if cls.schedule == "register":
+        if not cls.units or cls.units[0] not in ISSUE_UNITS or not set(cls.units[1:]) <= set(SIDE_UNITS):
+            found.append(f"scheduling class {cls.name!r}: units {cls.units!r} are not an issue unit "
+                         f"({', '.join(ISSUE_UNITS)}) then side units ({', '.join(SIDE_UNITS)})")
+    elif cls.units:
+        found.append(f"scheduling class {cls.name!r} holds units {cls.units!r}, and only a register class "
+                     f"runs inside a vector function")
+    if (cls.occupancy == INDEX) != bool(cls.rate):
+        found.append(f"scheduling class {cls.name!r}: a rate is for the {INDEX!r} occupancy alone")
+    if cls.whole_ub and cls.unit not in ("load", "store"):
+        found.append(f"scheduling class {cls.name!r} takes every UB port but issues on no memory unit")
+    return found
