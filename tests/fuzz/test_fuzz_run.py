@@ -46,6 +46,7 @@ from isa import GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef, encode, prob
 from isa.conversions import EXACT_PAIRS, ONLY_950
 from isa.conversions import PAIRS as CONVERSION_PAIRS
 from isa.program import DataRecord, Program
+from isa.table import FUNCTION_SCALAR_FAMILIES
 from isa.types import TYPES
 
 S = F.load_strategies()
@@ -335,14 +336,35 @@ def flag(mnemonic: str, src: str, dst: str, event: int) -> Inst:
     return Inst(row(mnemonic, "flag"), None, (src, dst, event), ())
 
 
+# The families the segments below draw themselves (branches, flags, HALT, a function's structure);
+# every other family of the table is drawn by ``single``, outside functions or inside them.
+SEGMENT_FAMILIES = frozenset(("branch", "jump", "setflag", "waitflag", "halt", "vf_begin", "vf_end", "loop",
+                              "endloop", "membar"))
+# Families the mix leaves out for now: drawing them moves the fixed-seed draws onto the two known
+# paused-run (debugger) bugs of issue 29 (a paused run reports differently); they join the mix, by
+# ``weighted``, once those are fixed: then this is empty.
+NOT_YET_DRAWN = frozenset(("mov_core", "syncall", "vreduce"))
+OUTSIDE = frozenset(r.family for r in isa.TABLE if not r.register and not r.structure) - SEGMENT_FAMILIES
+INSIDE = frozenset(r.family for r in isa.TABLE if r.register) | frozenset(FUNCTION_SCALAR_FAMILIES)
+
+
+def weighted(groups: tuple, families: frozenset) -> tuple:
+    """(families, weight) of a program's mix: the groups given, and the table's families they leave out
+    as one more group of weight 1 (so a new family is drawn as soon as the table has it)."""
+    named = {f for fams, _ in groups for f in fams}
+    rest = tuple(sorted(families - named))
+    return (*groups, (rest, 1)) if rest else groups
+
+
 # (families, weight): the mix of a program's instructions outside functions, and inside them
-FAMILY_WEIGHTS = ((("tensor",), 5), (("tensor_conv", "tensor_compare", "tensor_select"), 3), (("mov", "alu"), 4),
-                  (("dma",), 4), (("ld", "st"), 2), (("barrier",), 2), (("nop",), 1))
-INSIDE_WEIGHTS = (
+FAMILY_WEIGHTS = weighted(((("tensor",), 5), (("tensor_conv", "tensor_compare", "tensor_select"), 3),
+                           (("mov", "alu"), 4), (("dma",), 4), (("ld", "st"), 2), (("barrier",), 2), (("nop",), 1)),
+                          OUTSIDE - NOT_YET_DRAWN)
+INSIDE_WEIGHTS = weighted((
     (("vld", "vst"), 4), (("vbinary", "vunary", "vscalar"), 4), (("vgather_ub", "vgather_reg", "vscatter"), 2),
     (("vconv", "vdup", "varange", "vcompare", "vselect", "vfma"), 3), (("pset", "pupdate", "pld", "pst", "plogic"), 3),
     (("mov", "alu"), 2),
-)
+), INSIDE - NOT_YET_DRAWN)
 FAMILIES = [fams for fams, weight in FAMILY_WEIGHTS for _ in range(weight)]
 INSIDE_FAMILIES = [fams for fams, weight in INSIDE_WEIGHTS for _ in range(weight)]
 SEGMENTS = ("single", "single", "single", "single", "single", "loop", "branch", "jump", "flag-pair", "stray-flag",
@@ -351,6 +373,19 @@ INSIDE_SEGMENTS = ("single", "single", "single", "single", "single", "single", "
                    "index-load")
 MAX_LOOP_DEPTH = 4
 VF_BEGIN, VF_END, ENDLOOP, MEMBAR = S.VF_BEGIN, S.VF_END, S.ENDLOOP, S.MEMBAR
+
+
+def test_the_mix_is_the_tables_families():
+    """Every family of the table is drawn (by a group of the mix, inside functions or out, or by a
+    segment), or is named as not drawn yet; and no name here is one the table does not have."""
+    families = {r.family for r in isa.TABLE}
+    outside = {f for fams, _ in FAMILY_WEIGHTS for f in fams}
+    inside = {f for fams, _ in INSIDE_WEIGHTS for f in fams}
+    assert outside | inside | SEGMENT_FAMILIES | NOT_YET_DRAWN == families
+    assert outside == OUTSIDE - NOT_YET_DRAWN and inside == INSIDE - NOT_YET_DRAWN
+    assert families >= NOT_YET_DRAWN | SEGMENT_FAMILIES
+    # a family the table gains joins the mix as a group of its own
+    assert weighted(((("tensor",), 5),), frozenset(("tensor", "vnew")))[-1] == (("vnew",), 1)
 
 
 @st.composite
