@@ -2,7 +2,9 @@
 
 Written only from shared/CONTRACT.md (sections 1, 2, 3.1, 6.1-6.6), shared/SEMANTICS.md and
 the seed documents, without looking at the emulator, so that the two can be
-checked against each other.  Everything is done one lane at a time with plain
+checked against each other.  Which ops each shape takes is read from the ISA table
+(``isa.TABLE``, the contract's instruction list as data), so a new op is dispatched without an edit
+here; what every op computes is written here.  Everything is done one lane at a time with plain
 Python loops and Python ints/floats; numpy is only used to hold memory and to
 reinterpret bit patterns.
 
@@ -35,6 +37,8 @@ from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
+
+import isa as _isa
 
 # ---------------------------------------------------------------------------
 # element types
@@ -78,15 +82,33 @@ QNAN = {'f16': 0x7E00, 'bf16': 0x7FC0, 'f32': 0x7FC00000, 'e4m3': 0x7F, 'e5m2': 
 
 _UINT_OF_SIZE = {1: np.dtype('<u1'), 2: np.dtype('<u2'), 4: np.dtype('<u4')}
 
-BINARY_OPS = ('add', 'sub', 'mul', 'max', 'min', 'div', 'expdif')  # div, expdif: float types only
-# (CONTRACT 6.2; expdif is vcore's VEXPDIF, the hardware's ExpSub: d = exp(a - b), within 2 ulp)
+# Which ops each shape takes is the ISA table's (isa.TABLE, the instruction list of the contract's
+# sections 2 and 6), so that a new op is dispatched here as soon as the table has it; what each op
+# computes (lane_binary, lane_unary below) is this module's own. An op whose rows take no float type
+# is bitwise: its own functions, at the end of this module.
+def _ops_of(*forms):
+    """The ops of the table's rows of ``forms`` that take a float type, in table order."""
+    ops = []
+    for row in _isa.TABLE:
+        if row.form in forms and set(row.types) & set(FLOAT_TYPES) and row.op not in ops:
+            ops.append(row.op)
+    return tuple(ops)
+
+
+BINARY_OPS = _ops_of('tensor-binary', 'reg-binary')    # add ... min, div, expdif (vcore's VEXPDIF: ExpSub)
+TENSOR_UNARY_OPS = _ops_of('tensor-unary')             # exp ... sqrt, rec, rsqrt, neg
+REGISTER_UNARY_OPS = _ops_of('reg-unary')              # exp ... sqrt, neg (VREC / VRSQRT: tensor only)
+TENSOR_SCALAR_OPS = _ops_of('tensor-scalar')           # adds ... mins, lrelu
+REGISTER_SCALAR_OPS = _ops_of('reg-scalar')
+# ops whose every row takes float types alone
+FLOAT_ONLY_OPS = tuple(op for op in dict.fromkeys(BINARY_OPS + TENSOR_UNARY_OPS + REGISTER_UNARY_OPS +
+                                                  TENSOR_SCALAR_OPS + REGISTER_SCALAR_OPS)
+                       if all(set(row.types) <= set(FLOAT_TYPES) for row in _isa.TABLE
+                              if row.op == op and row.form in ('tensor-binary', 'reg-binary', 'tensor-unary',
+                                                               'reg-unary', 'tensor-scalar', 'reg-scalar')))
+# The contract's section 2.1 ops, which tests draw from by name, and a scalar op's lane op.
 UNARY_OPS = ('exp', 'abs', 'relu', 'ln', 'sqrt')
 SCALAR_OPS = {'adds': 'add', 'muls': 'mul', 'maxs': 'max', 'mins': 'min'}
-# CONTRACT 6.2, kept apart from the tuples above (tests draw from those by name)
-EXTRA_UNARY_OPS = ('rec', 'rsqrt', 'neg')             # rec, rsqrt: float types, tensor only
-EXTRA_SCALAR_OPS = ('lrelu',)                         # x >= 0 ? x : x * scalar, float types
-REGISTER_UNARY_EXTRA = ('neg',)                       # VREC / VRSQRT have no register form
-FLOAT_ONLY_OPS = ('div', 'rec', 'rsqrt', 'lrelu', 'exp', 'ln', 'sqrt', 'expdif')
 
 VL = 256
 BLOCK = 32
@@ -404,12 +426,10 @@ def tensor_op(ub, op, t, dst, srcs, *, repeat=1, dst_blk=1, src_blk=(1, 1), dst_
     _check_type(t, TENSOR_TYPES)
     if op in BINARY_OPS:
         kind, nsrc, lane_op = 'binary', 2, op
-    elif op in UNARY_OPS or op in EXTRA_UNARY_OPS:
+    elif op in TENSOR_UNARY_OPS:
         kind, nsrc, lane_op = 'unary', 1, op
-    elif op in SCALAR_OPS:
-        kind, nsrc, lane_op = 'scalar', 1, SCALAR_OPS[op]
-    elif op in EXTRA_SCALAR_OPS:
-        kind, nsrc, lane_op = 'scalar', 1, op
+    elif op in TENSOR_SCALAR_OPS:
+        kind, nsrc, lane_op = 'scalar', 1, SCALAR_OPS.get(op, op)
     else:
         raise ValueError('unknown tensor op %r' % (op,))
     if t in INT_TYPES and op in FLOAT_ONLY_OPS:
@@ -624,7 +644,7 @@ def vop_scalar(op, t, a, scalar, pmask):
     _check_type(t, REGISTER_ARITH_TYPES)
     if op in SCALAR_OPS:
         op = SCALAR_OPS[op]
-    if op not in SCALAR_OPS.values() and op not in EXTRA_SCALAR_OPS:
+    if op not in {SCALAR_OPS.get(name, name) for name in REGISTER_SCALAR_OPS}:
         raise ValueError('unknown scalar op %r' % (op,))
     if t in INT_TYPES and op in FLOAT_ONLY_OPS:
         raise ValueError('%s is not defined for integer type %s' % (op, t))
@@ -643,9 +663,9 @@ def vop_unary(op, t, a, pmask):
     """Unary register op; lanes outside pmask are zero.  Besides UNARY_OPS,
     'neg' (CONTRACT 6.2; VREC and VRSQRT are tensor only)."""
     _check_type(t, REGISTER_ARITH_TYPES)
-    if op not in UNARY_OPS and op not in REGISTER_UNARY_EXTRA:
+    if op not in REGISTER_UNARY_OPS:
         raise ValueError('unknown unary op %r' % (op,))
-    if t in INT_TYPES and op in ('exp', 'ln', 'sqrt'):
+    if t in INT_TYPES and op in FLOAT_ONLY_OPS:
         raise ValueError('%s is not defined for integer type %s' % (op, t))
     a = _check_vreg(a)
     pmask = _check_pmask(pmask)
@@ -1817,8 +1837,12 @@ def vreduce(op, t, a, pmask):
 # * FMA results: NaN is the canonical quiet NaN; an exact zero is +0 except (-0) + (-0).
 
 BITWISE_TYPES = ('s16', 'u16', 's32', 'u32')
-BITWISE_BINARY_OPS = ('and', 'or', 'xor')
-SHIFT_OPS = ('shl', 'shr')
+# The table's integer-only ops (no row of theirs takes a float type): two sources (and, or, xor), a
+# count (shl, shr); 'not' is the one source form.
+BITWISE_BINARY_OPS = tuple(dict.fromkeys(row.op for row in _isa.TABLE if row.form == 'tensor-binary'
+                                         and not set(row.types) & set(FLOAT_TYPES)))
+SHIFT_OPS = tuple(dict.fromkeys(row.op for row in _isa.TABLE if row.form == 'tensor-scalar'
+                                and not set(row.types) & set(FLOAT_TYPES)))
 FMA_TYPES = ('f16', 'bf16', 'f32')
 
 
