@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from attrs import frozen
@@ -92,3 +93,9 @@ class LocatedError(Exception):
         super().__init__(message)
         self.location = location
         self.message = message
+
+
+def did_you_mean(word: str, choices) -> str:
+    """``; did you mean X?`` for the choice closest to ``word``, or nothing when none is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.5)
+    return f"; did you mean {close[0]}?" if close else ""

@@ -3,8 +3,8 @@ assembly error at the statement (or operand) that breaks it, with its exact mess
 assemble to the words their rows give; and the same words, read as a ``.vbin``, are refused by the
 emulator with the same message (the two share one reading of the rules, isa/functions.py).
 
-Messages are copied from isa/functions.py and assembler/assemble.py (check_in_function); lines and
-columns are counted by hand on the sources below (1-based).
+Messages are copied from isa/functions.py (placed by assembler/structure.py); lines and columns are
+counted by hand on the sources below (1-based).
 """
 
 from __future__ import annotations

@@ -77,13 +77,13 @@ def test_deep_nesting(shape, text):
 
 def test_long_flat_expression():
     """Was: 1 + 1 + ... (~1000 terms) parses iteratively but raised RecursionError when evaluated
-    (assembler/assemble.py _Assembler.eval_int recurses down the left-leaning tree)."""
+    (eval_int, now assembler/expressions.py Symbols.eval_int, recursed down the left-leaning tree)."""
     assembles_or_diagnoses("MOV S1, " + " + ".join(["1"] * 3000) + "\n")
 
 
 def test_long_equ_chain():
     """Was: .equ constants each defined by the next, ~330 deep, raised RecursionError
-    (assembler/assemble.py _Assembler.value_of -> eval_int -> value_of ...)."""
+    (value_of -> eval_int -> value_of ..., now in assembler/expressions.py Symbols)."""
     n = 1000
     lines = [f".equ C{i}, C{i + 1} + 1" for i in range(n)] + [f".equ C{n}, 0", "MOV S1, C0"]
     assembles_or_diagnoses("\n".join(lines) + "\n")
