@@ -388,6 +388,8 @@ class Machine:
                     executed += tally.take_extra()  # the instructions run inside functions since the last look
                     if executed >= max_instructions:
                         self.pc = pc
+                        if self.stepper is not None:  # inside a function: the fault a whole run names there
+                            self.stepper.at_limit(self)
                         raise Fault(f"--max-instructions {max_instructions} reached", kind="limit")
                     if executed >= stop:
                         paused = True

@@ -29,6 +29,13 @@ class Stepper:
         """(iteration, count) of each loop the next instruction is in, outermost first."""
         return self.steps[self.k][3] if self.k < len(self.steps) else ()
 
+    def at_limit(self, m) -> None:
+        """The run reached --max-instructions before the next step: when the steps end here because the
+        function met that limit, raise its fault (which names the function's open loops) as its whole
+        run's launch does, and report the races of the steps that ran; else return."""
+        if self.k == len(self.steps) and self.stopped is not None and self.stopped.fault.kind == "limit":
+            self.step(m)
+
     def step(self, m) -> int:
         if self.k == len(self.steps):  # the instruction that faults
             m.stepper = None
