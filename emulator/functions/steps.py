@@ -9,7 +9,7 @@ import numpy as np
 
 from emulator.functions.expand import FunctionStopped, fresh, jobs_of
 from emulator.functions.races import InnerOrder, report
-from emulator.functions.schedule import MEMBAR, Schedule
+from emulator.functions.schedule import MEMBAR, Schedule, schedule
 from emulator.jobs import Job, footprint, land
 
 
@@ -65,11 +65,21 @@ class Stepper:
         return self.steps[self.k][0]
 
     def _races(self, m) -> None:
-        """The races of the function, found once its steps have run (as its launch finds them); a
-        function with gathers or scatters is priced now, as its ``perform`` prices it."""
-        if self.plan.refined and self.stopped is None:
-            self.plan = self.function.price(m.engine, self.plan.items, self.outer)
-            self.outer.priced_at_start = False  # the engine may place it now
+        """The races of the function, found once its steps have run (as its launch finds them). A
+        function with gathers or scatters is scheduled again now (its lanes known: the times its
+        races name), and priced when its V job starts, as a whole run's ``perform`` prices it then:
+        a job that never starts (its pipe deadlocked) counts no stalls, as in a whole run."""
+        if self.plan.refined:
+            fn, engine, outer, items = self.function, m.engine, self.outer, self.plan.items
+            self.plan = schedule(fn, items)
+            if outer.started:  # forced onto V before its steps ran: priced now
+                fn.price(engine, items, outer)
+            else:
+                def priced() -> tuple:
+                    fn.price(engine, items, outer)
+                    return ()  # the steps moved its data
+
+                outer.perform = priced  # the engine places it once it has performed it at its start
         if self.order is not None:
             races = self.order.finish()
             if races:

@@ -3,14 +3,19 @@ reports (issue 29, outcome 7).
 
 A paused run steps through a vector function one instruction at a time (emulator/functions/steps.py)
 where a whole run lays the function out at its launch and moves its data when its V job starts; the
-two must not differ in what they report. Bugs that broke that, found by
+two must not differ in what they report. Two bugs broke that, found by
 tests/fuzz/test_fuzz_run.py once its draws shifted (as adding an instruction family shifts them):
 
 1. ``--max-instructions`` reached inside a function: a whole run names the function's limit ("reached
    inside a vector function", with the iteration of each open loop); a paused run named the run
    loop's plain limit.
+2. A function with a gather or scatter is priced (its launch stall and its instructions' stalls) when
+   its V job starts, from the lanes its indices give. A paused run priced it at its last step instead:
+   never when a fault inside it stopped it, and even when its V job never started (V deadlocked).
 
-Expected values are worked out by hand from the programs (pcs: 8 bytes an instruction of one word).
+Expected values are worked out by hand from the programs (pcs: 8 bytes an instruction) and the 950
+profile's launch cost (docs/timing.md, "Vector functions": ``register.vf_launch``, plus
+``vf_param_push`` per 16 scalar registers the function reads).
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from __future__ import annotations
 import pytest
 
 from assembler import assemble
-from emulator import Machine
+from emulator import Machine, load_profile
+
+REGISTER = load_profile("950")["register"]
 
 
 def whole(text: str, **limits) -> Machine:
@@ -77,3 +84,69 @@ def test_max_instructions_inside_a_function_names_the_function_when_paused_by_a_
     assert stops == 1  # before the first ENDLOOP; the second is where the limit falls
     assert result.fault.message.startswith("--max-instructions reached inside a vector function (iteration 2 of 10")
     assert m.report().to_json() == whole(LOOPED_LOAD, max_instructions=5).report().to_json()
+
+
+# -- 2. a function with a gather or scatter is priced when its V job starts -------------------------
+
+STOPPED_SCATTER = """\
+    MOV S1, 0x40000
+    VF.BEGIN
+    VSCATTER.f32 [0x100], V0, V1, P0
+    VLD.f32 V2, [S1]
+    VF.END
+"""
+# The VLD reads UB bytes 0x40000..0x40100, past the 950's 256 KiB UB: it faults, after the scatter ran.
+# The function reads one scalar register (S1): its launch is vf_launch plus one push.
+
+
+def test_a_function_a_fault_stopped_is_priced_in_a_paused_run():
+    launch = REGISTER["vf_launch"] + REGISTER["vf_param_push"]
+    for m in (whole(STOPPED_SCATTER), paused(STOPPED_SCATTER)):
+        out = m.report().to_json()
+        assert out["fault"]["kind"] == "fault" and "at pc 0x0018: VLD.f32 V2, [S1]" in out["fault"]["message"]
+        assert out["stalls"]["launch"] == launch
+        assert next(e for e in out["per_pc"] if e["pc"] == 0x8)["stalls"] == {"launch": launch}
+    assert paused(STOPPED_SCATTER).report().to_json() == whole(STOPPED_SCATTER).report().to_json()
+
+
+BLOCKED_SCATTER = """\
+    WAITFLAG MTE2, V, 0
+    VF.BEGIN
+    VSCATTER.f32 [0x100], V0, V1, P0
+    VF.END
+"""
+# Nothing sets the MTE2 -> V flag: V waits at the WAITFLAG for ever (a deadlock), and the function's
+# V job behind it never starts, so it is never priced: no launch stall.
+
+
+def test_a_function_whose_v_job_never_starts_is_not_priced_in_a_paused_run():
+    for m in (whole(BLOCKED_SCATTER), paused(BLOCKED_SCATTER)):
+        out = m.report().to_json()
+        assert out["fault"]["kind"] == "deadlock", out["fault"]
+        assert out["stalls"]["launch"] == 0
+        begin = next(e for e in out["per_pc"] if e["pc"] == 0x8)
+        assert begin["count"] == 1 and begin["stalls"] == {}
+    assert paused(BLOCKED_SCATTER).report().to_json() == whole(BLOCKED_SCATTER).report().to_json()
+
+
+# A long VEXP holds V; the 16 VADDs behind it fill V's queue (scalar.queue_depth = 16 instructions
+# that have not started), so the launch that follows is placed on V at once, before a paused run has
+# stepped through it: it is priced once its steps have run, as the whole run prices it when placed.
+FORCED_SCATTER = ("    VEXP.f32 [0x0], [0x0], repeat=200\n" + "    VADD.f32 [0x1000], [0x1000], [0x1000]\n" * 16 + """\
+    VF.BEGIN
+    VSCATTER.f32 [0x4000], V0, V1, P0
+    VF.END
+    VADD.f32 [0x2000], [0x2000], [0x2000]
+""")
+
+
+def test_a_function_placed_before_its_steps_ran_is_priced_in_a_paused_run():
+    assert load_profile("950")["scalar"]["queue_depth"] == 16
+    begin = 17 * 16  # VEXP and 16 VADDs before it, two words each (docs/encoding.md)
+    for m in (whole(FORCED_SCATTER), paused(FORCED_SCATTER)):
+        out = m.report().to_json()
+        assert "fault" not in out
+        stalls = next(e for e in out["per_pc"] if e["pc"] == begin)["stalls"]
+        assert stalls["launch"] == REGISTER["vf_launch"]  # it reads no scalar register: no push
+        assert stalls["queue_full"] > 0  # (S waited for room in V's queue: the queue was full)
+    assert paused(FORCED_SCATTER).report().to_json() == whole(FORCED_SCATTER).report().to_json()
