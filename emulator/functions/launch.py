@@ -338,7 +338,12 @@ class Function:
                                                                _note_slices([], plan.items, self.plans))
         if stepping:  # the steps move the data (``Stepper``); the job keeps the function's time on V
             m.stepper = Stepper(self, ctx, steps, stopped, plan, job)
-            m.submit(job)
+            try:
+                m.submit(job)
+            except Fault:  # placing it faulted (a race under --strict, a limit): none of its steps ran, but
+                m.stepper = None  # a whole run has counted its instructions by then (below): so does this one
+                m.add_function_counts(counts)
+                raise
             m.settle()
             return steps[0][0] if steps else stopped.pc
         m.add_function_counts(counts)

@@ -12,6 +12,9 @@ tests/fuzz/test_fuzz_run.py once its draws shifted (as adding an instruction fam
 2. A function with a gather or scatter is priced (its launch stall and its instructions' stalls) when
    its V job starts, from the lanes its indices give. A paused run priced it at its last step instead:
    never when a fault inside it stopped it, and even when its V job never started (V deadlocked).
+3. A launch whose V job faults as it is placed (a latent race under ``--strict``, ``--max-cycles``):
+   a whole run has counted the function's instructions by then (it counts them at the launch, before
+   it hands the job over), a paused run counted only ``VF.BEGIN``.
 
 Expected values are worked out by hand from the programs (pcs: 8 bytes an instruction) and the 950
 profile's launch cost (docs/timing.md, "Vector functions": ``register.vf_launch``, plus
@@ -150,3 +153,46 @@ def test_a_function_placed_before_its_steps_ran_is_priced_in_a_paused_run():
         assert stalls["launch"] == REGISTER["vf_launch"]  # it reads no scalar register: no push
         assert stalls["queue_full"] > 0  # (S waited for room in V's queue: the queue was full)
     assert paused(FORCED_SCATTER).report().to_json() == whole(FORCED_SCATTER).report().to_json()
+
+
+# -- 3. a launch that faults as its V job is placed -------------------------------------------------
+
+RACY_LAUNCH = """\
+    DMA.UB2GM gm[0x0], [0x0], blocks=1, len=1
+    VF.BEGIN
+    PSET.b32 P0, ALL
+    VST.f32 [0x0], V0, P0
+    VF.END
+"""
+# pcs: DMA 0x0 (two words), VF.BEGIN 0x10, PSET 0x18, VST 0x20, VF.END 0x28. Nothing orders the DMA's
+# read of UB 0x0..0x20 before the function's store there: a latent WAR, which --strict faults on where
+# the function's V job is placed, at its launch. The whole run has counted the function's three
+# instructions then: 5 in all.
+
+
+def test_a_launch_that_faults_on_a_strict_race_counts_its_instructions_in_a_paused_run():
+    for m in (whole(RACY_LAUNCH, strict=True), paused(RACY_LAUNCH, strict=True)):
+        fault = m.result.fault
+        assert fault.kind == "race" and fault.pc == 0x10 and "latent race (WAR)" in fault.message, fault
+        assert m.result.instructions == 5
+    assert paused(RACY_LAUNCH, strict=True).report().to_json() == whole(RACY_LAUNCH, strict=True).report().to_json()
+
+
+FUNCTION = """\
+    VF.BEGIN
+    PSET.b32 P0, ALL
+    VST.f32 [0x0], V0, P0
+    VF.END
+"""
+
+
+@pytest.mark.parametrize("max_cycles", [1, 3])
+def test_a_launch_past_max_cycles_counts_its_instructions_in_a_paused_run(max_cycles):
+    # The function's V job ends past the limit (its launch alone takes register.vf_launch cycles).
+    assert REGISTER["vf_launch"] > max_cycles
+    for m in (whole(FUNCTION, max_cycles=max_cycles), paused(FUNCTION, max_cycles=max_cycles)):
+        fault = m.result.fault
+        assert fault.kind == "limit" and fault.pc == 0x0 and f"--max-cycles {max_cycles} reached" in fault.message
+        assert m.result.instructions == 4
+    assert paused(FUNCTION, max_cycles=max_cycles).report().to_json() == \
+        whole(FUNCTION, max_cycles=max_cycles).report().to_json()
