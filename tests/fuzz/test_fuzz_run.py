@@ -550,6 +550,7 @@ def data_record(draw) -> DataRecord:
     addr = aligned(draw) if which == 0 else draw(ints(0, UB_DATA_TOP - 1)) if which == 1 else UB_TOP - 256
     if draw(st.booleans()):
         values = draw(st.lists(element_bits(t), min_size=1, max_size=64))
+        values = values[:(UB_TOP - addr) // size]  # inside a2's UB too (64 values of 8 bytes at its top would not be)
         payload = b"".join(v.to_bytes(size, "little") for v in values)
         return DataRecord(space, "list", t, addr, len(values), payload)
     count = min(draw(ints(1, 2048 // size)), (UB_TOP - addr) // size)
