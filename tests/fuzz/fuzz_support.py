@@ -160,7 +160,8 @@ KNOWN_BUGS: list[KnownBug] = [
     # (Machine.settle, so that its steps see their data); a job that starts later in simulated time
     # while one of those would still be in flight is not checked against it, and the order check
     # loses the pair of a DMA and a function placed on V after the next DMA (priced at its start):
-    # the paused run names fewer races, or the same with other counts, latent flags or bytes.
+    # the paused run names fewer races, or the same with other counts, latent flags or bytes, and
+    # under --strict stops at the race elsewhere (test_under_strict_a_paused_run_stops_at_a_race_...).
     KnownBug("paused-run-races", (Symptom,), text="a paused run names the races of jobs a pause landed early"),
 ]
 
