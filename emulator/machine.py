@@ -21,14 +21,14 @@ from emulator.result import RunResult, run_result
 # Importing the families registers their semantics.
 from emulator.semantics import dma, masks, reductions, register_forms, register_lanes, register_memory, scalar, tensor  # noqa: F401
 from emulator.semantics.registry import HALT_PC
-from emulator.state import State
+from emulator.state import CoreState
+from emulator.tally import DEFAULT_MAX_INSTRUCTIONS, Tally
 from emulator.timing.costs import CostModel
 from emulator.timing.engine import QUEUED, Diverged, Engine, Race
 from isa import Inst
 from isa.program import Program
 
 DEFAULT_GM_SIZE = 16 << 20
-DEFAULT_MAX_INSTRUCTIONS = 50_000_000
 PROGRESS_EVERY = 1 << 14  # instructions between calls of a run's progress callback
 
 
@@ -40,65 +40,6 @@ class PipeStatus:
     queued: int  # instructions dispatched to it that it has not yet scheduled
     free_from: int  # the cycle from which it can start its next instruction
     last_result: int  # the cycle its latest scheduled result lands
-
-
-class CoreState(State):
-    """What one core's instructions run on outside a vector function (each binder's ``run`` gets
-    it): it owns the core's architectural state (``State``), and holds the profile, the core's
-    place in a kernel (``core`` of ``cores``, and ``gm_log``, the record of its GM accesses a kernel
-    keeps; None on its own) and the engine's entry points its instructions hand their jobs to
-    (``submit``, and ``scalar_access`` for LD and ST)."""
-
-    def __init__(self, profile: Profile, gm_size: int, core: int, cores: int) -> None:
-        super().__init__(profile.ub_size, gm_size)
-        self.profile = profile
-        self.core, self.cores = core, cores
-        self.gm_log: list | None = None  # (write, addr, bytes, pitch, blocks, pc, job) of each GM access
-        self.submit = self.scalar_access = None
-
-    def connect(self, engine: Engine) -> None:
-        """Hand this core's jobs to ``engine`` from now on."""
-        self.submit = engine.submit
-        self.scalar_access = engine.scalar_access
-
-
-class Tally:
-    """Owns how many instructions a run has run: per instruction (by 8-byte word), those run inside
-    vector functions not yet in the run loop's total, the run's limit, and the count at which the
-    run loop looks next (a list of one: a function's launch lowers it by the instructions it runs,
-    which the run loop does not count one by one)."""
-
-    def __init__(self, words: int) -> None:
-        self.per_word = [0] * words
-        self.extra = 0  # run inside functions, not yet in the run loop's ``executed``
-        self.limit = DEFAULT_MAX_INSTRUCTIONS
-        self.check_at = [0]
-
-    def budget(self) -> int:
-        """Instructions a function launched now may run before the limit."""
-        return self.limit - sum(self.per_word)
-
-    def add_function(self, counts: dict) -> None:
-        """Count the instructions a launched function runs (the run loop counts only VF.BEGIN)."""
-        mine = self.per_word
-        for pc, n in counts.items():
-            mine[pc >> 3] += n
-            self.extra += n
-            self.check_at[0] -= n
-
-    def take_extra(self) -> int:
-        """The instructions run inside functions since the last look, now counted."""
-        extra, self.extra = self.extra, 0
-        return extra
-
-    def counts(self) -> dict[int, int]:
-        """pc -> times run, for those that ran."""
-        return {i * 8: n for i, n in enumerate(self.per_word) if n}
-
-    def clear(self) -> None:
-        """Nothing has run (a program-order run that diverged starts again timed)."""
-        self.per_word = [0] * len(self.per_word)
-        self.extra = 0
 
 
 class Machine:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from emulator.faults import Fault, check_aligned, check_range
 from emulator.memory_data import memory_bytes, type_named
 from isa.types import TYPES
 from isa.values import dtype_of
+
+if TYPE_CHECKING:
+    from emulator.profiles.profile import Profile
+    from emulator.timing.engine import Engine
 
 S_MASK = (1 << 64) - 1
 S_SIGN = 1 << 63
@@ -150,3 +156,23 @@ class State:
 
 
 __all__ = ["MAX_GM_SIZE", "Fault", "State", "register_file", "wrap64"]
+
+
+class CoreState(State):
+    """What one core's instructions run on outside a vector function (each binder's ``run`` gets
+    it): it owns the core's architectural state (``State``), and holds the profile, the core's
+    place in a kernel (``core`` of ``cores``, and ``gm_log``, the record of its GM accesses a kernel
+    keeps; None on its own) and the engine's entry points its instructions hand their jobs to
+    (``submit``, and ``scalar_access`` for LD and ST)."""
+
+    def __init__(self, profile: Profile, gm_size: int, core: int, cores: int) -> None:
+        super().__init__(profile.ub_size, gm_size)
+        self.profile = profile
+        self.core, self.cores = core, cores
+        self.gm_log: list | None = None  # (write, addr, bytes, pitch, blocks, pc, job) of each GM access
+        self.submit = self.scalar_access = None
+
+    def connect(self, engine: Engine) -> None:
+        """Hand this core's jobs to ``engine`` from now on."""
+        self.submit = engine.submit
+        self.scalar_access = engine.scalar_access

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 EMULATOR = ROOT / "emulator"
 LIMIT = 120
-LIMITS = {"emulator/semantics/tensor.py": 80}  # tighter limits for some modules
+LIMITS = {"emulator/semantics/tensor.py": 80, "emulator/semantics/tensor_plan.py": 80}  # the tensor shape: tighter
 
 
 def long_functions(source: str, limit: int) -> list[tuple[str, int, int]]:
