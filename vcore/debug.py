@@ -104,11 +104,16 @@ class Debugger:
             return f"still running after {RUN_LIMIT:,} instructions: continue goes on"
         return None
 
+    def _state(self):
+        """What ``print`` and watches show: inside a function, its own S, V, P and view of UB (its
+        stores so far; they land in the machine's UB when its V job ends); else the machine's."""
+        return self.m.function_state() or self.m
+
     def _changed_watches(self) -> str | None:
         notes = []
         for watch in self.watches:
             space, addr, length, before, type_name = watch
-            now = self.m.memory(space)[addr:addr + length].copy()
+            now = self._state().memory(space)[addr:addr + length].copy()
             if not np.array_equal(now, before):
                 lines = [f"watch {_watch_name(space, addr, length, type_name)} changed"]
                 for label, data in (("old", before), ("new", now)):
@@ -250,7 +255,7 @@ class Debugger:
         type_name = match[4].lower() if match[4] else None
         if type_name is not None and type_name not in DATA_TYPES:
             raise DebugError(f"unknown element type '{match[4]}' (types: {', '.join(DATA_TYPES)})")
-        memory = self.m.memory(space)
+        memory = self._state().memory(space)
         if length < 1 or addr + length > memory.size:
             raise DebugError(f"{space}:0x{addr:x}:{length} is outside {space.upper()} (size 0x{memory.size:x})")
         if type_name is not None and length % TYPES[type_name].size:
@@ -262,8 +267,7 @@ class Debugger:
     def do_print(self, args) -> None:
         if len(args) != 1:
             raise DebugError("print takes S1, V0.f16, P0 or ub:ADDR:TYPE:COUNT")
-        what, m = args[0], self.m
-        registers = m.function_state() or m  # inside a function: its own S, V and P
+        what, registers = args[0], self._state()
         if re.fullmatch(r"[Ss]\d+", what):
             index = int(what[1:])
             if index >= len(registers.s):
@@ -290,7 +294,7 @@ class Debugger:
             return
         try:
             spec = parse_dump(what)
-            values = m.read(spec.space, spec.addr, spec.type, spec.count)
+            values = registers.read(spec.space, spec.addr, spec.type, spec.count)
         except (SpecError, Fault) as err:
             raise DebugError(str(err)) from None
         self.say(f"{spec.key} = {format_line(values, spec.type)}")

@@ -69,18 +69,21 @@ class FunctionContext(State):
     """A function's own state at one launch: a copy of S0..S31, V and P registers that start zero,
     and UB as the machine's scratch copy. Its ``submit`` collects jobs instead of scheduling them."""
 
-    def __init__(self, m, items: list, stepping: bool = False) -> None:  # not State.__init__: no UB of its own
+    def __init__(self, m, items: list, preview: bool = False) -> None:  # not State.__init__: no UB of its own
         self.machine = m
         state = m.state
         self.s = list(state.s)
-        # One register file serves every launch (their data moves one launch at a time), zeroed
-        # when a launch starts to move data: its typed views are then made once per machine.
-        self.v, self.p, self.v_as, self.v_rows = m.workspace.registers()
-        self.v.fill(0)
-        self.p.fill(False)
+        if preview:  # a paused run's steps (``Stepper``): registers and a copy of UB of their own
+            self.v, self.p, self.v_as, self.v_rows = register_file()
+            self.ub, self.views = state.ub.copy(), {}
+        else:
+            # One register file serves every launch (their data moves one launch at a time), zeroed
+            # when a launch starts to move data: its typed views are then made once per machine.
+            self.v, self.p, self.v_as, self.v_rows = m.workspace.registers()
+            self.v.fill(0)
+            self.p.fill(False)
+            self.ub, self.views = m.workspace.scratch(state.ub)
         self.lane_masks = state.lane_masks  # keyed by a mask's bytes: the same in every state
-        # A stepped function works on the machine's UB itself; a launched one on the scratch copy.
-        self.ub, self.views = (state.ub, state.views) if stepping else m.workspace.scratch(state.ub)
         self.gm = state.gm
         self.items = items
 
@@ -220,21 +223,19 @@ class Function:
         A fault inside it stops the run at its instruction; the instructions before it run. A launch
         of more than ``CHUNK`` items is laid out a chunk at a time and keeps none of them: its data
         moves by making them again when the job starts (``perform``)."""
-        stepping = m.stepping
-        ctx = FunctionContext(m, [], stepping)
+        ctx = FunctionContext(m, [])
         launched_s = list(ctx.s)
         key = self.kept.key(ctx.s)
         budget = m.instruction_budget()
         engine = m.engine
         accounting = engine.accounting
-        steps: list | None = [] if stepping else None
         kept = self.kept.get(key)
         slices = None  # a long launch's instructions' trace slices, kept as it is laid out
         long_kept = kept is not None and kept.starts is None and kept.instructions <= budget
-        if long_kept and not (accounting.tracing or stepping):
+        if long_kept and not accounting.tracing:
             plan, counts, stopped = kept.plan, kept.counts, None  # a long launch laid out before
         else:
-            expansion = Expansion(self, ctx, budget, steps)
+            expansion = Expansion(self, ctx, budget)
             items = expansion.next(CHUNK)
             if expansion.done:  # a short launch: its items stay for its data
                 stopped = expansion.stopped
@@ -265,8 +266,7 @@ class Function:
                     self.kept.keep(key, Kept(plan, None, None, counts, sum(counts.values())))
         self.account(counts, accounting)
         # Gathers and scatters cost what their indices ask of the sub-banks: a launch that holds any
-        # is scheduled again once it has run (``perform``, or a debugger's last step), and a timed run
-        # places it only then.
+        # is scheduled again once it has run (``perform``), and a timed run places it only then.
         priced = plan.refined
         if not priced:
             engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
@@ -276,23 +276,32 @@ class Function:
         if accounting.tracing:
             job.placed = lambda outer: accounting.trace_inside(outer, slices if slices is not None else
                                                                _note_slices([], plan.items, self.plans))
-        if stepping:  # the steps move the data (``Stepper``); the job keeps the function's time on V
-            m.stepper = Stepper(self, ctx, steps, stopped, plan, job)
-            try:
-                m.submit(job)
-            except Fault:  # placing it faulted (a race under --strict, a limit): none of its steps ran, but
-                m.stepper = None  # a whole run has counted its instructions by then (below): so does this one
-                m.add_function_counts(counts)
-                raise
-            m.settle()
-            return steps[0][0] if steps else stopped.pc
-        m.add_function_counts(counts)
         job.perform = lambda: self.perform(m, ctx, plan, job, launched_s, budget)
+        if m.stepping:
+            return self._step_through(m, job, counts, budget)
+        m.add_function_counts(counts)
         m.submit(job)
         if stopped is not None:
             m.pc = stopped.pc  # the fault names the function's instruction, once what came before has run
             raise stopped.fault
         return self.after
+
+    def _step_through(self, m, job: Job, counts: dict, budget: int) -> int:
+        """A paused run's launch: its V job is handed over and moves the function's data when it starts,
+        as a whole run's does (so both name the same races, times and data), while ``Stepper`` runs the
+        function's instructions one a step on registers and a copy of UB of their own, for the debugger
+        to show. Returns the pc of its first step (the run loop counts each step as it runs)."""
+        try:
+            m.submit(job)
+        except Fault:  # placing it faulted (a race under --strict, a limit): none of its steps ran, but
+            m.add_function_counts(counts)  # a whole run has counted its instructions by then: so does this one
+            raise
+        preview = FunctionContext(m, [], preview=True)
+        steps: list = []
+        expansion = Expansion(self, preview, budget, steps)
+        expansion.next()
+        m.stepper = Stepper(self, preview, steps, expansion.stopped)
+        return steps[0][0] if steps else expansion.stopped.pc
 
     def price(self, engine, items: list, outer: Job) -> Schedule:
         """Schedule a launch whose gathers and scatters have run (their lanes known), give its V job

@@ -486,6 +486,20 @@ def test_print_inside_a_function_shows_the_functions_registers(tmp_path):
     assert "ub:0x1100:f32:4 = 100.5 101.5 102.5 0.0" in out, out
 
 
+def test_inside_a_function_print_and_watch_show_its_own_stores(tmp_path):
+    # The function's stores land in the machine's UB when its V job ends; inside it, the debugger shows
+    # the function's own view: before iteration 2's VST, iteration 1's store (lanes 0..2 of 0x200's
+    # values at 0x1000) is there and iteration 2's (at 0x1100) is not yet.
+    out = debug(tmp_path, f"break {L_VST}\ncontinue\ncontinue\nprint ub:0x1000:f32:4\nprint ub:0x1100:f32:4\n"
+                          f"delete\nwatch ub:0x1100:4\ncontinue\nquit\n")
+    assert "ub:0x1000:f32:4 = 0.5 1.5 2.5 0.0" in out, out
+    assert "ub:0x1100:f32:4 = 0.0 0.0 0.0 0.0" in out, out
+    # the watch stops right after iteration 2's VST, still inside the function: 100.5 as f32 is 0x42c90000
+    changed = out.index("watch ub:0x1100:4 changed")
+    assert out[changed + 1:changed + 3] == ["  old: 00 00 00 00", "  new: 00 00 c9 42"], out
+    assert NEXT.match(out[changed + 3]) and int(NEXT.match(out[changed + 3]).group(1)) in (L_ENDLOOP, L_END), out
+
+
 def test_breakpoint_inside_a_loop_stops_in_every_iteration(tmp_path):
     out = debug(tmp_path, f"break {L_VLD}\ncontinue\ncontinue\ncontinue\n")
     stops = [line for line, _ in next_lines(out)]

@@ -154,16 +154,7 @@ def product_frame(exc: BaseException):
 # Each entry names its strict-xfail regression test in test_fuzz_regressions.py, e.g.
 #     # test_register_number_past_int_digit_limit
 #     KnownBug("asm-register-digit-limit", (ValueError,), ("assembler/parser.py", "register_of"), "Exceeds the limit"),
-KNOWN_BUGS: list[KnownBug] = [
-    # test_paused_run_regressions.py::test_a_paused_run_names_the_races_of_jobs_a_launch_landed_early
-    # (tests/emulator): a function's launch in a paused run lands every scheduled job at once
-    # (Machine.settle, so that its steps see their data); a job that starts later in simulated time
-    # while one of those would still be in flight is not checked against it, and the order check
-    # loses the pair of a DMA and a function placed on V after the next DMA (priced at its start):
-    # the paused run names fewer races, or the same with other counts, latent flags or bytes, and
-    # under --strict stops at the race elsewhere (test_under_strict_a_paused_run_stops_at_a_race_...).
-    KnownBug("paused-run-races", (Symptom,), text="a paused run names the races of jobs a pause landed early"),
-]
+KNOWN_BUGS: list[KnownBug] = []
 
 
 def known_bug(exc: BaseException) -> str | None:

@@ -340,10 +340,6 @@ def flag(mnemonic: str, src: str, dst: str, event: int) -> Inst:
 # every other family of the table is drawn by ``single``, outside functions or inside them.
 SEGMENT_FAMILIES = frozenset(("branch", "jump", "setflag", "waitflag", "halt", "vf_begin", "vf_end", "loop",
                               "endloop", "membar"))
-# Families the mix leaves out for now: drawing them moves the fixed-seed draws onto the two known
-# paused-run (debugger) bugs of issue 29 (a paused run reports differently); they join the mix, by
-# ``weighted``, once those are fixed: then this is empty.
-NOT_YET_DRAWN = frozenset(("mov_core", "syncall", "vreduce"))
 OUTSIDE = frozenset(r.family for r in isa.TABLE if not r.register and not r.structure) - SEGMENT_FAMILIES
 INSIDE = frozenset(r.family for r in isa.TABLE if r.register) | frozenset(FUNCTION_SCALAR_FAMILIES)
 
@@ -359,12 +355,12 @@ def weighted(groups: tuple, families: frozenset) -> tuple:
 # (families, weight): the mix of a program's instructions outside functions, and inside them
 FAMILY_WEIGHTS = weighted(((("tensor",), 5), (("tensor_conv", "tensor_compare", "tensor_select"), 3),
                            (("mov", "alu"), 4), (("dma",), 4), (("ld", "st"), 2), (("barrier",), 2), (("nop",), 1)),
-                          OUTSIDE - NOT_YET_DRAWN)
+                          OUTSIDE)
 INSIDE_WEIGHTS = weighted((
     (("vld", "vst"), 4), (("vbinary", "vunary", "vscalar"), 4), (("vgather_ub", "vgather_reg", "vscatter"), 2),
     (("vconv", "vdup", "varange", "vcompare", "vselect", "vfma"), 3), (("pset", "pupdate", "pld", "pst", "plogic"), 3),
     (("mov", "alu"), 2),
-), INSIDE - NOT_YET_DRAWN)
+), INSIDE)
 FAMILIES = [fams for fams, weight in FAMILY_WEIGHTS for _ in range(weight)]
 INSIDE_FAMILIES = [fams for fams, weight in INSIDE_WEIGHTS for _ in range(weight)]
 SEGMENTS = ("single", "single", "single", "single", "single", "loop", "branch", "jump", "flag-pair", "stray-flag",
@@ -377,13 +373,13 @@ VF_BEGIN, VF_END, ENDLOOP, MEMBAR = S.VF_BEGIN, S.VF_END, S.ENDLOOP, S.MEMBAR
 
 def test_the_mix_is_the_tables_families():
     """Every family of the table is drawn (by a group of the mix, inside functions or out, or by a
-    segment), or is named as not drawn yet; and no name here is one the table does not have."""
+    segment); and no name here is one the table does not have."""
     families = {r.family for r in isa.TABLE}
     outside = {f for fams, _ in FAMILY_WEIGHTS for f in fams}
     inside = {f for fams, _ in INSIDE_WEIGHTS for f in fams}
-    assert outside | inside | SEGMENT_FAMILIES | NOT_YET_DRAWN == families
-    assert outside == OUTSIDE - NOT_YET_DRAWN and inside == INSIDE - NOT_YET_DRAWN
-    assert families >= NOT_YET_DRAWN | SEGMENT_FAMILIES
+    assert outside | inside | SEGMENT_FAMILIES == families
+    assert outside == OUTSIDE and inside == INSIDE
+    assert families >= SEGMENT_FAMILIES
     # a family the table gains joins the mix as a group of its own
     assert weighted(((("tensor",), 5),), frozenset(("tensor", "vnew")))[-1] == (("vnew",), 1)
 
@@ -642,32 +638,12 @@ def run_everywhere(program: Program, strict: bool, again: str | None = None, pau
             first = check_run(program, profile, strict)
             if again is not None:
                 second = check_run(program, profile, strict, again, pauses)
-                if again == "paused" and second != first and (_differ_in_races_alone(first, second)
-                                                              or _stopped_at_one_race(first, second)):
-                    raise F.Symptom(PAUSED_RACES)
                 assert second == first, f"a {again} run of the program on {profile} reports differently"
         except AssertionError:
             raise
         except Exception as exc:
             if F.known_bug(exc) is None:
                 raise
-
-
-PAUSED_RACES = "a paused run names the races of jobs a pause landed early differently"
-
-
-def _stopped_at_one_race(first: dict, second: dict) -> bool:
-    """Whether both runs stopped at a race (--strict) at the same instruction: a pause changes when
-    the race is seen (at a job's start or where it is placed), so how far the run got differs."""
-    a, b = first.get("fault"), second.get("fault")
-    return (a is not None and b is not None and a["kind"] == b["kind"] == "race"
-            and _PC_IN_MESSAGE.findall(a["message"])[-1:] == _PC_IN_MESSAGE.findall(b["message"])[-1:])
-
-
-def _differ_in_races_alone(first: dict, second: dict) -> bool:
-    """Whether two reports differ only in their races (and the verdict, which counts them)."""
-    return {k: v for k, v in first.items() if k not in ("races", "verdict")} == \
-        {k: v for k, v in second.items() if k not in ("races", "verdict")}
 
 
 AGAIN = (None, None, None, None, None, "plain", "trace", "paused")
