@@ -17,9 +17,7 @@ from emulator.functions.launch import Function, FunctionContext, Workspace
 from emulator.profiles.profile import Profile, load_profile
 from emulator.report import Report, build_report
 from emulator.result import RunResult, run_result
-
-# Importing the families registers their semantics.
-from emulator.semantics import dma, masks, reductions, register_forms, register_lanes, register_memory, scalar, tensor  # noqa: F401
+from emulator.semantics import register_all
 from emulator.semantics.registry import HALT_PC
 from emulator.state import CoreState
 from emulator.tally import DEFAULT_MAX_INSTRUCTIONS, Tally
@@ -27,6 +25,8 @@ from emulator.timing.costs import CostModel
 from emulator.timing.engine import QUEUED, Diverged, Engine, Race
 from isa import Inst
 from isa.program import Program
+
+register_all()  # importing every shape module registers its families' semantics
 
 DEFAULT_GM_SIZE = 16 << 20
 PROGRESS_EVERY = 1 << 14  # instructions between calls of a run's progress callback

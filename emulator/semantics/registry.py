@@ -104,8 +104,15 @@ def bind(inst: Inst, pc: int) -> Bound:
     return Bound(pc, inst, BINDERS[inst.row.family](inst, pc), pipe_of(inst))
 
 
-def missing_families() -> list[str]:
-    return sorted({row.family for row in TABLE} - set(BINDERS))
+def missing_families(table=TABLE) -> list[str]:
+    """Families of the table that no binder implements, each named with its rows (mnemonic and form)."""
+    rows: dict[str, list[str]] = {}
+    for row in table:
+        if row.family not in BINDERS:
+            rows.setdefault(row.family, []).append(f"{row.mnemonic} ({row.form})")
+    return [f"family {family!r} of {', '.join(names)} has no binder: no module of emulator.semantics (each is "
+            f"imported at start) registers one with @implements({family!r}, bank_rule=...)"
+            for family, names in sorted(rows.items())]
 
 
 def missing_bank_rules(table=TABLE) -> list[str]:

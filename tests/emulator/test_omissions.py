@@ -1,0 +1,60 @@
+"""Each omission a new instruction can make is named at import (or by a test derived from the table),
+with a message that says what is missing where: the proof of issue 29 (VADDRELU, VSQZ, VTRANSPOSE added
+on a scratch branch) met each of these as a late or misleading failure."""
+
+from __future__ import annotations
+
+import sys
+
+import attrs
+import pytest
+
+import emulator  # noqa: F401  (registers every family)
+from emulator import semantics
+from emulator.semantics import registry
+from isa import TABLE
+
+ROWS = {(row.mnemonic, row.form): row for row in TABLE}
+
+
+@pytest.fixture
+def scratch_registry(monkeypatch):
+    """The registry's tables as copies, so that a throwaway family is gone after the test."""
+    for name in ("BINDERS", "BANK_RULES"):
+        monkeypatch.setattr(registry, name, dict(getattr(registry, name)))
+    for name in ("REFINES", "MASKED_LANES"):
+        monkeypatch.setattr(registry, name, set(getattr(registry, name)))
+    return registry
+
+
+# -- a new shape's module joins by being in the package -------------------------------------------
+
+def test_every_module_of_the_semantics_package_is_imported():
+    import pkgutil
+
+    names = [info.name for info in pkgutil.iter_modules(semantics.__path__)]
+    assert {"tensor", "dma", "scalar", "registry"} <= set(names)
+    assert all(f"emulator.semantics.{name}" in sys.modules for name in names)
+
+
+def test_a_new_module_in_the_package_registers_its_family_with_no_list_to_edit(scratch_registry, tmp_path,
+                                                                                 monkeypatch):
+    package = tmp_path / "scratch_shapes"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "transpose.py").write_text(
+        "from emulator.semantics.registry import ITERATION_BEATS, implements\n\n\n"
+        "@implements('vtranspose_scratch', bank_rule=ITERATION_BEATS)\n"
+        "def bind_transpose(inst, pc):\n    return None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert semantics.register_all([str(package)], "scratch_shapes") == ["transpose"]
+    assert "vtranspose_scratch" in scratch_registry.BINDERS
+    monkeypatch.delitem(sys.modules, "scratch_shapes.transpose")
+
+
+def test_a_family_no_module_implements_is_named_with_its_rows(scratch_registry):
+    vadd = ROWS[("VADD", "tensor-binary")]
+    transpose = attrs.evolve(vadd, mnemonic="VTRANSPOSE", form="tensor-transpose", family="vtranspose")
+    assert registry.missing_families([vadd, transpose]) == [
+        "family 'vtranspose' of VTRANSPOSE (tensor-transpose) has no binder: no module of emulator.semantics "
+        "(each is imported at start) registers one with @implements('vtranspose', bank_rule=...)"]
