@@ -16,6 +16,7 @@ from pathlib import Path
 from attrs import frozen
 
 BUILTIN = ("950", "a2")
+SCHEMA = "950"  # the built-in profile whose keys every profile has
 MAX_UB = 1 << 18  # the UB operand encoding addresses at most 256 KiB
 BANK_KINDS = ("a2", "950")
 INSTRUCTION_SETS = ("950", "a2")
@@ -49,7 +50,7 @@ def builtin_text(name: str) -> str:
 
 @cache
 def _schema() -> dict:
-    return tomllib.loads(builtin_text("950"))
+    return tomllib.loads(builtin_text(SCHEMA))
 
 
 def _is_number(value) -> bool:
@@ -59,6 +60,9 @@ def _is_number(value) -> bool:
 def _check(table: dict, schema: dict, where: str, origin: str) -> None:
     for key in table:
         if key not in schema:
+            if origin in BUILTIN and origin != SCHEMA:  # a built-in profile: the schema may be the one that lacks it
+                raise ProfileError(f"{origin}: key '{where}{key}' is not in the {SCHEMA} profile, the schema every "
+                                   f"profile matches ({SCHEMA}.toml lacks it, or {origin}.toml has it too many)")
             raise ProfileError(f"{origin}: unknown key '{where}{key}'")
     for key, model in schema.items():
         name = f"{where}{key}"

@@ -58,3 +58,48 @@ def test_a_family_no_module_implements_is_named_with_its_rows(scratch_registry):
     assert registry.missing_families([vadd, transpose]) == [
         "family 'vtranspose' of VTRANSPOSE (tensor-transpose) has no binder: no module of emulator.semantics "
         "(each is imported at start) registers one with @implements('vtranspose', bank_rule=...)"]
+
+
+# -- a key taken out of the 950 profile, the schema --------------------------------------------------
+
+@pytest.fixture
+def nine_fifty_without(monkeypatch):
+    """``without(line)``: the built-in 950 profile as if that line were taken out of 950.toml."""
+    from emulator import check
+    from emulator.profiles import profile
+
+    text = profile.builtin_text("950")
+
+    def without(line: str) -> None:
+        assert line in text
+        for module in (profile, check):
+            monkeypatch.setattr(module, "builtin_text",
+                                lambda name: text.replace(line, "", 1) if name == "950" else profile_text(name))
+        profile._schema.cache_clear()
+
+    profile_text = profile.builtin_text
+    yield without
+    profile._schema.cache_clear()
+
+
+def test_a_price_key_taken_out_of_the_950_profile_is_named_missing_there(nine_fifty_without):
+    from emulator.check import problems
+
+    nine_fifty_without("sustained_binary = 0.5")
+    assert problems() == ["950: missing price key tensor.sustained_binary used by class tensor.binary"]
+
+
+def test_a_rate_taken_out_of_the_950_profile_is_named_missing_there(nine_fifty_without):
+    from emulator.check import problems
+
+    nine_fifty_without("sub = [128, 64]")  # the tensor section's rate of sub
+    assert problems() == ["VSUB: profile 950 lacks tensor.elements_per_cycle.sub"]
+
+
+def test_a2_with_a_key_the_schema_lacks_says_which_profile_may_lack_it(nine_fifty_without):
+    from emulator.profiles.profile import ProfileError, load_profile
+
+    nine_fifty_without("sustained_binary = 0.5")
+    with pytest.raises(ProfileError, match="a2: key 'tensor.sustained_binary' is not in the 950 profile, the "
+                                           r"schema every profile matches \(950.toml lacks it, or a2.toml has it"):
+        load_profile("a2")
