@@ -72,14 +72,18 @@ def unit_of_operands(row: Instruction) -> str:
 def _check_data(row: Instruction, where: str, classes: dict[str, SchedClass], forms: dict) -> None:
     """What the rest of vcore reads off the row as data: its form, its class and the units that class
     holds, its rates and its example."""
-    shapes = forms.get(row.form)
-    if shapes is None:
+    form = forms.get(row.form)
+    if form is None:
         raise TableError(f"{where}: form {row.form!r} is not declared (isa.forms.FORMS names each form and the "
                          f"operand kinds of its rows)")
     kinds = tuple(o.kind for o in row.operands)
-    if kinds not in shapes:
+    if kinds not in form.shapes:
         raise TableError(f"{where}: operands ({', '.join(k.value for k in kinds)}) are not those of form "
-                         f"{row.form!r}: " + " or ".join(f"({', '.join(k.value for k in s)})" for s in shapes))
+                         f"{row.form!r}: " + " or ".join(f"({', '.join(k.value for k in s)})" for s in form.shapes))
+    lacking = [name for name in form.keywords if row.keyword(name) is None]
+    if lacking:
+        raise TableError(f"{where}: form {row.form!r} reads {', '.join(f'{n}=' for n in lacking)} on every row "
+                         f"(isa.forms.FORMS), and the row has no such field")
     cls = classes.get(row.timing)
     if cls is None:
         raise TableError(f"{where}: scheduling class {row.timing!r} is not declared (isa.classes.CLASSES names "
@@ -89,6 +93,12 @@ def _check_data(row: Instruction, where: str, classes: dict[str, SchedClass], fo
             "neither a register instruction nor vector-function structure"
         raise TableError(f"{where}: the row is {what}, and its class {cls.name!r} is scheduled as "
                          f"{cls.schedule}")
+    if cls.family not in form.classes:
+        raise TableError(f"{where}: its class {cls.name!r} is of family {cls.family}, and form {row.form!r} is "
+                         f"timed by classes of family {' or '.join(form.classes)} (isa.forms.FORMS)")
+    if row.pipe != cls.pipe:
+        raise TableError(f"{where}: the row runs on pipe {row.pipe}, and its class {cls.name!r} on {cls.pipe}: a "
+                         f"row's pipe is its class's (isa.classes)")
     if row.register and cls.unit != (want := unit_of_operands(row)):
         access = {"store": "writes UB", "load": "reads UB", "exec": "touches no UB"}[want]
         raise TableError(f"{where}: class {cls.name!r} issues on the {cls.unit} unit, and the row {access}: its "

@@ -23,6 +23,7 @@ SCHEDULES = {"scalar": "scalar", "sync": "sync", "tensor": "transfer", "dma": "t
 # The units a vector function issues on (each with the profile's count of them a cycle), and the units
 # an instruction may hold beside its issue unit.
 ISSUE_UNITS = ("load", "store", "exec")
+PIPES = ("S", "V", "MTE2", "MTE3")  # the pipes a class's rows run on (isa.model.PIPES)
 SIDE_UNITS = ("transcendental",)
 
 # How a class's cycles on its pipe (or its unit, inside a function) are counted:
@@ -49,6 +50,10 @@ class SchedClass:
     whole_ub: bool = False  # it takes every UB port for its cycles (a gather or scatter: blocks known late)
     occupies: str = ""  # docs/timing.md: the cycles it occupies its pipe or unit
     lands: str = ""  # docs/timing.md: the cycles after which its results land
+    # The pipe its rows run on (a row's ``pipe`` is its class's; the table's check refuses another):
+    # one of PIPES, or ``flag`` for a sync class whose operand ``pipe_operand`` names it (BARRIER ALL: S).
+    pipe: str = ""
+    pipe_operand: int | None = None
 
     @property
     def family(self) -> str:
@@ -72,25 +77,25 @@ class SchedClass:
 
 
 def _scalar(name: str, occupies: str, lands: str) -> SchedClass:
-    return SchedClass(f"scalar.{name}", ("scalar", name), occupies=occupies, lands=lands)
+    return SchedClass(f"scalar.{name}", ("scalar", name), occupies=occupies, lands=lands, pipe="S")
 
 
 def _tensor(name: str) -> SchedClass:
     return SchedClass(f"tensor.{name}", ("tensor", f"sustained_{name}"), PER_OP,
                       occupies="`tensor.issue` + `ceil(iterations * lanes / (elements_per_cycle * sustained))` + "
                                "bank-conflict cycles (that part at least 1)",
-                      lands="occupancy + `tensor.startup`")
+                      lands="occupancy + `tensor.startup`", pipe="V")
 
 
 def _reg(name: str, occupancy: str, units: tuple[str, ...], occupies: str, *, latency: str = "",
          rate: str = "", whole_ub: bool = False) -> SchedClass:
     key = latency or f"{name}_latency"
     lands = {"reduce_latency": "`reduce_latency.SUM`, `.MAX`, `.MIN`"}.get(key, f"`{key}`")
-    return SchedClass(f"reg.{name}", ("register", key), occupancy, units, rate, whole_ub, occupies, lands)
+    return SchedClass(f"reg.{name}", ("register", key), occupancy, units, rate, whole_ub, occupies, lands, "V")
 
 
 def _vf(name: str, occupies: str, lands: str = "-") -> SchedClass:
-    return SchedClass(f"vf.{name}", ("register", f"vf_{name}"), occupies=occupies, lands=lands)
+    return SchedClass(f"vf.{name}", ("register", f"vf_{name}"), occupies=occupies, lands=lands, pipe="V")
 
 
 _LANES = "`ceil(lanes / register.elements_per_cycle)`, at least 1"
@@ -122,13 +127,15 @@ CLASSES: dict[str, SchedClass] = {c.name: c for c in (
     _vf("loop_startup", "`register.vf_loop_startup` of the function's front end, each time the loop starts"),
     _vf("membar", "`register.vf_membar` (after the UB accesses before it)"),
     _vf("end", "`register.vf_end` (0: a hardware loop costs no instruction)"),
-    SchedClass("dma.gm2ub", ("dma", "gm2ub_bytes_per_cycle"), occupies=_DMA_OCCUPIES, lands=_DMA_LANDS),
-    SchedClass("dma.ub2gm", ("dma", "ub2gm_bytes_per_cycle"), occupies=_DMA_OCCUPIES, lands=_DMA_LANDS),
-    *(SchedClass(f"sync.{name}", ("sync", name), occupies="`sync.*`", lands="the same")
-      for name in ("setflag", "waitflag", "barrier")),
+    SchedClass("dma.gm2ub", ("dma", "gm2ub_bytes_per_cycle"), occupies=_DMA_OCCUPIES, lands=_DMA_LANDS, pipe="MTE2"),
+    SchedClass("dma.ub2gm", ("dma", "ub2gm_bytes_per_cycle"), occupies=_DMA_OCCUPIES, lands=_DMA_LANDS, pipe="MTE3"),
+    # SETFLAG SRC, DST, EVENT runs on SRC; WAITFLAG on DST; BARRIER PIPE on PIPE
+    *(SchedClass(f"sync.{name}", ("sync", name), occupies="`sync.*`", lands="the same", pipe="flag",
+                 pipe_operand=operand)
+      for name, operand in (("setflag", 0), ("waitflag", 1), ("barrier", 0))),
     SchedClass("sync.syncall", ("chip", "syncall"),
                occupies="every pipe of the core drains, then the core waits until the last core has arrived, "
-                        "plus `chip.syncall`", lands="the same"),
+                        "plus `chip.syncall`", lands="the same", pipe="S"),
     *(_scalar(name, _SCALAR_ON_S, "at once") for name in ("alu", "mul", "branch", "nop")),
     *(_scalar(name, _SCALAR_MEMORY, "at the end of those cycles")
       for name in ("load_ub", "load_gm", "store_ub", "store_gm")),
@@ -154,6 +161,9 @@ def class_problems(cls: SchedClass) -> list[str]:
                      f"runs inside a vector function")
     if (cls.occupancy == INDEX) != bool(cls.rate):
         found.append(f"scheduling class {cls.name!r}: a rate is for the {INDEX!r} occupancy alone")
+    if cls.pipe not in (*PIPES, "flag") or (cls.pipe == "flag") != (cls.pipe_operand is not None):
+        found.append(f"scheduling class {cls.name!r}: pipe {cls.pipe!r} is not one of {', '.join(PIPES)}, or flag "
+                     f"with the operand that names it (pipe_operand)")
     if cls.whole_ub and cls.unit not in ("load", "store"):
         found.append(f"scheduling class {cls.name!r} takes every UB port but issues on no memory unit")
     return found

@@ -10,6 +10,7 @@ import pytest
 
 import isa
 from isa import TABLE, Kind, TableError, check_table
+from isa.classes import CLASSES
 from isa.model import BitField
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +139,7 @@ def test_operands_that_are_not_the_forms_are_refused():
 def test_a_form_of_two_shapes_takes_either():
     from isa.forms import FORMS
 
-    assert {tuple(o.kind for o in r.operands) for r in TABLE if r.form == "loop"} == set(FORMS["loop"])
+    assert {tuple(o.kind for o in r.operands) for r in TABLE if r.form == "loop"} == set(FORMS["loop"].shapes)
 
 
 def test_every_declared_form_has_rows():
@@ -183,12 +184,63 @@ def test_a_class_of_another_kind_of_row_is_refused(mnemonic, form, timing, messa
         check_table(_replace_row(row, attrs.evolve(row, timing=timing)))
 
 
+@pytest.mark.parametrize(("mnemonic", "form", "timing", "message"), [
+    # a tensor row given a scalar, DMA or sync class imported cleanly and raised KeyError at its first run
+    ("VADD", "tensor-binary", "scalar.alu", "its class 'scalar.alu' is of family scalar, and form 'tensor-binary' is "
+                                            "timed by classes of family tensor"),
+    ("VEXP", "tensor-unary", "dma.gm2ub", "its class 'dma.gm2ub' is of family dma, and form 'tensor-unary'"),
+    ("VDUP", "tensor-fill", "sync.barrier", "its class 'sync.barrier' is of family sync, and form 'tensor-fill'"),
+    ("DMA.GM2UB", "dma-in", "tensor.unary", "its class 'tensor.unary' is of family tensor, and form 'dma-in' is "
+                                            "timed by classes of family dma"),
+    ("NOP", "none", "tensor.unary", "its class 'tensor.unary' is of family tensor, and form 'none' is timed by "
+                                     "classes of family scalar or sync"),
+])
+def test_a_class_of_a_family_the_form_is_not_timed_by_is_refused(mnemonic, form, timing, message):
+    row = _row(mnemonic, form)
+    with pytest.raises(TableError, match="^" + re.escape(f"{mnemonic} ({form}): {message}")):
+        check_table(_replace_row(row, attrs.evolve(row, timing=timing, pipe=CLASSES[timing].pipe)))
+
+
+def test_a_row_of_a_tensor_form_without_repeat_is_refused():
+    # the tensor shape iterates by repeat= (emulator.semantics.tensor): a tensor form says so in isa.forms
+    row = _row("VADD", "tensor-binary")
+    keywords = tuple(k for k in row.keywords if k.name != "repeat")
+    with pytest.raises(TableError, match=r"^VADD \(tensor-binary\): form 'tensor-binary' reads repeat= on every "
+                                         r"row \(isa.forms.FORMS\), and the row has no such field"):
+        check_table(_replace_row(row, attrs.evolve(row, keywords=keywords)))
+
+
+@pytest.mark.parametrize(("mnemonic", "form", "pipe", "message"), [
+    ("VADD", "tensor-binary", "S", "the row runs on pipe S, and its class 'tensor.binary' on V"),
+    ("DMA.UB2GM", "dma-out", "MTE2", "the row runs on pipe MTE2, and its class 'dma.ub2gm' on MTE3"),
+    ("SYNCALL", "none", "flag", "the row runs on pipe flag, and its class 'sync.syncall' on S"),
+    ("WAITFLAG", "flag", "V", "the row runs on pipe V, and its class 'sync.waitflag' on flag"),
+])
+def test_a_row_on_another_pipe_than_its_class_is_refused(mnemonic, form, pipe, message):
+    row = _row(mnemonic, form)
+    with pytest.raises(TableError, match="^" + re.escape(f"{mnemonic} ({form}): {message}")):
+        check_table(_replace_row(row, attrs.evolve(row, pipe=pipe)))
+
+
+def test_every_class_names_its_pipe():
+    # the pipes of CONTRACT's table: S the scalar unit, V tensor and vector functions, MTE2 GM to UB, MTE3 UB to
+    # GM; SETFLAG runs on its source pipe, WAITFLAG on its destination, BARRIER on the pipe it names
+    assert {c.name: c.pipe for c in CLASSES.values() if c.family in ("dma", "sync")} == {
+        "dma.gm2ub": "MTE2", "dma.ub2gm": "MTE3", "sync.setflag": "flag", "sync.waitflag": "flag",
+        "sync.barrier": "flag", "sync.syncall": "S"}
+    assert {c.pipe for c in CLASSES.values() if c.family in ("tensor", "reg", "vf")} == {"V"}
+    assert {c.pipe for c in CLASSES.values() if c.family == "scalar"} == {"S"}
+    assert [CLASSES[f"sync.{n}"].pipe_operand for n in ("setflag", "waitflag", "barrier")] == [0, 1, 0]
+
+
 @pytest.mark.parametrize(("changes", "message"), [
     ({"units": ("fpu",)}, "units ('fpu',) are not an issue unit (load, store, exec) then side units"),
     ({"units": ()}, "units () are not an issue unit"),
     ({"occupancy": "lanes"}, "occupancy 'lanes' is not one of"),
     ({"whole_ub": True}, "takes every UB port but issues on no memory unit"),
     ({"rate": "gather"}, "a rate is for the 'index' occupancy alone"),
+    ({"pipe": "MTE1"}, "pipe 'MTE1' is not one of S, V, MTE2, MTE3, or flag"),
+    ({"pipe": "flag"}, "pipe 'flag' is not one of"),  # flag without the operand that names the pipe
 ])
 def test_a_malformed_class_record_is_refused(changes, message):
     from isa.classes import CLASSES
