@@ -10,7 +10,7 @@ import tomllib
 from emulator.arith import numerics
 from emulator.profiles.profile import BUILTIN, Profile, ProfileError, builtin_text, load_profile
 from emulator.semantics import reductions
-from emulator.semantics.registry import missing_bank_rules, missing_families
+from emulator.semantics.registry import missing_bank_rules, missing_families, missing_forms
 from emulator.timing.costs import check_classes, is_arithmetic
 from isa import TABLE, TYPES
 from isa.classes import CLASSES
@@ -74,7 +74,7 @@ def _priced(table=TABLE) -> list[str]:
 
 
 def problems() -> list[str]:
-    return missing_families() + missing_kernels() + _priced()
+    return missing_families() + missing_forms() + missing_kernels() + _priced()
 
 
 def check_emulator() -> None:

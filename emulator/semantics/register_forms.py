@@ -12,7 +12,7 @@ from emulator.arith import conversion, numerics
 from emulator.jobs import footprint, preg, vreg
 from emulator.semantics.registry import NO_UB, implements
 from emulator.state import ALL_LANES, lanes_to_mask
-from isa import Inst
+from isa import Inst, Kind
 from isa.values import dtype_of
 
 
@@ -71,7 +71,7 @@ def bind_vdup(inst: Inst, pc: int):
     etype = inst.type
     lanes, width = etype.lanes, etype.size
     next_pc = pc + inst.size
-    from_lane = inst.row.form == "reg-dup-lane"
+    from_lane = inst.row.operands[1].kind is Kind.VREG  # reg-dup-lane: lane 0 of Va, not a scalar
     reads = footprint([vreg(source), preg(pm)] if from_lane else [preg(pm)])
     writes = footprint([vreg(vd)])
 
@@ -116,7 +116,7 @@ def bind_vcompare(inst: Inst, pc: int):
     etype = inst.type
     width = etype.size
     test = numerics.compare_kernel(inst.cond, etype)
-    scalar_form = inst.row.form == "reg-compare-scalar"
+    scalar_form = inst.row.operands[2].kind is Kind.SCALAR  # reg-compare-scalar: a C scalar, not a C b
     reads = footprint([vreg(va), preg(pm)] if scalar_form else [vreg(va), vreg(other), preg(pm)])
     writes = footprint([preg(pd)])
     next_pc = pc + inst.size

@@ -67,11 +67,16 @@ REFINES: set[str] = set()
 # mask-register operand, lanes of the element type's size): a loaded lane no such instruction
 # enables is not used, so a race on its bytes cannot change a result (emulator.functions.races).
 MASKED_LANES: set[str] = set()
+# Families whose binder lays out only some forms (family -> those forms): a row of another form is named
+# at import (``missing_forms``), not met as a KeyError when its first program loads.
+FORMS_OF: dict[str, tuple[str, ...]] = {}
 
 
-def implements(*families: str, bank_rule: BankRule | None = None, refines: bool = False, masked_lanes: bool = False):
+def implements(*families: str, bank_rule: BankRule | None = None, refines: bool = False, masked_lanes: bool = False,
+               forms: tuple[str, ...] | None = None):
     """Register a binder ``binder(inst, pc) -> run`` for the named table families, whose shape meets
-    UB's banks by ``bank_rule`` (``missing_bank_rules`` refuses a family registered without one)."""
+    UB's banks by ``bank_rule`` (``missing_bank_rules`` refuses a family registered without one) and
+    which, where ``forms`` names them, lays out those forms alone (``missing_forms`` refuses a row of another)."""
 
     def register(binder):
         for family in families:
@@ -84,6 +89,8 @@ def implements(*families: str, bank_rule: BankRule | None = None, refines: bool 
                 REFINES.add(family)
             if masked_lanes:
                 MASKED_LANES.add(family)
+            if forms is not None:
+                FORMS_OF[family] = tuple(forms)
         return binder
 
     return register
@@ -113,6 +120,19 @@ def missing_families(table=TABLE) -> list[str]:
     return [f"family {family!r} of {', '.join(names)} has no binder: no module of emulator.semantics (each is "
             f"imported at start) registers one with @implements({family!r}, bank_rule=...)"
             for family, names in sorted(rows.items())]
+
+
+def missing_forms(table=TABLE) -> list[str]:
+    """Rows of a form their family's binder does not lay out (where it names the forms it takes)."""
+    found = []
+    for row in table:
+        forms = FORMS_OF.get(row.family)
+        if forms is not None and row.form not in forms:
+            binder = BINDERS[row.family]
+            found.append(f"{row.mnemonic} ({row.form}): the binder of family {row.family!r} ({binder.__module__}."
+                         f"{binder.__name__}) lays out forms {', '.join(forms)}, not {row.form!r}: the form needs "
+                         f"its layout there, or a family and binder of its own")
+    return found
 
 
 def missing_bank_rules(table=TABLE) -> list[str]:

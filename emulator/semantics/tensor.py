@@ -29,6 +29,7 @@ from emulator.semantics.registry import ITERATION_BEATS, implements
 from emulator.semantics.tensor_plan import (
     MAX_CHUNK,
     MAX_SEQUENTIAL_PASSES,
+    PLANNED_FORMS,
     Operand,
     TensorPlan,
     plan_of,
@@ -36,7 +37,8 @@ from emulator.semantics.tensor_plan import (
 from isa import Inst
 
 
-@implements("tensor", "tensor_conv", "tensor_compare", "tensor_select", bank_rule=ITERATION_BEATS)
+@implements("tensor", "tensor_conv", "tensor_compare", "tensor_select", bank_rule=ITERATION_BEATS,
+            forms=PLANNED_FORMS)
 def bind_tensor(inst: Inst, pc: int):
     """The run of a tensor instruction: its plan, and at each run its addresses (checked), its
     register scalar, its footprint and a job that performs it and prices its bank conflicts."""

@@ -41,6 +41,7 @@ _FORMS = {
     "tensor-brcb": (("destination", "dst"), ("source", RUN)),
     "tensor-reduce": (("destination", UNITS), ("source", "src")),
 }
+PLANNED_FORMS = tuple(_FORMS)  # the forms whose operands a plan lays out
 # Forms whose destination is a source too (a fused multiply-add adds to it): its values come last.
 READS_DST = ("tensor-axpy", "tensor-fma")
 

@@ -103,3 +103,32 @@ def test_a2_with_a_key_the_schema_lacks_says_which_profile_may_lack_it(nine_fift
     with pytest.raises(ProfileError, match="a2: key 'tensor.sustained_binary' is not in the 950 profile, the "
                                            r"schema every profile matches \(950.toml lacks it, or a2.toml has it"):
         load_profile("a2")
+
+
+# -- a form its family's binder does not lay out -----------------------------------------------------
+
+def test_a_tensor_row_of_a_form_the_tensor_plan_does_not_lay_out_is_named():
+    # VTRANSPOSE given the tensor family: bind_tensor lays out operands by form, so its first load met a KeyError
+    vadd = ROWS[("VADD", "tensor-binary")]
+    transpose = attrs.evolve(vadd, mnemonic="VTRANSPOSE", form="tensor-transpose")
+    found = registry.missing_forms([vadd, transpose])
+    assert found == [f"VTRANSPOSE (tensor-transpose): the binder of family 'tensor' (emulator.semantics.tensor."
+                     f"bind_tensor) lays out forms {', '.join(registry.FORMS_OF['tensor'])}, not 'tensor-transpose': "
+                     f"the form needs its layout there, or a family and binder of its own"]
+
+
+def test_the_import_check_names_a_form_the_binder_does_not_lay_out(monkeypatch):
+    from emulator.check import IncompleteEmulator, check_emulator
+
+    monkeypatch.setitem(registry.FORMS_OF, "tensor", tuple(f for f in registry.FORMS_OF["tensor"]
+                                                           if f != "tensor-fma"))
+    with pytest.raises(IncompleteEmulator, match=r"VMLA \(tensor-fma\): the binder of family 'tensor'"):
+        check_emulator()
+
+
+def test_the_forms_a_binder_lays_out_are_those_of_its_rows():
+    # the tensor shape's plan lays out every tensor form of the table, and no form no row has
+    from isa.forms import FORMS
+
+    tensor_forms = {form for form, record in FORMS.items() if "tensor" in record.classes}
+    assert set(registry.FORMS_OF["tensor"]) == tensor_forms
