@@ -294,10 +294,15 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
         dump_specs = [parse_dump(s) for s in dumps]
     except SpecError as err:
         _fail(f"vcore: error: {err}")
-    for spec in dump_specs:
+    for spec in dump_specs:  # before the program is read, so its warnings do not come before the error
         if spec.core >= (cores or 1):
             _fail(f"vcore: error: --dump {spec.key}: core {spec.core} does not exist: the run has {cores or 1} "
                   f"core(s), ub0..ub{(cores or 1) - 1}")
+        try:  # and before the run, so a long run is not wasted on a bad --dump
+            check_range(spec.space.upper(), profile.ub_size if spec.space == "ub" else gm_size, spec.addr,
+                        spec.addr + spec.count * TYPES[spec.type].size, "read")
+        except Fault as err:
+            _fail(f"vcore: error: --dump {spec.key}: {err}")
     program = _read(program_path, defines, blob)
     try:
         machine = load(program, profile, cores, gm_size, jobs)
@@ -311,12 +316,6 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             machine.write(spec.space, spec.addr, data)
         except Fault as err:
             _fail(f"{label}: {err}")
-    for spec in dump_specs:  # before the run, so a long run is not wasted on a bad --dump
-        try:
-            check_range(spec.space.upper(), machine.memory(spec.space).size, spec.addr,
-                        spec.addr + spec.count * TYPES[spec.type].size, "read")
-        except Fault as err:
-            _fail(f"vcore: error: --dump {spec.key}: {err}")
     if cores is None:
         progress = Progress.for_stderr()
         try:

@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from cli_support import program, vcore
+from cli_support import program, vcore, vcore_here
 
 from emulator import load_profile
 
@@ -23,6 +23,17 @@ PROGRAM = """\
 @pytest.fixture
 def prog(tmp_path):
     return program(tmp_path, PROGRAM)
+
+
+@pytest.mark.parametrize("dump", ["ub:0x3ffff:f16:1", "gm:0x40:u8:1"])
+def test_a_bad_dump_is_the_first_line_before_the_programs_warnings(tmp_path, dump):
+    # The run fuzzer's case: MOV S0 is an assembler warning, and --dump past the end of UB (the 950's is
+    # 0x40000 bytes) or of a 64-byte GM an error: the error comes first, and nothing is assembled or run.
+    path = program(tmp_path, "MOV S0, 1\nHALT\n")
+    r = vcore_here("run", path, "--gm-size", "64", "--dump", dump)
+    assert r.returncode == 2
+    assert r.stderr.splitlines()[0].startswith(f"vcore: error: --dump {dump}: read: "), r.stderr
+    assert "warning" not in r.stderr, r.stderr
 
 
 def test_text_report_and_dump(prog):
