@@ -41,7 +41,7 @@ import numpy as np
 
 from emulator import Fault, Machine
 from emulator.report import race_message
-from isa import TYPES
+from isa import TYPES, Kind
 from isa.values import dtype_of
 from vcore.formatting import format_line
 from vcore.specs import DATA_TYPES, SpecError, parse_dump
@@ -195,7 +195,8 @@ class Debugger:
         m = self.m
         inst = m.instruction_at(m.pc)
         family = inst.row.family if inst is not None else None
-        if not self.ended and family in ("branch", "jump") and inst.operands[-1] <= m.pc:
+        jumps = inst is not None and inst.row.operands[-1:] and inst.row.operands[-1].kind is Kind.TARGET
+        if not self.ended and jumps and inst.operands[-1] <= m.pc:  # a branch or jump to its label
             self._go(None, {m.pc + inst.size})  # a back-branch: run until the loop falls through it
         elif not self.ended and family == "endloop":
             self._go(None, {m.pc + inst.size})  # a hardware loop's end: run until the loop is left

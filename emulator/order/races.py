@@ -13,6 +13,7 @@ from attrs import define
 
 from emulator.faults import Fault
 from emulator.jobs import PIPES, REGISTER_SPACES, Job
+from isa.model import Kind
 
 
 @define
@@ -162,7 +163,7 @@ class RaceCheck:
         if self._flag_events is None:
             self._flag_events = {}
             for bound in self.code.bound:
-                if bound.inst.row.family in ("setflag", "waitflag"):
+                if bound.inst.row.operands[-1:] and bound.inst.row.operands[-1].kind is Kind.EVENT:  # SET/WAITFLAG
                     src, dst, event = bound.inst.operands
                     self._flag_events.setdefault((src, dst), set()).add(event)
         return self._flag_events

@@ -4,7 +4,8 @@ of its shape: ``tensor`` (iterated UB to UB), ``register_lanes``, ``register_mem
 the per-op arithmetic is a kernel of ``emulator.arith.numerics``.
 
 A family's binder takes a decoded instruction and its pc and returns a ``Bound`` action: a closure
-``run(machine) -> next pc`` plus what the report needs to know. ``bind`` is called once per static
+``run(state) -> next pc`` (the ``CoreState`` of its core, or a vector function's ``FunctionContext``)
+plus what the report needs to know. ``bind`` is called once per static
 instruction, so decoding and operand resolution never happen in the run loop.
 
 Each binder also names its shape's bank rule (``BankRule``): how its accesses meet UB's banks, or
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from attrs import define, frozen
 
 from isa import TABLE, Inst, Kind
+from isa.classes import CLASSES
 
 HALT_PC = -1
 
@@ -29,7 +31,7 @@ class Bound:
 
     pc: int
     inst: Inst
-    run: Callable  # run(machine) -> next pc (HALT_PC stops the scalar unit)
+    run: Callable  # run(state) -> next pc, state a CoreState or a FunctionContext (HALT_PC stops the scalar unit)
     pipe: str
 
 
@@ -97,14 +99,13 @@ def implements(*families: str, bank_rule: BankRule | None = None, refines: bool 
 
 
 def pipe_of(inst: Inst) -> str:
+    """The pipe an instruction runs on: its row's, or for a ``flag`` row the operand its class names
+    (``SchedClass.pipe_operand``: SETFLAG's source, WAITFLAG's destination, BARRIER's pipe; ALL on S)."""
     row = inst.row
     if row.pipe != "flag":
         return row.pipe
-    if row.family == "setflag":
-        return inst.operands[0]
-    if row.family == "waitflag":
-        return inst.operands[1]
-    return "S" if inst.operands[0] == "ALL" else inst.operands[0]
+    pipe = inst.operands[CLASSES[row.timing].pipe_operand]
+    return "S" if pipe == "ALL" else pipe
 
 
 def bind(inst: Inst, pc: int) -> Bound:
