@@ -57,10 +57,10 @@ def test_a_new_module_in_the_package_registers_its_family_with_no_list_to_edit(s
 
 def test_a_family_no_module_implements_is_named_with_its_rows(scratch_registry):
     vadd = ROWS[("VADD", "tensor-binary")]
-    transpose = attrs.evolve(vadd, mnemonic="VTRANSPOSE", form="tensor-transpose", family="vtranspose")
+    transpose = attrs.evolve(vadd, mnemonic="VMADEUP", form="tensor-madeup", family="vmadeup")
     assert registry.missing_families([vadd, transpose]) == [
-        "family 'vtranspose' of VTRANSPOSE (tensor-transpose) has no binder: no module of emulator.semantics "
-        "(each is imported at start) registers one with @implements('vtranspose', bank_rule=...)"]
+        "family 'vmadeup' of VMADEUP (tensor-madeup) has no binder: no module of emulator.semantics "
+        "(each is imported at start) registers one with @implements('vmadeup', bank_rule=...)"]
 
 
 # -- a key taken out of the 950 profile, the schema --------------------------------------------------
@@ -111,12 +111,12 @@ def test_a2_with_a_key_the_schema_lacks_says_which_profile_may_lack_it(nine_fift
 # -- a form its family's binder does not lay out -----------------------------------------------------
 
 def test_a_tensor_row_of_a_form_the_tensor_plan_does_not_lay_out_is_named():
-    # VTRANSPOSE given the tensor family: bind_tensor lays out operands by form, so its first load met a KeyError
+    # a new form (VTRANSPOSE's, say) given the tensor family: bind_tensor lays out operands by form, so its first load met a KeyError
     vadd = ROWS[("VADD", "tensor-binary")]
-    transpose = attrs.evolve(vadd, mnemonic="VTRANSPOSE", form="tensor-transpose")
+    transpose = attrs.evolve(vadd, mnemonic="VMADEUP", form="tensor-madeup")
     found = registry.missing_forms([vadd, transpose])
-    assert found == [f"VTRANSPOSE (tensor-transpose): the binder of family 'tensor' (emulator.semantics.tensor."
-                     f"bind_tensor) lays out forms {', '.join(registry.FORMS_OF['tensor'])}, not 'tensor-transpose': "
+    assert found == [f"VMADEUP (tensor-madeup): the binder of family 'tensor' (emulator.semantics.tensor."
+                     f"bind_tensor) lays out forms {', '.join(registry.FORMS_OF['tensor'])}, not 'tensor-madeup': "
                      f"the form needs its layout there, or a family and binder of its own"]
 
 

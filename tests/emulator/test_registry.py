@@ -139,11 +139,11 @@ def test_the_class_table_lists_a_new_row_and_class(monkeypatch):
     from isa.classes import CLASSES, SchedClass
 
     vadd = next(r for r in doc.TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
-    new = attrs.evolve(vadd, mnemonic="VADDRELU", opcode=0xF0, timing="tensor.fused")
+    new = attrs.evolve(vadd, mnemonic="VMADEUP", opcode=0xF0, timing="tensor.fused")
     monkeypatch.setattr(doc, "TABLE", (*doc.TABLE, new))
     monkeypatch.setattr(doc, "CLASSES", {**CLASSES, "tensor.fused": SchedClass(
         "tensor.fused", ("tensor", "sustained_fused"), occupies="its own cycles", lands="its own landing")})
-    assert "| `tensor.fused` | VADDRELU | its own cycles | its own landing |" in doc.class_table()
+    assert "| `tensor.fused` | VMADEUP | its own cycles | its own landing |" in doc.class_table()
 
 
 def test_an_arithmetic_row_without_a_kernel_is_named():

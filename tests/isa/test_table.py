@@ -124,8 +124,8 @@ def test_an_undeclared_form_is_refused_naming_the_row_and_the_form():
     # A new form name passed import and raised KeyError at its first load (the tensor shape lays out
     # the operands by form): now a form is declared with its operands, or the table is refused.
     row = _row("VADD", "tensor-binary")
-    new = attrs.evolve(row, mnemonic="VADDRELU", opcode=0xF0, form="tensor-addrelu")
-    with pytest.raises(TableError, match=r"^VADDRELU \(tensor-addrelu\): form 'tensor-addrelu' is not declared"):
+    new = attrs.evolve(row, mnemonic="VMADEUP", opcode=0xF0, form="tensor-madeup")
+    with pytest.raises(TableError, match=r"^VMADEUP \(tensor-madeup\): form 'tensor-madeup' is not declared"):
         check_table((*TABLE, new))
 
 
