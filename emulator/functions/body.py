@@ -56,13 +56,14 @@ class KeptSchedules:
     lane reads data), so a launch from the same values has the same schedule: a loop that launches a
     function again and again schedules it once. Gathers and scatters (priced by their data) are not kept."""
 
-    def __init__(self, arguments: list) -> None:
+    def __init__(self, arguments: list, keyed: list | None = None) -> None:
         self.arguments = arguments  # the S registers the function names (S0 aside), sorted
+        self.keyed = arguments if keyed is None else keyed  # those its schedule depends on (``laid_out_by``)
         self.schedules: dict = {}
 
     def key(self, s: list) -> tuple:
-        """A launch's key: the values of the function's S registers in ``s``."""
-        return tuple([s[r] for r in self.arguments])
+        """A launch's key: the values of the S registers in ``s`` that its schedule depends on."""
+        return tuple([s[r] for r in self.keyed])
 
     def get(self, key: tuple) -> Kept | None:
         return self.schedules.get(key)
@@ -91,6 +92,20 @@ def arguments_of(insts) -> set:
         for value, operand in zip(inst.operands, inst.row.operands, strict=True):
             named.add(value if operand.kind is Kind.SREG else getattr(value, "reg", None))
     return named - {None, 0}
+
+
+def laid_out_by(insts) -> set:
+    """The scalar registers a function's layout depends on: all it names (``arguments_of``) but those
+    named only as a register instruction's scalar data operand (VADDS's, VDUP's: an element's value,
+    which no address, loop count or footprint reads). A launch's schedule is kept by their values, so
+    a loop that launches a function with a new scalar each time lays it out once."""
+    data, other = set(), set()
+    for inst in insts:
+        for value, operand in zip(inst.operands, inst.row.operands, strict=True):
+            reg = value if operand.kind is Kind.SREG else getattr(value, "reg", None)
+            if reg is not None:
+                (data if operand.kind is Kind.SCALAR and inst.row.register else other).add(reg)
+    return (other | data) - (data - other) - {0}
 
 
 def kind_of(inst: Inst) -> str | None:

@@ -73,6 +73,7 @@ class Expansion:
                         stack.pop()
                     if limit and len(items) >= limit and steps is None:  # a chunk's worth: go on next time
                         self.i, self.ran = i + 1, ran
+                        ctx.items = None  # (its jobs refer to the context: no cycle left for the collector)
                         return items
                 elif kind == LOOP:
                     count = counts_of[i]
@@ -93,6 +94,7 @@ class Expansion:
         except FunctionStopped as stop:
             self.stopped = stop
         self.i, self.ran, self.done = i, ran, True
+        ctx.items = None
         return items
 
     def _stop(self, fault: Fault, i: int) -> FunctionStopped:

@@ -24,7 +24,7 @@ import gc
 import numpy as np
 
 from emulator.faults import Fault
-from emulator.functions.body import Body, Kept, KeptSchedules, arguments_of, replay
+from emulator.functions.body import Body, Kept, KeptSchedules, arguments_of, laid_out_by, replay
 from emulator.functions.expand import Expansion, fresh, jobs_of
 from emulator.functions.races import BlockState, InnerOrder, byte_span, report
 from emulator.functions.schedule import (
@@ -132,7 +132,7 @@ class Function:
         self.costs = costs
         caps = costs.register
         # the launch, and a push of the scalar arguments (the S registers the function names) per 16
-        self.kept = KeptSchedules(sorted(arguments_of(b.inst for b in body)))
+        self.kept = KeptSchedules(sorted(arguments_of(b.inst for b in body)), sorted(laid_out_by(b.inst for b in body)))
         self.launch_cycles = caps["vf_launch"] + -(-len(self.kept.arguments) // 16) * caps["vf_param_push"]
         self.loop_startup = caps["vf_loop_startup"]
         self.membar_cycles = caps["vf_membar"]

@@ -56,19 +56,45 @@ class Shadow:
     def __init__(self, blocks: int) -> None:
         self.w = _zeros((4, blocks), np.int64)  # row q: pipe q's last write
         self.r = _zeros((4, blocks), np.int64)
+        self.lo, self.hi = blocks, 0  # the blocks ever recorded lie in [lo, hi)
         self.w_max = [0, 0, 0, 0]  # per pipe, the largest clock of a write here
         self.r_max = [0, 0, 0, 0]  # per pipe, the largest clock of a read here
         self.v_epoch_max = 0  # the latest epoch of a V write here (a2)
 
 
+COMPACT_MIN = 4096  # accesses the table gains between two compactions, at least
+
+
 class Table:
     """The accesses recorded (its id; id 0 is "none"): the clock and epoch of each in arrays, for the
-    checks over many blocks at once, and its (seq, pc, start, end) for naming a race. Grown by doubling."""
+    checks over many blocks at once, and its (seq, pc, start, end) for naming a race. Grown by doubling,
+    and compacted (``compact``) to the accesses a shadow still names, so that it keeps no history."""
 
     def __init__(self) -> None:
         self.clocks = np.zeros(1024, dtype=np.int64)
         self.epochs = np.zeros(1024, dtype=np.int64)
         self.info: list = [(0, 0, 0, 0)]
+        self.compact_at = COMPACT_MIN  # the id at which to compact
+
+    def compact(self, shadows) -> None:
+        """Keep only the accesses the ``shadows`` name (the last of each pipe, per block), renumbered
+        in order, and rewrite the shadows' ids: the table then holds what a later access can still
+        meet, however many accesses came before."""
+        named = [np.zeros(1, dtype=np.int64)]
+        for shadow in shadows:
+            for ids in (shadow.w[:, shadow.lo:shadow.hi], shadow.r[:, shadow.lo:shadow.hi]):
+                named.append(ids[ids != 0])
+        live = np.unique(np.concatenate(named))
+        for shadow in shadows:
+            for ids in (shadow.w[:, shadow.lo:shadow.hi], shadow.r[:, shadow.lo:shadow.hi]):
+                ids[...] = np.searchsorted(live, ids)
+        size = max(1024, 2 * live.size)
+        clocks, epochs = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+        clocks[:live.size], epochs[:live.size] = self.clocks[live], self.epochs[live]
+        self.clocks, self.epochs = clocks, epochs
+        info = self.info
+        self.info = [info[k] for k in live.tolist()]
+        self.compact_at = live.size + max(live.size, COMPACT_MIN)
 
     def add(self, clock: int, epoch: int, info: tuple) -> int:
         k = len(self.info)
@@ -190,6 +216,10 @@ class Order:
         for space, entry, mine_writes in sides:
             shadow = self.shadows.get(space) or self._shadow(space)
             at = _where(entry)
+            if entry[1] < shadow.lo:  # noqa: PLR1730 (no call: the complexity guard counts them)
+                shadow.lo = entry[1]
+            if entry[2] > shadow.hi:  # noqa: PLR1730
+                shadow.hi = entry[2]
             w_max, r_max = shadow.w_max, shadow.r_max
             # each pipe's last write, and for a write each other pipe's last read: late unless this
             # access is ordered after it (a pipe's own are: its order, or a2's V's in-order start)
@@ -205,6 +235,8 @@ class Order:
             else:
                 shadow.r[p, at] = me
                 r_max[p] = max(r_max[p], mine)
+        if me >= table.compact_at:
+            table.compact(list(self.shadows.values()))
 
     def _check(self, job: Job, shadow: Shadow, space: str, at, p: int, clock: list, v_unordered: bool,
                mine_writes: bool) -> None:

@@ -91,6 +91,7 @@ class DataMovement:
             self.pending_writes[job.seq] = hold(job.perform()) if job.perform is not None else ()
         except Fault as fault:
             raise self.fault_at(fault, job.pc) from None
+        job.perform = None  # (what it made it from, a launch's items, goes with it: a job is kept longer)
         self.inflight[job.pipe][job.seq] = job
 
     def land(self, job: Job) -> None:

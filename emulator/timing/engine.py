@@ -250,8 +250,6 @@ class Engine:
             for other, q in self.queue.items():
                 if other != pipe and q and max(self.free[other], q[0].dispatch) < start:
                     return False
-        if job.perform is None and not force:  # a debugger's steps move its data: it waits for them
-            return False
         self.movement.start_at(job, start)  # performed now: its perform prices it (``job.cost``)
         job.priced_at_start = False
         job.started = True

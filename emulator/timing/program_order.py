@@ -51,6 +51,7 @@ class ProgramOrder:
         try:
             if job.perform is not None:
                 land(job.perform())
+                job.perform = None  # (what it made it from, a launch's items, goes with it: a job is kept longer)
         except Fault:  # the state at a job's fault is the timed run's: what had started by then
             raise Diverged from None
 

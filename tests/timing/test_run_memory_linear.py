@@ -1,0 +1,125 @@
+"""A run's memory does not grow with the instructions it runs, and its work grows no faster than they
+do (issue 30, outcome 1), for the kinds of program the issue measured: a vector function launched
+again and again (each launch with another S value, so each is laid out anew), one that stores to the
+same UB bytes every pass, and a scalar tiling loop of DMAs, flags and a tensor instruction.
+
+Growth is tested by doubling: the same program at N and 4N passes, peak memory (tracemalloc, which
+numpy reports to) within 10%, and Python calls (deterministic, unlike wall time) at most 4.6 times
+(counted at a quarter of the size: counting is slow).
+What a run keeps per address (the last access of each pipe, GM's undo log) grows with the bytes a
+program touches, at most UB and GM, never with how often it touches them: the tiling loop here goes
+round the same 16 KiB of GM, as the issue's programs go round UB.
+"""
+
+from __future__ import annotations
+
+import sys
+import tracemalloc
+
+import pytest
+
+import vcore
+from emulator.functions import launch as functions
+from emulator.order import happens_before
+
+PROGRAMS = {
+    # a launch a pass, each with another S7: the issue's "launched 50 times" function (it kept every
+    # launch's jobs alive until Python's collector ran, 870 bytes an instruction)
+    "launches": lambda n: f"""\
+    MOV S7, 0
+top:
+    MOV S1, 0x0
+    MOV S3, 0x8000
+    VF.BEGIN
+    LOOP 100
+        PSET.b16 P0, ALL
+        VLD.f16 V0, [S1]
+        VADDS.f16 V1, V0, S7, P0
+        VST.f16 [S3], V1, P0, post=128
+    ENDLOOP
+    VF.END
+    ADD S7, S7, 1
+    BLT S7, {n}, top
+    HALT
+""",
+    # one launch, its loop storing to the same bytes every pass (races each pass with the next)
+    "same address": lambda n: f"""\
+    VF.BEGIN
+    LOOP {200 * n}
+        PSET.b16 P0, ALL
+        VLD.f16 V0, [0x20000]
+        VADDS.f16 V1, V0, S7, P0
+        VST.f16 [0x20000], V1, P0
+    ENDLOOP
+    VF.END
+    HALT
+""",
+    # DMA in, flags, VADD, flags, DMA out, round 16 KiB of GM
+    "tiling": lambda n: f"""\
+    MOV S1, 0
+    MOV S3, 0
+    SETFLAG V, MTE2, 0
+    SETFLAG MTE3, V, 0
+tile:
+    WAITFLAG V, MTE2, 0
+    DMA.GM2UB [0x0], gm[S1], len=8
+    SETFLAG MTE2, V, 0
+    WAITFLAG MTE2, V, 0
+    WAITFLAG MTE3, V, 0
+    VADD.f32 [0x1000], [0x0], [0x0]
+    SETFLAG V, MTE2, 0
+    SETFLAG V, MTE3, 0
+    WAITFLAG V, MTE3, 0
+    ADD S2, S1, 0x10000
+    DMA.UB2GM gm[S2], [0x1000], len=8
+    SETFLAG MTE3, V, 0
+    ADD S1, S1, 256
+    AND S1, S1, 0x3fff
+    ADD S3, S3, 1
+    BLT S3, {10 * n}, tile
+    WAITFLAG V, MTE2, 0
+    WAITFLAG MTE3, V, 0
+    HALT
+""",
+}
+
+
+def peak_memory(text: str) -> tuple:
+    m = vcore.load_text(text)
+    tracemalloc.start()
+    try:
+        r = m.run()
+        return r, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def calls(text: str) -> int:
+    m = vcore.load_text(text)
+    count = 0
+
+    def counting(frame, event, arg):
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(counting)
+    try:
+        m.run()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+@pytest.mark.parametrize("kind", sorted(PROGRAMS))
+def test_memory_stays_and_work_grows_with_the_instructions_run(monkeypatch, kind):
+    monkeypatch.setattr(functions, "CHUNK", 256)  # a long launch holds a chunk of items: both sizes are many
+    monkeypatch.setattr(happens_before, "COMPACT_MIN", 64)  # the order check's table, compacted as often
+    program = PROGRAMS[kind]
+    vcore.load_text(program(80)).run()  # warm the caches and lazy imports (a compaction's, a prune's)
+    small, small_peak = peak_memory(program(20))
+    large, large_peak = peak_memory(program(80))
+    assert small.fault is None and large.fault is None, (small.fault, large.fault)
+    assert large.instructions >= 3.9 * small.instructions
+    assert large_peak <= 1.10 * small_peak + 64 * 1024, (small_peak, large_peak)
+    assert calls(program(20)) <= 4.6 * calls(program(5))
