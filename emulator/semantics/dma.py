@@ -9,7 +9,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from emulator.faults import Fault, check_range
-from emulator.jobs import Job, runs_of
+from emulator.jobs import Job, runs_of, span
 from emulator.semantics.registry import UNBANKED, implements
 from isa import Inst
 from isa.types import BLOCK_BYTES
@@ -17,6 +17,8 @@ from isa.types import BLOCK_BYTES
 
 def _transfer_blocks(space: str, addr: int, blocks: int, nbytes: int, pitch: int):
     """The 32-byte blocks that ``blocks`` transfers of ``nbytes`` every ``pitch`` bytes cover."""
+    if blocks == 1 or pitch == nbytes:  # one span of bytes (the usual tile): no arrays
+        return span(space, addr, addr + (blocks - 1) * pitch + nbytes)
     starts = addr + np.arange(blocks, dtype=np.int64) * pitch
     first = starts // BLOCK_BYTES
     count = (starts + nbytes - 1) // BLOCK_BYTES - first + 1
