@@ -90,10 +90,16 @@ class ProgramOrder:
         if self.gm_kept is None:
             self.gm_kept = np.zeros(-(-gm.size // 32), dtype=bool)
         kept = self.gm_kept
-        fresh = np.flatnonzero(~kept[lo:hi]) + lo
+        fresh = np.flatnonzero(~kept[lo:hi])
         if fresh.size:
-            kept[fresh] = True
-            for first, end in runs_of(fresh):
+            if fresh.size == hi - lo:  # all of them (a tile written for the first time): one run
+                kept[lo:hi] = True
+                runs = ((lo, hi),)
+            else:
+                fresh += lo
+                kept[fresh] = True
+                runs = runs_of(fresh)
+            for first, end in runs:
                 start = int(first) * 32
                 self.gm_undo.append((start, gm[start:min(int(end) * 32, gm.size)].copy()))
 
