@@ -111,7 +111,8 @@ def test_a2_with_a_key_the_schema_lacks_says_which_profile_may_lack_it(nine_fift
 # -- a form its family's binder does not lay out -----------------------------------------------------
 
 def test_a_tensor_row_of_a_form_the_tensor_plan_does_not_lay_out_is_named():
-    # a new form (VTRANSPOSE's, say) given the tensor family: bind_tensor lays out operands by form, so its first load met a KeyError
+    # a new form (VTRANSPOSE's, say) given the tensor family: bind_tensor lays out operands by form, so
+    # its first load met a KeyError
     vadd = ROWS[("VADD", "tensor-binary")]
     transpose = attrs.evolve(vadd, mnemonic="VMADEUP", form="tensor-madeup")
     found = registry.missing_forms([vadd, transpose])
@@ -272,3 +273,45 @@ def test_a_family_whose_rule_is_iteration_beats_charges_conflicts(row, profile):
     assert result.fault is None, result.fault
     conflicts = sum(entry.bank_conflict_cycles for entry in result.per_pc)
     assert conflicts > 0, f"{line}: no bank-conflict cycles"
+
+
+# -- a tensor binder's UB footprint names every UB operand -------------------------------------------
+
+TENSOR_ROWS = [row for row in TABLE if row.form.startswith("tensor-")]
+
+
+def _ub_operands(row, inst) -> list[tuple[int, int]]:
+    """(operand index, address) of the instruction's UB operands at absolute addresses."""
+    return [(k, value.offset) for k, (value, operand) in enumerate(zip(inst.operands, row.operands, strict=True))
+            if operand.kind is Kind.UB and value.reg is None]
+
+
+def _raw_pairs(text: str, profile: str) -> set:
+    m = Machine(assemble(text), profile)
+    m.run()
+    return {(r.first["pc"], r.second["pc"]) for r in m.races() if r.kind == "RAW"}
+
+
+@pytest.mark.parametrize("row", TENSOR_ROWS, ids=[f"{r.mnemonic}-{r.form}" for r in TENSOR_ROWS])
+def test_a_tensor_job_footprint_has_every_ub_operand(row):
+    """A tensor binder names each UB operand in its job's footprint: a DMA that nothing orders writing
+    a source's first block just before it, or reading the destination's first block just after it,
+    is a race the run names (RAW). A binder that left an operand out lost these races silently (the
+    proof of issue 29 met it with a VTRANSPOSE binder that named no source). A source at the address of
+    another operand cannot be told apart from it, and is not tried."""
+    example = program(row)
+    _, inst = _decoded(example, row)
+    operands = _ub_operands(row, inst)
+    tried = 0
+    for k, addr in operands:
+        if k and sum(a == addr for _, a in operands) > 1:
+            continue
+        if k == 0:  # the destination: read by a DMA out that follows
+            text = example.replace("HALT\n", f"DMA.UB2GM gm[0x100000], [{addr:#x}], len=1\nHALT\n")
+            pcs = [pc for pc, i in decode_program(assemble(text).words) if i.row is row or i.row.family == "dma"]
+        else:  # a source: written by a DMA in that comes before
+            text = f"DMA.GM2UB [{addr:#x}], gm[0x0], len=1\n" + example
+            pcs = [pc for pc, i in decode_program(assemble(text).words) if i.row.family == "dma" or i.row is row]
+        assert tuple(pcs) in _raw_pairs(text, "950"), f"{row.example}: operand {k} at {addr:#x} is in no race"
+        tried += 1
+    assert tried, f"{row.example}: no UB operand at an absolute address to try"
