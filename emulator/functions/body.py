@@ -99,13 +99,12 @@ def laid_out_by(insts) -> set:
     named only as a register instruction's scalar data operand (VADDS's, VDUP's: an element's value,
     which no address, loop count or footprint reads). A launch's schedule is kept by their values, so
     a loop that launches a function with a new scalar each time lays it out once."""
-    data, other = set(), set()
+    named = set()
     for inst in insts:
         for value, operand in zip(inst.operands, inst.row.operands, strict=True):
-            reg = value if operand.kind is Kind.SREG else getattr(value, "reg", None)
-            if reg is not None:
-                (data if operand.kind is Kind.SCALAR and inst.row.register else other).add(reg)
-    return (other | data) - (data - other) - {0}
+            if not (operand.kind is Kind.SCALAR and inst.row.register):
+                named.add(value if operand.kind is Kind.SREG else getattr(value, "reg", None))
+    return named - {None, 0}
 
 
 def kind_of(inst: Inst) -> str | None:
