@@ -13,7 +13,8 @@ from attrs import evolve, frozen
 
 from emulator.code import Code
 from emulator.faults import AtSyncAll, Fault
-from emulator.functions.launch import Function, FunctionContext, Workspace
+from emulator.functions.context import FunctionContext, Workspace
+from emulator.functions.launch import Function
 from emulator.profiles.profile import Profile, load_profile
 from emulator.report import Report, build_report
 from emulator.result import RunResult, run_result

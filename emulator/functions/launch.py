@@ -14,7 +14,9 @@ and checks which UB accesses nothing orders (``emulator.functions.races``); with
 them again at their scheduled times (``emulator.functions.timed``), so a load that overtakes an
 unordered store reads the old data, as the cycle model says. A launch of more than ``CHUNK`` items
 goes through each step a chunk at a time and keeps none of them: its data makes them again from its
-launch's S values. A debugger's run steps through the jobs instead (``emulator.functions.steps``).
+launch's S values. A paused run hands over the same job, and shows the function one instruction a
+step on a copy of its own (``emulator.functions.steps``). What a launch runs on is
+``emulator.functions.context``'s.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import numpy as np
 
 from emulator.faults import Fault
 from emulator.functions.body import Body, Kept, KeptSchedules, arguments_of, laid_out_by, replay
+from emulator.functions.context import FunctionContext
 from emulator.functions.expand import Expansion, fresh, jobs_of
 from emulator.functions.races import BlockState, InnerOrder, byte_span, report
 from emulator.functions.schedule import (
@@ -41,7 +44,6 @@ from emulator.functions.steps import Stepper
 from emulator.functions.timed import TimedPerform
 from emulator.jobs import Job, footprint, land
 from emulator.semantics.registry import MASKED_LANES, NO_UB, implements
-from emulator.state import State, register_file
 from emulator.timing.accounting import TRACE_LIMIT
 from emulator.timing.costs import Cost
 from emulator.timing.ub_ports import ports_of
@@ -49,8 +51,6 @@ from isa import Inst
 from isa.functions import FunctionSpan
 from isa.model import Kind
 from isa.types import BLOCK_BYTES
-
-_new_job = object.__new__
 
 
 @implements("vf_begin", "vf_end", "loop", "endloop", "membar", bank_rule=NO_UB)
@@ -63,60 +63,6 @@ def bind_structure(inst: Inst, pc: int):
                     f"function runs only from its VF.BEGIN")
 
     return run
-
-
-class FunctionContext(State):
-    """A function's own state at one launch: a copy of S0..S31, V and P registers that start zero,
-    and UB as the machine's scratch copy. Its ``submit`` collects jobs instead of scheduling them."""
-
-    def __init__(self, m, items: list, preview: bool = False) -> None:  # not State.__init__: no UB of its own
-        self.machine = m
-        state = m.state
-        self.s = list(state.s)
-        if preview:  # a paused run's steps (``Stepper``): registers and a copy of UB of their own
-            self.v, self.p, self.v_as, self.v_rows = register_file()
-            self.ub, self.views = state.ub.copy(), {}
-        else:
-            # One register file serves every launch (their data moves one launch at a time), zeroed
-            # when a launch starts to move data: its typed views are then made once per machine.
-            self.v, self.p, self.v_as, self.v_rows = m.workspace.registers()
-            self.v.fill(0)
-            self.p.fill(False)
-            self.ub, self.views = m.workspace.scratch(state.ub)
-        self.lane_masks = state.lane_masks  # keyed by a mask's bytes: the same in every state
-        self.gm = state.gm
-        self.items = items
-
-    def submit(self, job: Job) -> None:
-        self.items.append(job)
-
-    def submit_register(self, pc: int, perform, reads: dict, writes: dict) -> None:
-        job = _new_job(Job)
-        job.pc, job.perform, job.footprint_reads, job.footprint_writes = pc, perform, reads, writes
-        self.items.append(job)
-
-
-class Workspace:
-    """Owns what a machine's launched vector functions run on, each made once and only when first
-    needed: a scratch copy of UB with its typed views, and a V and P register file with V's typed
-    views (their data moves one launch at a time)."""
-
-    def __init__(self) -> None:
-        self._scratch: np.ndarray | None = None
-        self._views: dict = {}  # the scratch UB's typed views (``State.views``)
-        self._registers: tuple | None = None
-
-    def registers(self) -> tuple:
-        """``(v, p, v_as, v_rows)`` (``emulator.state.register_file``)."""
-        if self._registers is None:
-            self._registers = register_file()
-        return self._registers
-
-    def scratch(self, ub: np.ndarray) -> tuple:
-        """The scratch copy of UB (shaped as ``ub``) and its typed views."""
-        if self._scratch is None:
-            self._scratch = np.zeros_like(ub)
-        return self._scratch, self._views
 
 
 class Function:

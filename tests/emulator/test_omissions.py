@@ -165,7 +165,7 @@ def test_a_register_job_reads_every_register_operand_it_takes(row, monkeypatch):
     """A register binder names in its job's reads every vector and mask register among its sources
     (each operand after the first, the destination): a mask register left out (P) would let a write to
     it overtake the read in the function's schedule, and no race or dependency would see it."""
-    from emulator.functions.launch import FunctionContext
+    from emulator.functions.context import FunctionContext
 
     jobs = []
     submit, submit_register = FunctionContext.submit, FunctionContext.submit_register
