@@ -11,12 +11,12 @@ field, the races and the data with a launch laid out at once.
 
 from __future__ import annotations
 
-import sys
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
+from timing_support import count_calls, peak_memory
 
 import vcore
 from emulator.functions import launch as functions
@@ -56,25 +56,9 @@ def run(text: str, measure: str | None = None):
     m = vcore.load_text(text)
     m.write("ub", 0, np.arange(0x10000, dtype=np.uint8))
     if measure == "memory":
-        tracemalloc.start()
-        r = m.run()
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        return m, r, peak
+        return m, *peak_memory(m.run)
     if measure == "calls":
-        calls = 0
-
-        def count(frame, event, arg):
-            nonlocal calls
-            if event in ("call", "c_call"):
-                calls += 1
-
-        sys.setprofile(count)
-        try:
-            r = m.run()
-        finally:
-            sys.setprofile(None)
-        return m, r, calls
+        return m, *count_calls(m.run)
     return m, m.run(), None
 
 

@@ -13,10 +13,8 @@ round the same 16 KiB of GM, as the issue's programs go round UB.
 
 from __future__ import annotations
 
-import sys
-import tracemalloc
-
 import pytest
+from timing_support import count_calls, peak_memory
 
 import vcore
 from emulator.functions import launch as functions
@@ -84,42 +82,15 @@ tile:
 }
 
 
-def peak_memory(text: str) -> tuple:
-    m = vcore.load_text(text)
-    tracemalloc.start()
-    try:
-        r = m.run()
-        return r, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
-def calls(text: str) -> int:
-    m = vcore.load_text(text)
-    count = 0
-
-    def counting(frame, event, arg):
-        nonlocal count
-        if event in ("call", "c_call"):
-            count += 1
-
-    sys.setprofile(counting)
-    try:
-        m.run()
-    finally:
-        sys.setprofile(None)
-    return count
-
-
 @pytest.mark.parametrize("kind", sorted(PROGRAMS))
 def test_memory_stays_and_work_grows_with_the_instructions_run(monkeypatch, kind):
     monkeypatch.setattr(functions, "CHUNK", 256)  # a long launch holds a chunk of items: both sizes are many
     monkeypatch.setattr(happens_before, "COMPACT_MIN", 64)  # the order check's table, compacted as often
     program = PROGRAMS[kind]
     vcore.load_text(program(80)).run()  # warm the caches and lazy imports (a compaction's, a prune's)
-    small, small_peak = peak_memory(program(20))
-    large, large_peak = peak_memory(program(80))
+    small, small_peak = peak_memory(vcore.load_text(program(20)).run)
+    large, large_peak = peak_memory(vcore.load_text(program(80)).run)
     assert small.fault is None and large.fault is None, (small.fault, large.fault)
     assert large.instructions >= 3.9 * small.instructions
     assert large_peak <= 1.10 * small_peak + 64 * 1024, (small_peak, large_peak)
-    assert calls(program(20)) <= 4.6 * calls(program(5))
+    assert count_calls(vcore.load_text(program(20)).run)[1] <= 4.6 * count_calls(vcore.load_text(program(5)).run)[1]

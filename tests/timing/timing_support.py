@@ -95,3 +95,33 @@ def ub(m, addr: int, type_name: str, count: int) -> np.ndarray:
 def vcore(*args, cwd=None, input_text: str | None = None):
     return subprocess.run([VCORE, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=60,
                           input=input_text)
+
+
+def peak_memory(action):
+    """``(what action() returned, the peak memory it took)``, by tracemalloc (numpy reports to it)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        returned = action()
+        return returned, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def count_calls(action):
+    """``(what action() returned, the Python and C calls it made)``: a measure of work that, unlike
+    wall time, does not depend on the machine (the doubling tests compare it at N and 4N)."""
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        returned = action()
+    finally:
+        sys.setprofile(None)
+    return returned, calls
