@@ -64,6 +64,7 @@ class Machine:
         # before ``run()`` times any program; ``ran_timed`` says which way a run went.
         self.timed_data = False
         self.ran_timed: bool | None = None  # set as a run starts
+        self.fast_loops = True  # qualifying hardware loops run in closed form (False: pass by pass)
         self.stepping = False  # a run that may pause steps through functions (emulator.functions.launch.Stepper)
         self.stepper = None
         self.workspace = Workspace()
@@ -189,9 +190,10 @@ class Machine:
         """Instructions a function launched now may run before ``--max-instructions``."""
         return self.tally.budget()
 
-    def add_function_counts(self, counts: dict) -> None:
-        """Count the instructions a launched function runs (the run loop counts only VF.BEGIN)."""
+    def add_function_counts(self, counts: dict, fast: int = 0) -> None:
+        """Count a launched function's instructions (``fast`` in closed form): the run loop counts VF.BEGIN."""
         self.tally.add_function(counts)
+        self.tally.fast += fast
 
     def function_state(self) -> FunctionContext | None:
         """While a paused run is inside a function: its state (S, V, P as the function sees them)."""
@@ -255,10 +257,11 @@ class Machine:
     # -- running -----------------------------------------------------------------------------------
     def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, max_cycles: int | None = None,
             strict: bool = False, trace: bool = False, *, pause_after: int | None = None,
-            breakpoints: frozenset | set | None = None, progress=None) -> RunResult:
+            breakpoints: frozenset | set | None = None, progress=None, fast_loops: bool = True) -> RunResult:
         """Run until HALT, the end of the text, a fault or a limit; the result is also kept in
         ``self.result``. The first call sets up the pipes (``max_cycles``, ``strict`` and ``trace``
-        take effect then).
+        take effect then, as does ``fast_loops``: False runs every hardware loop pass by pass, which gives
+        the same report, data and trace; docs/timing.md, "How vcore gets there quickly").
 
         To stop early and resume with another call: ``pause_after=N`` stops once N instructions have
         run in all, ``breakpoints`` (a set of pcs) stops before one of them is run (except the one
@@ -270,6 +273,7 @@ class Machine:
         that pauses is timed from the start, so every pause shows the timed state."""
         args = (max_instructions, max_cycles, strict, trace, pause_after, breakpoints, progress)
         if self.result is None:
+            self.fast_loops = fast_loops
             timed = self.timed_data or self.code.refines or pause_after is not None or breakpoints is not None
             if not timed:
                 start = self._save()
@@ -420,6 +424,10 @@ class Machine:
     def counts(self) -> dict[int, int]:
         """How many times each instruction has run so far: pc -> count, for those that ran."""
         return self.tally.counts()
+
+    def fast_loop_instructions(self) -> int:
+        """Of the instructions run so far, those in hardware loops run in closed form."""
+        return self.tally.fast
 
     # -- what the run found, for the command line, the debugger and tests -------------------------
     def races(self) -> list[Race]:

@@ -36,6 +36,7 @@ class Report:
     per_core: list[dict] | None = None
     slowest_core: int | None = None
     launch: int = 0
+    fast_loops: int = 0  # of ``instructions``, those run in hardware loops in closed form
 
     @property
     def time_us(self) -> float:
@@ -82,6 +83,7 @@ class Report:
             "total_cycles": self.total_cycles,
             "time_us": round(self.time_us, 6),
             "instructions": self.instructions,
+            "fast_loop_instructions": self.fast_loops,
             "pipes": {p: {"busy_cycles": e.busy_cycles, "instructions": e.instructions,
                           "utilisation": round(e.utilisation, 4)} for p, e in self.pipes.items()},
             "stalls": dict(self.stalls),
@@ -107,6 +109,9 @@ class Report:
     def to_text(self) -> str:
         lines = [f"profile {self.profile}: {self.total_cycles} cycles ({self.time_us:.3f} us at "
                  f"{self.clock_ghz:g} GHz), {self.instructions} instructions"]
+        if self.fast_loops:
+            lines.append(f"{self.fast_loops} of them in hardware loops run in closed form (the same report pass by "
+                         f"pass: --no-fast-loops)")
         if self.cores is not None:
             lines.append(f"kernel of {self.cores} core(s): launch {self.launch} cycles, then the slowest core; the "
                          f"table is core {self.slowest_core}'s, pipes and stalls are summed over the cores")
@@ -189,7 +194,7 @@ def build_report(result: RunResult, dumps: dict | None = None) -> Report:
     return Report(result.profile, result.instructions, result.total_cycles, result.clock_ghz, dict(result.pipes),
                   dict(result.stalls), [race_json(r) for r in result.races], list(result.per_pc), dict(result.scalars),
                   dumps or {}, str(fault) if fault is not None else None, fault.kind if fault is not None else None,
-                  list(result.flag_warnings))
+                  list(result.flag_warnings), fast_loops=result.fast_loop_instructions)
 
 
 __all__ = ["SCHEMA", "STALL_CAUSES", "PcEntry", "PipeEntry", "Report", "build_report", "element_list", "json_number",

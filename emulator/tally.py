@@ -14,6 +14,7 @@ class Tally:
     def __init__(self, words: int) -> None:
         self.per_word = [0] * words
         self.extra = 0  # run inside functions, not yet in the run loop's ``executed``
+        self.fast = 0  # run inside functions' loops in closed form (emulator.functions.fast_loops)
         self.limit = DEFAULT_MAX_INSTRUCTIONS
         self.check_at = [0]
 
@@ -41,4 +42,4 @@ class Tally:
     def clear(self) -> None:
         """Nothing has run (a program-order run that diverged starts again timed)."""
         self.per_word = [0] * len(self.per_word)
-        self.extra = 0
+        self.extra = self.fast = 0

@@ -265,9 +265,11 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
 @click.option("--cores", type=int, default=None,
               help=f"run as a kernel on N cores (1..{MAX_CORES}), block index 0..N-1")
 @click.option("--jobs", type=int, default=None, help="processes to run the cores in (default: the number of CPUs)")
+@click.option("--no-fast-loops", is_flag=True,
+              help="run every hardware loop pass by pass (the same report, slower): docs/timing.md")
 @define_option
 def run_command(program_path, profile_name, loads, dumps, report_format, report_file, gm_size,
-                max_instructions, max_cycles, strict, trace_file, cores, jobs, defines) -> None:
+                max_instructions, max_cycles, strict, trace_file, cores, jobs, no_fast_loops, defines) -> None:
     """Run a program and print its report. The program's own DEFINE, LOAD, PROFILE and RUN comment
     lines apply too (the command line wins), and stderr says which did."""
     blob, own = _program_setup("run", program_path, {
@@ -320,14 +322,14 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
         progress = Progress.for_stderr()
         try:
             result = machine.run(max_instructions=max_instructions, max_cycles=max_cycles, strict=strict,
-                                 trace=trace_file is not None, progress=progress)
+                                 trace=trace_file is not None, progress=progress, fast_loops=not no_fast_loops)
         finally:
             if progress is not None:
                 progress.close()
         warnings = [] if strict else race_messages(result)  # with --strict the first race is the fault
         warnings += [f"warning: {w}" for w in machine.flag_warnings()]
     else:
-        result = machine.run(max_instructions, max_cycles, strict)
+        result = machine.run(max_instructions, max_cycles, strict, fast_loops=not no_fast_loops)
         warnings = result.warnings
     for message in warnings:
         click.echo(message, err=True)

@@ -68,6 +68,8 @@ SCHEMA = {
         "total_cycles": _count("the run's cycles (a kernel: its slowest core's plus the launch)"),
         "time_us": {"type": "number", "minimum": 0, "description": "total cycles at the profile's clock"},
         "instructions": _count("instructions run (summed over cores)"),
+        "fast_loop_instructions": _count("of those, the ones run in hardware loops in closed form (docs/timing.md, "
+                                         "\"How vcore gets there quickly\"); 0 with --no-fast-loops"),
         "pipes": {"type": "object", "description": "each pipe (a kernel: summed over cores)",
                   "properties": {p: {"$ref": "#/$defs/pipe"} for p in PIPES}, "required": list(PIPES),
                   "additionalProperties": False},

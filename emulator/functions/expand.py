@@ -6,6 +6,7 @@ its job, a chunk at a time (``Expansion``); and what a fault inside it stops (``
 from __future__ import annotations
 
 from emulator.faults import Fault
+from emulator.functions.fast_loops import FastLoop, enter
 from emulator.functions.schedule import ENDLOOP, LOOP, MEMBAR, SCALAR
 from emulator.jobs import Job
 
@@ -22,11 +23,13 @@ class Expansion:
     """A launch's instructions in the order its loops give, a chunk at a time: ``next`` runs the body
     on the context (its own S, V, P) until it has collected about ``limit`` items (jobs and markers,
     checked at each ENDLOOP) or the function ends (``done``). ``budget``: the instructions it may run
-    before the run's limit; a fault stops it (``stopped``). ``steps``, when given, receives ``(pc,
+    before the run's limit; a fault stops it (``stopped``). ``fast``: a loop that qualifies is one
+    item, a ``FastLoop`` (``emulator.functions.fast_loops``). ``steps``, when given, receives ``(pc,
     job or None, S after it, (iteration, count) of each open loop)`` for every instruction run."""
 
-    def __init__(self, fn, ctx, budget: int, steps: list | None = None) -> None:
-        self.fn, self.ctx, self.budget, self.steps = fn, ctx, budget, steps
+    def __init__(self, fn, ctx, budget: int, steps: list | None = None, fast: bool = False) -> None:
+        self.fn, self.ctx, self.budget, self.steps, self.fast = fn, ctx, budget, steps, fast
+        self.fast_instructions = 0  # those run in closed form (``fast``: qualifying loops are)
         self.i = 0
         self.stack: list = []  # [index of LOOP, iterations left, iterations in all]
         self.counts = [0] * len(fn.pcs)
@@ -45,6 +48,7 @@ class Expansion:
         items = ctx.items = []
         counts, stack, budget = self.counts, self.stack, self.budget
         i, n, ran = self.i, len(pcs), self.ran
+        weight = 0  # the jobs of this chunk's loops in closed form, which weigh in as the jobs they stand for
         try:
             while i < n:
                 if ran == budget:  # this instruction would pass --max-instructions
@@ -71,7 +75,7 @@ class Expansion:
                         i = top[0]  # its LOOP: the body again, after it
                     else:
                         stack.pop()
-                    if limit and len(items) >= limit and steps is None:  # a chunk's worth: go on next time
+                    if limit and len(items) + weight >= limit and steps is None:  # a chunk's worth: go on next time
                         self.i, self.ran = i + 1, ran
                         ctx.items = None  # (its jobs refer to the context: no cycle left for the collector)
                         return items
@@ -81,8 +85,22 @@ class Expansion:
                     if times < 0:  # (a negative immediate is refused before the program runs)
                         raise self._stop(Fault(f"LOOP count S{count.reg} = {times} is negative"), i)
                     items.append((LOOP, pcs[i]))
+                    loop = enter(fn, ctx, i, times, budget - ran) if self.fast and steps is None else None
                     if times == 0:
                         i = match[i]  # its ENDLOOP: go on after it
+                    elif loop is not None:  # its passes in closed form (emulator.functions.fast_loops)
+                        items.append(loop)
+                        for j in loop.shape.body:
+                            counts[j] += times
+                        counts[loop.shape.end] += times
+                        ran += loop.instructions
+                        self.fast_instructions += loop.instructions
+                        weight += loop.instructions
+                        i = loop.shape.end
+                        if limit and len(items) + weight >= limit:  # a chunk's worth, as at an ENDLOOP
+                            self.i, self.ran = i + 1, ran
+                            ctx.items = None
+                            return items
                     else:
                         stack.append([i, times, times])
                 elif kind == MEMBAR:
@@ -109,8 +127,8 @@ class Expansion:
 
 
 def jobs_of(items: list) -> list:
-    """The jobs among a launch's items (the rest are markers)."""
-    return [item for item in items if item.__class__ is not tuple]
+    """The jobs among a launch's items (the rest are markers and loops in closed form)."""
+    return [item for item in items if item.__class__ is not tuple and item.__class__ is not FastLoop]
 
 
 def fresh(ctx) -> None:

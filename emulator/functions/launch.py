@@ -29,6 +29,8 @@ from emulator.faults import Fault
 from emulator.functions.body import Body, Kept, KeptSchedules, arguments_of, laid_out_by, replay
 from emulator.functions.context import FunctionContext
 from emulator.functions.expand import Expansion, fresh, jobs_of
+from emulator.functions.fast_data import perform_loop
+from emulator.functions.fast_loops import FastLoop
 from emulator.functions.races import BlockState, InnerOrder, byte_span, report
 from emulator.functions.schedule import (
     LOOP,
@@ -99,6 +101,7 @@ class Function:
         self.masked_lanes = {b.pc: (_mask_operand(b.inst), b.inst.type.size) for b in body
                              if b.inst.row.family in MASKED_LANES}
         self._block_state: BlockState | None = None
+        self.fast_shapes: dict = {}  # a loop's body index -> its shape in closed form, or None (fast_loops)
 
     # The body's fields, as its readers (the expansion, the scheduler, the stepper) ask for them.
     @property
@@ -181,7 +184,7 @@ class Function:
         if long_kept and not accounting.tracing:
             plan, counts, stopped = kept.plan, kept.counts, None  # a long launch laid out before
         else:
-            expansion = Expansion(self, ctx, budget)
+            expansion = Expansion(self, ctx, budget, fast=m.fast_loops and not accounting.tracing)
             items = expansion.next(CHUNK)
             if expansion.done:  # a short launch: its items stay for its data
                 stopped = expansion.stopped
@@ -189,7 +192,7 @@ class Function:
                 if kept is not None and kept.starts is not None and stopped is None:
                     plan = replay(kept, items)
                 else:
-                    plan = schedule(self, items)
+                    plan = schedule(self, items)._replace(fast=expansion.fast_instructions)
                     if stopped is None and not plan.refined:
                         self.kept.keep(key, Kept(plan._replace(items=None), [job.start for job in jobs_of(items)],
                                                  [job.end for job in jobs_of(items)], counts, sum(counts.values())))
@@ -206,7 +209,7 @@ class Function:
                     items = expansion.next(CHUNK)
                 stopped = expansion.stopped
                 counts = stopped.counts if stopped is not None else expansion.counted()
-                plan = scheduler.result()
+                plan = scheduler.result()._replace(fast=expansion.fast_instructions)
                 items = ctx.items = None  # a long launch keeps none of its items: its data makes them again
                 if stopped is None and not plan.refined:
                     self.kept.keep(key, Kept(plan, None, None, counts, sum(counts.values())))
@@ -224,15 +227,15 @@ class Function:
                                                                _note_slices([], plan.items, self.plans))
         job.perform = lambda: self.perform(m, ctx, plan, job, launched_s, budget)
         if m.stepping:
-            return self._step_through(m, job, counts, budget)
-        m.add_function_counts(counts)
+            return self._step_through(m, job, counts, plan.fast, budget)
+        m.add_function_counts(counts, plan.fast)
         m.submit(job)
         if stopped is not None:
             m.pc = stopped.pc  # the fault names the function's instruction, once what came before has run
             raise stopped.fault
         return self.after
 
-    def _step_through(self, m, job: Job, counts: dict, budget: int) -> int:
+    def _step_through(self, m, job: Job, counts: dict, fast: int, budget: int) -> int:
         """A paused run's launch: its V job is handed over and moves the function's data when it starts,
         as a whole run's does (so both name the same races, times and data), while ``Stepper`` runs the
         function's instructions one a step on registers and a copy of UB of their own, for the debugger
@@ -240,7 +243,7 @@ class Function:
         try:
             m.submit(job)
         except Fault:  # placing it faulted (a race under --strict, a limit): none of its steps ran, but
-            m.add_function_counts(counts)  # a whole run has counted its instructions by then: so does this one
+            m.add_function_counts(counts, fast)  # a whole run has counted its instructions by then: so does this
             raise
         preview = FunctionContext(m, [], preview=True)
         steps: list = []
@@ -281,6 +284,8 @@ class Function:
         items = plan.items
         order = None
         if self.may_race and not plan.apart:  # (a stream's accesses never meet: nothing to check)
+            if plan.fast:  # some accesses meet: the order check follows them pass by pass
+                items = None
             order = InnerOrder(self, scratch, None if items is None else jobs_of(items))
         if items is not None:  # a short launch: its items are at hand, and their times
             fresh(ctx)
@@ -289,7 +294,7 @@ class Function:
                 self.price(m.engine, items, outer)
         else:  # a long one: made again, chunk by chunk (timed again only for its price)
             ctx = self._context(m, launched_s)
-            expansion = Expansion(self, ctx, budget)
+            expansion = Expansion(self, ctx, budget, fast=order is None and m.fast_loops)
             scheduler = Scheduler(self) if plan.refined else None
             while not expansion.done:
                 chunk = expansion.next(CHUNK)
@@ -334,6 +339,9 @@ class Function:
                 if item.__class__ is tuple:
                     if item[0] == MEMBAR and order is not None:
                         order.membar()
+                    continue
+                if item.__class__ is FastLoop:  # (never with ``order``: its accesses meet nothing)
+                    perform_loop(ctx, item)
                     continue
                 if item.refine is not None:  # a gather's or scatter's precise blocks, from its indices now
                     item.reads, item.writes = item.refine()

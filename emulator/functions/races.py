@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from emulator.functions.schedule import BlockRuns
-from emulator.jobs import as_writes
+from emulator.functions.block_runs import BlockRuns
+from emulator.jobs import as_writes, footprint
 from isa.types import BLOCK_BYTES
 
 ALL_BLOCKS = 0xFF  # a register's 8 blocks of 32 bytes, as bits
@@ -197,6 +197,8 @@ class InnerOrder:
         ub = plan.ub
         mine = None
         if ub:
+            if job.footprint_writes is None:  # (a binder that left them: it sets both or neither)
+                job.footprint_reads, job.footprint_writes = footprint(job.reads), footprint(job.writes)
             slot = self.slot_of[pc]
             ordinal = self.ordinals[slot]
             self.ordinals[slot] = ordinal + 1

@@ -8,13 +8,13 @@ Where the room keeps an instruction waiting, the cycles are its stalls, by cause
 
 from __future__ import annotations
 
-import itertools
 from heapq import heappush, heapreplace
 from typing import NamedTuple
 
-import numpy as np
-
-from emulator.jobs import REGISTER_SPACES, Job, footprint, merge_runs
+from emulator.functions.block_runs import BlockRuns
+from emulator.functions.fast_loops import FastLoop
+from emulator.functions.steady import schedule_loop
+from emulator.jobs import REGISTER_SPACES, Job, footprint
 from emulator.order.races import overlap
 from emulator.timing.ub_ports import beats, fits, rows_key, sub_bank_cycles, take, whole_ub
 from isa.classes import CLASSES
@@ -54,6 +54,7 @@ class Schedule(NamedTuple):
     reads: dict  # the footprint of the UB blocks its jobs read ({} or {"ub": (runs, first, end)})
     writes: dict  # and of those they write
     apart: bool  # no UB block is written by one of its accesses and touched by another: nothing can race
+    fast: int = 0  # the instructions it ran in loops in closed form (emulator.functions.fast_loops)
 
 
 def ub_unit(row) -> str | None:
@@ -99,74 +100,6 @@ def _access_beats(fn, plan: InnerPlan, entry, pc: int | None = None, key: int | 
     return found
 
 
-class BlockRuns:
-    """The UB blocks a launch's accesses touch, as runs: noted one by one (``firsts``, ``ends``),
-    merged now and then, so a long function keeps at most the runs of UB, not one per access."""
-
-    __slots__ = ("ends", "firsts", "merged", "overlap")
-
-    def __init__(self) -> None:
-        self.firsts: list = []
-        self.ends: list = []
-        self.merged = None  # (n, 2) sorted disjoint runs folded in so far
-        self.overlap = False  # whether two of the runs noted share a block
-
-    def add(self, entry) -> None:
-        """The blocks of one footprint entry ``(runs, first, end)`` (None: a scatter of no lanes)."""
-        if entry is None:
-            return
-        runs, lo, hi = entry
-        if runs is None:
-            self.firsts.append(lo)
-            self.ends.append(hi)
-        else:
-            self.firsts.extend(runs[:, 0].tolist())
-            self.ends.extend(runs[:, 1].tolist())
-
-    def fold(self) -> None:
-        if not self.firsts:
-            return
-        runs = np.stack((np.array(self.firsts, dtype=np.int64), np.array(self.ends, dtype=np.int64)), axis=1)
-        if self.merged is not None:
-            runs = np.concatenate((self.merged, runs))
-        order = np.argsort(runs[:, 0], kind="stable")
-        if len(runs) > 1 and (np.maximum.accumulate(runs[order, 1])[:-1] > runs[order[1:], 0]).any():
-            self.overlap = True
-        self.merged = merge_runs(runs)
-        self.firsts, self.ends = [], []
-
-    def footprint(self) -> dict:
-        """``{}`` or ``{"ub": (runs or None, first block, end block)}``, merged."""
-        if self.merged is None and len(self.firsts) <= 256:  # a few runs: merged in Python
-            found, overlap = _few_runs(self.firsts, self.ends)
-            self.overlap = self.overlap or overlap
-            return found
-        self.fold()
-        runs = self.merged
-        first, end = int(runs[0, 0]), int(runs[-1, 1])
-        return {"ub": (None, first, end) if len(runs) == 1 else (runs, first, end)}
-
-
-def _few_runs(firsts: list, ends: list) -> tuple[dict, bool]:
-    """A few runs merged, and whether two of them share a block."""
-    if not firsts:
-        return {}, False
-    pairs = zip(firsts, ends, strict=True)
-    if any(b < a for a, b in itertools.pairwise(firsts)):  # not in address order (two streams, say)
-        pairs = sorted(pairs)
-    merged: list = []
-    overlap = False
-    for lo, hi in pairs:
-        if merged and lo <= merged[-1][1]:
-            overlap = overlap or lo < merged[-1][1]
-            merged[-1][1] = max(merged[-1][1], hi)
-        else:
-            merged.append([lo, hi])
-    if len(merged) == 1:
-        return {"ub": (None, merged[0][0], merged[0][1])}, overlap
-    return {"ub": (np.array(merged, dtype=np.int64), merged[0][0], merged[-1][1])}, overlap
-
-
 class Scheduler:
     """A launch's schedule, fed its items a chunk at a time (``feed``) in program order: it fixes each
     job's start and end (cycles from the launch) under the issue rules of the profile's ``register``
@@ -190,24 +123,24 @@ class Scheduler:
         self.membar_floor = 0
         self.ub_end = 0
         self.last = self.front
-        self.count = 0  # jobs scheduled so far
+        self.count = 0  # jobs fed so far, one by one (the prunes' cadence)
         self.refined = False
         self.runs = (BlockRuns(), BlockRuns())  # the UB blocks read, written
 
     def feed(self, items: list) -> None:
-        """Schedule the next items (jobs and markers, in program order): each job gets its times. The
+        """Schedule the next items (jobs, markers, loops; in program order): each job gets its times. The
         hottest loop of a register kernel: flat, on locals, for the usual job (a run of UB blocks, a
-        cycle of its unit); markers, full units, other accesses and holds, and prunes call out."""
-        fn, ports = self.fn, self.fn.ports
-        writes_cap, window, special_cap, plans, beat_cache = (fn.register_writes, fn.window, fn.special_units,
-                                                              fn.plans, fn.beats)
+        cycle of its unit); markers, loops, full units, other accesses and holds, and prunes call out."""
+        fn = self.fn
+        ports, writes_cap, window, special_cap, plans, beat_cache = (fn.ports, fn.register_writes, fn.window,
+                                                                     fn.special_units, fn.plans, fn.beats)
         period, high, access_bias, read_bias = ports.period_rows, ports.high, ports.access_bias, ports.read_bias
         waiting, usage, special_busy, ready_at = self.waiting, self.usage, self.special_busy, self.ready_at
         stalls, conflicts, (read_runs, write_runs), unit_state = self.stalls, self.conflicts, self.runs, self._units()
         front, membar_floor, ub_end, last, k = self.front, self.membar_floor, self.ub_end, self.last, self.count
         for item in items:
-            if item.__class__ is tuple:  # a marker: the front end or UB's floor moves
-                front, membar_floor = _marker(fn, waiting, item, front, membar_floor, ub_end)
+            if item.__class__ is not Job:  # a marker (the front end or UB's floor moves), or a loop in closed form
+                front, membar_floor, ub_end, last, k = self._other_item(item, front, membar_floor, ub_end, last, k)
                 continue
             plan = plans.get(item.pc)
             if plan is None or item.footprint_writes is None:
@@ -312,6 +245,18 @@ class Scheduler:
             if not k % _PRUNE_EVERY:  # nothing issues before the front end's cycle any more
                 usage, special_busy, unit_state = self._prune(front)
         self.front, self.membar_floor, self.ub_end, self.last, self.count = front, membar_floor, ub_end, last, k
+
+    def _other_item(self, item, *where: int) -> tuple:
+        """A marker ``(kind, pc)`` or a ``FastLoop`` (``emulator.functions.steady``), from ``feed``'s ``where``
+        (its front end's cycle, UB's floor, its last UB access's and last result's, its jobs so far);
+        returns them after it. The tables ``feed`` holds are changed in place."""
+        if item.__class__ is tuple:
+            front, membar_floor, ub_end, last, k = where
+            return (*_marker(self.fn, self.waiting, item, front, membar_floor, ub_end), ub_end, last, k)
+        assert item.__class__ is FastLoop, item
+        self.front, self.membar_floor, self.ub_end, self.last, self.count = where
+        schedule_loop(self, item)
+        return self.front, self.membar_floor, self.ub_end, self.last, self.count
 
     def _units(self) -> dict:
         """unit -> (cycle -> instructions it holds then, its capacity, a full cycle -> a later one to try)."""

@@ -231,9 +231,10 @@ class Kernel:
         self.loads.append((space, addr, raw))
 
     def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, max_cycles: int | None = None,
-            strict: bool = False) -> KernelResult:
-        """Run every core to its end (or the kernel to its first fault)."""
-        limits = {"max_instructions": max_instructions, "max_cycles": max_cycles, "strict": strict}
+            strict: bool = False, fast_loops: bool = True) -> KernelResult:
+        """Run every core to its end (or the kernel to its first fault); ``fast_loops`` as ``Machine.run``."""
+        limits = {"max_instructions": max_instructions, "max_cycles": max_cycles, "strict": strict,
+                  "fast_loops": fast_loops}
         shares = [tuple(range(k, self.cores, self.jobs)) for k in range(self.jobs)]
         args = [(self.program, self.profile, self.gm_size, share, self.cores, limits) for share in shares]
         with StopRequest().installed() as stop:
@@ -370,7 +371,7 @@ class Kernel:
                       None if fault is None else str(fault), None if fault is None else fault.kind,
                       [w.removeprefix("warning: ") for w in self.result.warnings],
                       cores=self.cores, per_core=per_core, slowest_core=core_of,
-                      launch=self.profile["chip"]["launch"])
+                      launch=self.profile["chip"]["launch"], fast_loops=sum(r.fast_loops for r in reports))
 
 
 def race_text(race: dict) -> str:

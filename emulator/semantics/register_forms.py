@@ -38,17 +38,22 @@ def _masked(m, pm: int, width: int, values: np.ndarray) -> np.ndarray:
     return np.where(lanes[1][::width], values, np.zeros(1, dtype=values.dtype))
 
 
+def conv_layout(inst: Inst) -> tuple:
+    """A register VCONV's converter and lanes: ``(convert, part, lane width, k, narrowing)``, k the
+    elements of the narrower type to a lane of the wider."""
+    dst, src = inst.type, inst.source
+    width = max(dst.size, src.size)
+    return (conversion.converter(dst, src, inst.round_mode), inst.kw("part") or 0, width,
+            width // min(dst.size, src.size), dst.size < src.size)
+
+
 @implements("vconv", bank_rule=NO_UB)
 def bind_vconv(inst: Inst, pc: int):
     """Narrowing: lane i goes to element k * i + part of Vd (the rest zero); widening: element
     k * i + part of Va is lane i; lanes are those of the wider type."""
     vd, va, pm = inst.operands
     dst, src = inst.type, inst.source
-    convert = conversion.converter(dst, src, inst.round_mode)
-    part = inst.kw("part") or 0
-    width = max(dst.size, src.size)
-    k = width // min(dst.size, src.size)
-    narrowing = dst.size < src.size
+    convert, part, width, k, narrowing = conv_layout(inst)
     out_dtype = dtype_of(dst)
     reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
     next_pc = pc + inst.size

@@ -18,6 +18,7 @@ from timing_support import count_calls, peak_memory
 
 import vcore
 from emulator.functions import launch as functions
+from emulator.functions import schedule
 from emulator.order import happens_before
 
 PROGRAMS = {
@@ -86,6 +87,10 @@ tile:
 def test_memory_stays_and_work_grows_with_the_instructions_run(monkeypatch, kind):
     monkeypatch.setattr(functions, "CHUNK", 256)  # a long launch holds a chunk of items: both sizes are many
     monkeypatch.setattr(happens_before, "COMPACT_MIN", 64)  # the order check's table, compacted as often
+    # a function's schedule prunes its tables and merges its block runs as often (with loops in closed
+    # form few passes are fed one by one: the small size must already fill what is bounded)
+    monkeypatch.setattr(schedule, "_PRUNE_EVERY", 256)
+    monkeypatch.setattr(schedule, "_FOLD_RUNS", 256)
     program = PROGRAMS[kind]
     vcore.load_text(program(80)).run()  # warm the caches and lazy imports (a compaction's, a prune's)
     small, small_peak = peak_memory(vcore.load_text(program(20)).run)
