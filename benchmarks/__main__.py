@@ -34,18 +34,20 @@ def best_of(fn, runs: int = 3) -> float:
     return min(times)
 
 
-def run_program(text: str, runs: int = 3, timed: bool = False) -> tuple[float, Machine]:
+def run_program(text: str, runs: int = 3, timed: bool = False, fast_loops: bool = True,
+                gm_size: int | None = None) -> tuple[float, Machine]:
     """Best wall time of ``Machine.run`` (binding the program, done once per load, is not timed).
-    ``timed``: data moved at simulated times from the start, as for a program with a race."""
+    ``timed``: data moved at simulated times from the start, as for a program with a race;
+    ``fast_loops``: as ``Machine.run`` takes it (False: every hardware loop pass by pass)."""
     program = assemble(text)
     best, machine = float("inf"), None
     for _ in range(runs):
         machine = None
         gc.collect()  # the previous machine (its GM is 16 MiB) goes now, so peak memory means one machine
-        machine = Machine(program)
+        machine = Machine(program) if gm_size is None else Machine(program, gm_size=gm_size)
         machine.timed_data = machine.timed_data or timed
         start = time.perf_counter()
-        machine.run()
+        machine.run(fast_loops=fast_loops)
         best = min(best, time.perf_counter() - start)
     return best, machine
 
@@ -179,16 +181,18 @@ def asc_sub_in_numpy(passes: int) -> None:
                 break
 
 
-# Issue 30's targets: the asc_sub body in a hardware loop of 10,000 passes (40 outer of 250, the inner
-# walking 64 KiB of each array), streaming and storing to one address; and the tiling loop (DMA in,
-# flags, VADD, flags, DMA out) of 8,000 passes. Both are run as a user runs them (the default run).
+# Issue 30's targets: the asc_sub body in a hardware loop of 10,000 passes (40 rounds of 250, each
+# round walking 64 KiB of each array again after a MEMBAR), streaming and storing to one address; and
+# the tiling loop (DMA in, flags, VADD, flags, DMA out) of 8,000 passes. Both are run as a user runs
+# them (the default run); the figure in brackets is how many times as fast as pass by pass.
 def long_loop(post: int) -> str:
-    return f"""    MOV S4, 1000
-    VF.BEGIN
+    return f"""    VF.BEGIN
     LOOP 40
+        MEMBAR
         MOV S1, 0x0
         MOV S2, 0x10000
         MOV S3, 0x20000
+        MOV S4, 32000
         LOOP 250
             PUPDATE.b16 P0, S4
             VLD.f16 V0, [S1], post={post}
@@ -230,11 +234,69 @@ tile:
 
 
 def long_function_loop(post: int, name: str) -> dict:
-    seconds, machine = run_program(long_loop(post), runs=1)
-    vector = sum(c for pc, c in machine.counts().items() if machine.instruction_at(pc).row.register)
-    rate = vector / seconds
-    return {"name": name, "figure": f"{rate / 1e6:.2f} M vector instr/s", "limit": "target 5 M/s (issue 30)",
-            "ratio": 5e6 / rate, "target": None, "ok": rate >= 5e6}
+    """The loop in closed form (the default) and pass by pass (``--no-fast-loops``), side by side."""
+    rates = []
+    for fast in (True, False):
+        seconds, machine = run_program(long_loop(post), runs=1, fast_loops=fast)
+        vector = sum(c for pc, c in machine.counts().items() if machine.instruction_at(pc).row.register)
+        rates.append(vector / seconds)
+    rate, slow = rates
+    return {"name": name, "figure": f"{rate / 1e6:.2f} M/s ({rate / slow:.1f}x)",
+            "limit": "target 5 M vector instr/s (issue 30)", "ratio": 5e6 / rate, "target": None, "ok": rate >= 5e6}
+
+
+# A real size: GELU over 1M floats on one core, tiled (32 KiB in by DMA, a vector function over it, 32 KiB
+# out), as a user runs it. Issue 30 asks for it on 64 cores: each core's machine holds all of GM (8 MiB
+# a core here), which does not fit this machine's memory at 64 cores.
+GELU_1M = """    MOV S10, 0
+    MOV S11, 0
+    SETFLAG V, MTE2, 0
+    SETFLAG MTE3, V, 0
+tile:
+    MUL S12, S11, 32768
+    WAITFLAG V, MTE2, 0
+    DMA.GM2UB [0x0], gm[S12], len=1024
+    SETFLAG MTE2, V, 0
+    WAITFLAG MTE2, V, 0
+    WAITFLAG MTE3, V, 0
+    MOV S1, 0x0
+    MOV S2, 0x10000
+    MOV S5, 8192
+    VF.BEGIN
+        LOOP 128
+            PUPDATE.b32 P0, S5
+            VLD.f32 V0, [S1], post=64
+            VMUL.f32 V1, V0, V0, P0
+            VMUL.f32 V1, V1, V0, P0
+            VMULS.f32 V1, V1, -0.071405, P0
+            VMULS.f32 V2, V0, -1.595769, P0
+            VADD.f32 V1, V2, V1, P0
+            VEXP.f32 V1, V1, P0
+            VADDS.f32 V1, V1, 1.0, P0
+            VDIV.f32 V1, V0, V1, P0
+            VST.f32 [S2], V1, P0, post=64
+        ENDLOOP
+    VF.END
+    SETFLAG V, MTE2, 0
+    SETFLAG V, MTE3, 0
+    WAITFLAG V, MTE3, 0
+    ADD S13, S12, 0x400000
+    DMA.UB2GM gm[S13], [0x10000], len=1024
+    SETFLAG MTE3, V, 0
+    ADD S11, S11, 1
+    BLT S11, 128, tile
+    WAITFLAG V, MTE2, 0
+    WAITFLAG MTE3, V, 0
+    HALT
+"""
+
+
+def gelu_one_core() -> dict:
+    fast, machine = run_program(GELU_1M, runs=1, gm_size=8 << 20)
+    slow, _ = run_program(GELU_1M, runs=1, fast_loops=False, gm_size=8 << 20)
+    return {"name": "GELU, 1M floats on one core (128 tiles)", "figure": f"{fast:.2f} s ({slow / fast:.1f}x)",
+            "limit": f"{machine.executed} instr; 64 cores: GM a core", "ratio": slow / fast, "target": None,
+            "ok": None}
 
 
 def tiling_loop() -> dict:
@@ -303,7 +365,8 @@ def main() -> None:
     rows = [tensor_contiguous(), tensor_strided(), scalar_loop(), register_loop(), register_loop_timed(), empty_run(),
             repeat_independence(),
             long_function_loop(128, "LOOP 10000 of the asc_sub body, streaming"),
-            long_function_loop(0, "  the same, one address every pass"), tiling_loop(), cores_in_parallel()]
+            long_function_loop(0, "  the same, one address every pass"), gelu_one_core(), tiling_loop(),
+            cores_in_parallel()]
     print(f"{'benchmark':<58} {'vcore':>22}  {'limit':<40} {'ratio':>6}  verdict")
     for row in rows:
         ok = row["ok"] if "ok" in row else row["ratio"] <= row["target"]

@@ -11,6 +11,8 @@ import numpy as np
 
 from emulator.jobs import merge_runs
 
+_RUNS_AT_ONCE = 4096  # passes of a loop whose blocks (apart) are noted in one array
+
 
 class BlockRuns:
     """The UB blocks a launch's accesses touch, as runs: noted one by one (``firsts``, ``ends``),
@@ -40,6 +42,20 @@ class BlockRuns:
         """Many runs at once (a loop's passes run in closed form: one access's blocks at each pass)."""
         self.fold()
         self.fold(np.stack((firsts.astype(np.int64), ends.astype(np.int64)), axis=1))
+
+    def add_passes(self, lo: int, hi: int, step: int, first: int, end: int) -> None:
+        """The blocks ``[lo, hi)`` moved on ``step`` blocks a pass, in passes ``first`` to ``end``: one
+        run when they touch or overlap (and whether they overlap), else a run a pass."""
+        if end <= first:
+            return
+        if abs(step) <= hi - lo:
+            low, high = sorted((first * step, (end - 1) * step))
+            self.add_many(np.array([lo + low]), np.array([hi + high]))
+            self.overlap = self.overlap or (end - first > 1 and abs(step) < hi - lo)
+            return
+        for start in range(first, end, _RUNS_AT_ONCE):
+            firsts = lo + np.arange(start, min(end, start + _RUNS_AT_ONCE), dtype=np.int64) * step
+            self.add_many(firsts, firsts + (hi - lo))
 
     def fold(self, more: np.ndarray | None = None) -> None:
         """Merge the runs noted so far (and ``more``, an (n, 2) array) into ``merged``."""

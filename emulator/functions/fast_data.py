@@ -42,15 +42,26 @@ class Passes:
         return (base + self.t * step)[:, None] + _BYTES
 
 
-def perform_loop(ctx, loop) -> None:
-    """Move a ``FastLoop``'s data on the function's registers and UB (``ctx``): every pass, in closed
-    form; the registers it writes are left as its last pass leaves them."""
+def perform_loop(ctx, loop, passes: int | None = None, watch: tuple | None = None) -> None:
+    """Move a ``FastLoop``'s data on the function's registers and UB (``ctx``): every pass (or the
+    first ``passes``), in closed form; the registers it writes are left as its last pass leaves them.
+    ``watch``: ``(wanted, seen)``, ``wanted`` a body position -> a mask register: after each chunk,
+    ``seen(t, masks)`` gets its passes and each wanted mask as the instruction there read it."""
     kernels, bases, steps = loop.shape.kernels, loop.bases, loop.steps
+    total = loop.passes if passes is None else passes
+    wanted, seen = watch if watch is not None else ({}, None)
     env = None
-    for start in range(0, loop.passes, CHUNK_PASSES):
-        env = Passes(ctx, np.arange(start, min(loop.passes, start + CHUNK_PASSES), dtype=np.int64), loop.s)
-        for kernel, base, step in zip(kernels, bases, steps, strict=True):
+    for start in range(0, total, CHUNK_PASSES):
+        env = Passes(ctx, np.arange(start, min(total, start + CHUNK_PASSES), dtype=np.int64), loop.s)
+        masks = {}
+        for position, (kernel, base, step) in enumerate(zip(kernels, bases, steps, strict=True)):
+            if position in wanted:
+                masks[position] = env.preg(wanted[position])
             kernel(env, base, step)
+        if seen is not None:
+            seen(env.t, masks)
+    if env is None:
+        return
     for r, rows in env.v.items():
         ctx.v[r] = rows[-1] if rows.ndim == 2 else rows
     for r, rows in env.p.items():

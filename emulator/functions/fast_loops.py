@@ -46,10 +46,22 @@ class FastLoop:
     loop; ``jobs`` are pass 0's (their footprints), and ``bases``/``steps`` each job's UB operand's
     byte address in pass 0 and its step a pass (0 for a job without one)."""
 
-    __slots__ = ("bases", "jobs", "passes", "s", "shape", "steps")
+    __slots__ = ("bases", "jobs", "passes", "s", "s1", "shape", "steps")
 
-    def __init__(self, shape: LoopShape, passes: int, s: list, jobs: list, bases: list, steps: list) -> None:
-        self.shape, self.passes, self.s, self.jobs, self.bases, self.steps = shape, passes, s, jobs, bases, steps
+    def __init__(self, shape: LoopShape, passes: int, s: list, s1: list, jobs: list, bases: list,
+                 steps: list) -> None:
+        self.shape, self.passes, self.s, self.s1 = shape, passes, s, s1  # (s1: S after pass 0)
+        self.jobs, self.bases, self.steps = jobs, bases, steps
+
+    def s_at(self, t: int) -> list:
+        """S as pass ``t`` starts."""
+        s, s0 = list(self.s), self.s
+        for r in self.shape.stepped:
+            s[r] = s0[r] + t * (self.s1[r] - s0[r])
+        for r, lanes in self.shape.counters:
+            if r and t:
+                s[r] = max(s0[r] - t * lanes, 0)
+        return s
 
     @property
     def instructions(self) -> int:
@@ -193,4 +205,4 @@ def enter(fn, ctx, i: int, passes: int, room: int) -> FastLoop | None:
     for r, lanes in shape.counters:
         if r:
             s[r] = max(s0[r] - passes * lanes, 0)
-    return FastLoop(shape, passes, s0, first, bases, steps)
+    return FastLoop(shape, passes, s0, s1, first, bases, steps)

@@ -31,6 +31,7 @@ from emulator.functions.context import FunctionContext
 from emulator.functions.expand import Expansion, fresh, jobs_of
 from emulator.functions.fast_data import perform_loop
 from emulator.functions.fast_loops import FastLoop
+from emulator.functions.fast_order import ordered_loop
 from emulator.functions.races import BlockState, InnerOrder, byte_span, report
 from emulator.functions.schedule import (
     LOOP,
@@ -102,6 +103,7 @@ class Function:
                              if b.inst.row.family in MASKED_LANES}
         self._block_state: BlockState | None = None
         self.fast_shapes: dict = {}  # a loop's body index -> its shape in closed form, or None (fast_loops)
+        self.loop_schedules: dict = {}  # what scheduling a loop in closed form did, by its entry (steady)
 
     # The body's fields, as its readers (the expansion, the scheduler, the stepper) ask for them.
     @property
@@ -294,7 +296,7 @@ class Function:
                 self.price(m.engine, items, outer)
         else:  # a long one: made again, chunk by chunk (timed again only for its price)
             ctx = self._context(m, launched_s)
-            expansion = Expansion(self, ctx, budget, fast=order is None and m.fast_loops)
+            expansion = Expansion(self, ctx, budget, fast=m.fast_loops)
             scheduler = Scheduler(self) if plan.refined else None
             while not expansion.done:
                 chunk = expansion.next(CHUNK)
@@ -323,6 +325,21 @@ class Function:
             where = np.concatenate([np.arange(a * BLOCK_BYTES, b * BLOCK_BYTES) for a, b in runs])
         return m.ub, where, scratch[where]
 
+    def _passes(self, m, ctx: FunctionContext, loop: FastLoop, order: InnerOrder, first: int) -> None:
+        """Passes ``first`` on of a loop in closed form, run pass by pass (its jobs made again from S as
+        each pass starts), each seen by ``order``."""
+        kept, ctx.s = ctx.s, loop.s_at(first)
+        runs, body = self.runs, loop.shape.body
+        for start in range(first, loop.passes, max(1, CHUNK // len(body))):
+            ctx.items = []
+            for _ in range(start, min(loop.passes, start + max(1, CHUNK // len(body)))):
+                for j in body:
+                    runs[j](ctx)
+            jobs, ctx.items = ctx.items, None
+            self._in_order(m, jobs, order, ctx)
+            order.flush()
+        ctx.s = kept
+
     def _context(self, m, launched_s: list) -> FunctionContext:
         """A long launch's context made again: S as at its launch, V and P zero, the scratch UB."""
         ctx = FunctionContext(m, [])
@@ -340,8 +357,12 @@ class Function:
                     if item[0] == MEMBAR and order is not None:
                         order.membar()
                     continue
-                if item.__class__ is FastLoop:  # (never with ``order``: its accesses meet nothing)
-                    perform_loop(ctx, item)
+                if item.__class__ is FastLoop:  # a loop in closed form (with ``order``: where nothing meets)
+                    if order is None:
+                        perform_loop(ctx, item)
+                    else:  # all passes but the last at once, if nothing can meet; the rest pass by pass
+                        done = ordered_loop(self, ctx, item, order)
+                        self._passes(m, ctx, item, order, item.passes - 1 if done else 0)
                     continue
                 if item.refine is not None:  # a gather's or scatter's precise blocks, from its indices now
                     item.reads, item.writes = item.refine()

@@ -185,14 +185,14 @@ class InnerOrder:
                     load[1] |= ALL_BLOCKS if space[0] == "P" else used
                     if load[1] == ALL_BLOCKS:  # nothing more to learn: its row is complete
                         del loads[space]
-                        if load[3]:  # a VL (_close, written out)
+                        if load[3]:  # a VL (close_load, written out)
                             lo = load[2]
                             load[0][5] = [(lo, lo + 8)]
                         else:
-                            self._close(load)
+                            self.close_load(load)
             for space in plan.writes:
                 if space in loads:
-                    self._close(loads[space])
+                    self.close_load(loads[space])
                     del loads[space]
         ub = plan.ub
         mine = None
@@ -262,7 +262,7 @@ class InnerOrder:
             used = self.used_of[key] = int(np.packbits(on, bitorder="little")[0])
         return used
 
-    def _close(self, load: list) -> None:
+    def close_load(self, load: list) -> None:
         """The load's register is written again, or all its lanes are used, or the function ends: its
         row's blocks are those of the lanes used (all of its footprint for an access not one VL)."""
         row, used, lo, contiguous = load
@@ -276,7 +276,7 @@ class InnerOrder:
         for space, load in list(self.loads.items()):
             if load[0] is row:
                 del self.loads[space]
-        self._close([row, ALL_BLOCKS, *self._geometry(row[6].footprint_reads.get("ub"))])
+        self.close_load([row, ALL_BLOCKS, *self._geometry(row[6].footprint_reads.get("ub"))])
 
     @staticmethod
     def _geometry(entry) -> tuple:
@@ -315,7 +315,7 @@ class InnerOrder:
         ``(kind, first pc, its job's index, second pc, its job's index, first byte, end byte, times
         found)`` per pair of instructions, the first pair of accesses found naming it (``report``)."""
         for load in self.loads.values():
-            self._close(load)  # (a load held by two registers closes twice, the same way)
+            self.close_load(load)  # (a load held by two registers closes twice, the same way)
         self.loads.clear()
         self.flush(final=True)
         return [(kind, first_pc, first, second_pc, second, lo, hi, count)
@@ -358,21 +358,27 @@ class InnerOrder:
             self._note(rows, row_of, block, write, epoch)
 
     def _note(self, rows: list, row_of, block, write, epoch) -> None:
-        """Record accesses that meet nothing: per block, the epoch of its latest write and read; per
-        slot and block, the first and latest access of the epoch (the latest: for a write)."""
+        """Record accesses that meet nothing (``note``), each a block of a row of ``rows``."""
+        columns = np.array([(r[1], r[4], r[0]) for r in rows], dtype=np.int64)[row_of]  # slot, ordinal, index
+        self.note(columns[:, 0], columns[:, 1], columns[:, 2], block, write, epoch)
+
+    def note(self, slot, ordinal, index, block, write, epoch, once: bool = False) -> None:
+        """Record accesses that meet nothing, one a block, in program order (their jobs' ``index``):
+        per block, the epoch of its latest write and read; per slot and block, the first and latest
+        access of the epoch (the latest: for a write). ``once``: no slot's block is here twice."""
         state = self.state
-        state.any_write[block[write]] = epoch[write]  # rows are in program order: the last one stays
+        state.any_write[block[write]] = epoch[write]  # in program order: the last one stays
         state.any_read[block[~write]] = epoch[~write]
-        slot = np.array([r[1] for r in rows], dtype=np.int64)[row_of]
-        ordinal = np.array([r[4] for r in rows], dtype=np.int64)[row_of]
-        index = np.array([r[0] for r in rows], dtype=np.int64)[row_of]
         cell = slot * state.any_write.size + block
-        order = np.lexsort((row_of, epoch, cell))  # by cell, then epoch, then program order
-        cell, ep = cell[order], epoch[order]
-        last = np.flatnonzero(np.concatenate((cell[1:] != cell[:-1], [True])))  # the latest of each cell
-        group_start = np.concatenate(([True], (cell[1:] != cell[:-1]) | (ep[1:] != ep[:-1])))
-        first_of_group = np.maximum.accumulate(np.where(group_start, np.arange(cell.size), 0))
-        first = first_of_group[last]  # the first access of the latest epoch of each cell
+        order = last = first = np.arange(cell.size)  # ``once``: each access is its cell's first and latest
+        if not once:
+            order = np.lexsort((index, epoch, cell))  # by cell, then epoch, then program order
+            cell, ep = cell[order], epoch[order]
+            last = np.flatnonzero(np.concatenate((cell[1:] != cell[:-1], [True])))  # the latest of each cell
+            group_start = np.concatenate(([True], (cell[1:] != cell[:-1]) | (ep[1:] != ep[:-1])))
+            first_of_group = np.maximum.accumulate(np.where(group_start, np.arange(cell.size), 0))
+            first = first_of_group[last]  # the first access of the latest epoch of each cell
+        ep = epoch[order]
         cells = cell[last]
         flat_epoch = state.epoch.reshape(-1)
         kept = flat_epoch[cells] == ep[last]  # the cell already has accesses of that epoch: its first stays

@@ -11,17 +11,39 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 STEADY_SEARCH = 1024  # passes fed while looking for a repeat; a loop that has none by then is fed whole
-_RUNS_AT_ONCE = 4096  # passes whose blocks (apart) are noted in one array
+_KEPT = 64  # loop schedules a function keeps, by the state its loop was entered from (more: start again)
 
 
 def schedule_loop(sched, loop) -> None:
-    """Feed ``loop`` (a ``FastLoop``) to ``sched`` (a ``Scheduler``), in closed form where its schedule repeats."""
+    """Feed ``loop`` (a ``FastLoop``) to ``sched`` (a ``Scheduler``), in closed form where its schedule
+    repeats; a loop entered again from a state seen before (its function's ``loop_schedules``, by the
+    state and what prices its passes) takes the state it left then, shifted, and its stalls again."""
+    fn = sched.fn
+    margin, rows = fn.membar_cycles, fn.ports.period_rows
+    entry, ref = _snapshot(sched, margin)
+    key = (loop.shape.end, loop.passes, tuple(loop.steps), tuple(base // 32 % rows for base in loop.bases), entry)
+    found = fn.loop_schedules.get(key)
+    if found is not None:
+        state, moved, stalls, conflicts = found
+        _restore(sched, state, ref + moved)
+        for table, delta in ((sched.stalls, stalls), (sched.conflicts, conflicts)):
+            for what, cycles in delta.items():
+                table[what] = table.get(what, 0) + cycles
+        _note_blocks(sched, loop, 0, loop.passes)
+        return
+    stalls, conflicts = dict(sched.stalls), dict(sched.conflicts)
+    _feed(sched, loop, margin)
+    state, end = _snapshot(sched, margin)
+    if len(fn.loop_schedules) >= _KEPT:
+        fn.loop_schedules.clear()
+    fn.loop_schedules[key] = (state, end - ref, _delta(sched.stalls, stalls), _delta(sched.conflicts, conflicts))
+
+
+def _feed(sched, loop, margin: int) -> None:
+    """The passes fed one by one until the state repeats, whole periods at once, the rest one by one."""
     passes = loop.passes
     period = _key_period(sched.fn.ports.period_rows, loop.steps)
-    margin = sched.fn.membar_cycles
     seen: dict = {}
     t = 0
     searching = True
@@ -44,6 +66,30 @@ def schedule_loop(sched, loop) -> None:
         sched.feed(loop.pass_jobs(t))
         t += 1
     _advance(sched, 0, 0, sched.stalls, sched.conflicts)  # (forgets the cycles before the front end's, as a prune)
+
+
+def _delta(after: dict, before: dict) -> dict:
+    return {key: cycles - before.get(key, 0) for key, cycles in after.items() if cycles != before.get(key, 0)}
+
+
+def _restore(sched, state: tuple, ref: int) -> None:
+    """The scheduler put in a state ``_snapshot`` took, relative to the front end's cycle ``ref`` (the
+    tables ``feed`` holds are changed in place)."""
+    waiting, usage, special, busy, full, ready, membar_floor, ub_end, last = state
+    sched.waiting[:] = [ref + w for w in waiting]  # (sorted: a heap)
+    _fill(sched.usage, {ref + c: list(u) for c, u in usage})
+    _fill(sched.special_busy, {ref + c: n for c, n in special})
+    for table, held in zip(sched.busy.values(), busy, strict=True):
+        _fill(table, {ref + c: n for c, n in held})
+    for table, cycles in zip(sched.full.values(), full, strict=True):
+        _fill(table, {ref + c: ref + c + 1 for c in cycles})
+    _fill(sched.ready_at, {space: ref + when for space, when in ready})
+    sched.front, sched.membar_floor, sched.ub_end, sched.last = ref, ref + membar_floor, ref + ub_end, ref + last
+
+
+def _fill(table: dict, entries: dict) -> None:
+    table.clear()
+    table.update(entries)
 
 
 def _key_period(rows: int, steps: list) -> int:
@@ -113,22 +159,11 @@ def _shift(table: dict, floor: int | None, shift: int, by: int = 0) -> None:
 
 
 def _note_blocks(sched, loop, first: int, end: int) -> None:
-    """The UB blocks passes ``first`` to ``end`` touch, noted at once (their accesses are affine): an
-    access whose passes touch or overlap as one run (and whether they overlap), else a run a pass."""
+    """The UB blocks passes ``first`` to ``end`` touch, noted at once (their accesses are affine)."""
     plans = sched.fn.plans
     for job, step in zip(loop.jobs, loop.steps, strict=True):
         plan = plans[job.pc]
-        if not plan.ub:
-            continue
-        writing = plan.ub == 2
-        _, lo, hi = (job.footprint_writes if writing else job.footprint_reads)["ub"]
-        side, blocks = sched.runs[writing], step // 32
-        if abs(blocks) <= hi - lo:  # one run: the passes' blocks touch or overlap
-            low, high = sorted((first * blocks, (end - 1) * blocks))
-            side.add_many(np.array([lo + low]), np.array([hi + high]))
-            side.overlap = side.overlap or (end - first > 1 and abs(blocks) < hi - lo)
-            continue
-        for start in range(first, end, _RUNS_AT_ONCE):
-            t = np.arange(start, min(end, start + _RUNS_AT_ONCE), dtype=np.int64)
-            firsts = lo + t * blocks
-            side.add_many(firsts, firsts + (hi - lo))
+        if plan.ub:
+            writing = plan.ub == 2
+            _, lo, hi = (job.footprint_writes if writing else job.footprint_reads)["ub"]
+            sched.runs[writing].add_passes(lo, hi, step // 32, first, end)

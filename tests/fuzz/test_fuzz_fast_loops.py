@@ -82,8 +82,9 @@ def loop_programs(draw) -> tuple[str, int | None]:
               f"    MOV S5, {draw(st.sampled_from((0, 1, 0x3C00, 0x3F800000, 7)))}", "    VF.BEGIN",
               "    PSET.b16 P0, ALL", "    PSET.b32 P1, H"]
     lines += [f"    {text}" for text in before]
-    if outer:
-        lines += [f"    LOOP {outer}"] + [f"    MOV S{r}, {hex(a)}" for r, a in zip((1, 2, 3), starts, strict=True)]
+    if outer:  # each round from the same addresses, a MEMBAR between rounds now and then
+        lines += [f"    LOOP {outer}"] + (["    MEMBAR"] if draw(st.booleans()) else [])
+        lines += [f"    MOV S{r}, {hex(a)}" for r, a in zip((1, 2, 3), starts, strict=True)]
     lines += [f"    LOOP {passes}"] + [f"        {text}" for text in body] + ["    ENDLOOP"]
     if outer:
         lines.append("    ENDLOOP")
