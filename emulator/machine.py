@@ -51,11 +51,13 @@ class Machine:
     ``result``) and how it runs (``timed_data``, ``ran_timed``, ``stepping``, ``stepper``)."""
 
     def __init__(self, program: Program, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE,
-                 core: int = 0, cores: int = 1) -> None:
+                 core: int = 0, cores: int = 1, gm: np.ndarray | None = None) -> None:
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
         # Core ``core`` of a kernel of ``cores`` (``emulator.kernel.cores``): BLOCKIDX and BLOCKNUM, the
         # GM share of its DMA, and SYNCALL pausing until the kernel sets ``syncall_release``.
         self.state = CoreState(self.profile, gm_size, core, cores)
+        if gm is not None:  # a kernel's core: GM as the kernel starts, its pages copied when written
+            self.state.gm = gm
         self.costs = CostModel(self.profile, cores)
         self.code = Code(program, self.profile, self.costs, self._launcher, self._inside_function)
         self.engine = self._engine()
@@ -192,8 +194,7 @@ class Machine:
 
     def add_function_counts(self, counts: dict, fast: int = 0) -> None:
         """Count a launched function's instructions (``fast`` in closed form): the run loop counts VF.BEGIN."""
-        self.tally.add_function(counts)
-        self.tally.fast += fast
+        self.tally.add_function(counts, fast)
 
     def function_state(self) -> FunctionContext | None:
         """While a paused run is inside a function: its state (S, V, P as the function sees them)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 import traceback
 
 import numpy as np
@@ -65,10 +66,13 @@ class CoreGroup:
     running is interrupted and the cores after it do not run."""
 
     def __init__(self, program: Program, profile: Profile, gm_size: int, cores: tuple[int, ...], count: int,
-                 limits: dict, stop: StopRequest | None = None) -> None:
+                 limits: dict, gm_file: str | None = None, stop: StopRequest | None = None) -> None:
         self.machines = {}
         for core in cores:
-            m = Machine(program, profile, gm_size, core=core, cores=count)
+            # Each core's GM maps the kernel's starting image copy-on-write: a page is the core's own
+            # once it writes it, and the cores share the rest (a large GM on many cores fits in memory).
+            gm = None if gm_file is None else np.memmap(gm_file, dtype=np.uint8, mode="c", shape=(gm_size,))
+            m = Machine(program, profile, gm_size, core=core, cores=count, gm=gm)
             m.timed_data = True  # a phase must pause at its SYNCALL with every pipe drained: timed from the start
             m.log_gm_accesses()
             self.machines[core] = m
@@ -236,15 +240,18 @@ class Kernel:
         limits = {"max_instructions": max_instructions, "max_cycles": max_cycles, "strict": strict,
                   "fast_loops": fast_loops}
         shares = [tuple(range(k, self.cores, self.jobs)) for k in range(self.jobs)]
-        args = [(self.program, self.profile, self.gm_size, share, self.cores, limits) for share in shares]
-        with StopRequest().installed() as stop:
+        with StopRequest().installed() as stop, tempfile.TemporaryDirectory(prefix="vcore-gm-") as folder:
+            image = os.path.join(folder, "gm")  # GM as the kernel starts: the program's data and loads
+            self.gm.tofile(image)
+            args = [(self.program, self.profile, self.gm_size, share, self.cores, limits, image) for share in shares]
             groups = self._start(args, stop)
             try:
                 stop.forward = [g.process.pid for g in groups if isinstance(g, _Remote)]
                 if stop.asked:  # Ctrl-C while they started
                     stop.pass_on()
                 for space, addr, data in self.loads:
-                    self._call(groups, "write", space, addr, data)
+                    if space != "gm":  # (GM's are in the image)
+                        self._call(groups, "write", space, addr, data)
                 result = self._phases(groups, strict, stop)
                 self.ends = sorted((e for part in self._call(groups, "finish") for e in part),
                                    key=lambda e: e.core)

@@ -67,43 +67,53 @@ COMPACT_MIN = 4096  # accesses the table gains between two compactions, at least
 
 class Table:
     """The accesses recorded (its id; id 0 is "none"): the clock and epoch of each in arrays, for the
-    checks over many blocks at once, and its (seq, pc, start, end) for naming a race. Grown by doubling,
-    and compacted (``compact``) to the accesses a shadow still names, so that it keeps no history."""
+    checks over many blocks at once, and its (seq, pc, start, end) for naming a race (``info``, a row
+    each). Grown by doubling, and compacted (``compact``) to the accesses a shadow still names, so that
+    it keeps no history: at most about as many bytes as the shadows it serves."""
 
     def __init__(self) -> None:
         self.clocks = np.zeros(1024, dtype=np.int64)
         self.epochs = np.zeros(1024, dtype=np.int64)
-        self.info: list = [(0, 0, 0, 0)]
+        self.info = np.zeros((1024, 4), dtype=np.int64)
+        self.size = 1  # (id 0: none)
         self.compact_at = COMPACT_MIN  # the id at which to compact
 
     def compact(self, shadows) -> None:
         """Keep only the accesses the ``shadows`` name (the last of each pipe, per block), renumbered
         in order, and rewrite the shadows' ids: the table then holds what a later access can still
-        meet, however many accesses came before."""
-        named = [np.zeros(1, dtype=np.int64)]
+        meet, however many accesses came before. A compaction reads the shadows' whole touched range
+        (a stream over GM: megabytes), so it waits until the table has grown by its live size, by
+        COMPACT_MIN, and to a sixth of the shadows' entries (48 bytes an access against 8 an entry):
+        its cost per access stays bounded whatever the range."""
+        scanned = sum(2 * shadow.w.shape[0] * (shadow.hi - shadow.lo) for shadow in shadows)
+        if self.size < scanned // 6:
+            self.compact_at = scanned // 6
+            return
+        named, places = [np.zeros(1, dtype=np.int64)], []
         for shadow in shadows:
             for ids in (shadow.w[:, shadow.lo:shadow.hi], shadow.r[:, shadow.lo:shadow.hi]):
-                named.append(ids[ids != 0])
+                where = np.nonzero(ids)
+                named.append(ids[where])
+                places.append((ids, where))
         live = np.unique(np.concatenate(named))
-        for shadow in shadows:
-            for ids in (shadow.w[:, shadow.lo:shadow.hi], shadow.r[:, shadow.lo:shadow.hi]):
-                ids[...] = np.searchsorted(live, ids)
+        for (ids, where), found in zip(places, named[1:], strict=True):  # (id 0, "none", stays 0)
+            ids[where] = np.searchsorted(live, found)
         size = max(1024, 2 * live.size)
-        clocks, epochs = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
-        clocks[:live.size], epochs[:live.size] = self.clocks[live], self.epochs[live]
-        self.clocks, self.epochs = clocks, epochs
-        info = self.info
-        self.info = [info[k] for k in live.tolist()]
+        clocks, epochs, info = np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros((size, 4), np.int64)
+        clocks[:live.size], epochs[:live.size], info[:live.size] = self.clocks[live], self.epochs[live], self.info[live]
+        self.clocks, self.epochs, self.info, self.size = clocks, epochs, info, live.size
         self.compact_at = live.size + max(live.size, COMPACT_MIN)
 
     def add(self, clock: int, epoch: int, info: tuple) -> int:
-        k = len(self.info)
+        k = self.size
         if k == len(self.clocks):
             self.clocks = np.concatenate([self.clocks, np.zeros_like(self.clocks)])
             self.epochs = np.concatenate([self.epochs, np.zeros_like(self.epochs)])
+            self.info = np.concatenate([self.info, np.zeros_like(self.info)])
         self.clocks[k] = clock
         self.epochs[k] = epoch
-        self.info.append(info)
+        self.info[k] = info
+        self.size = k + 1
         return k
 
 
@@ -274,7 +284,7 @@ class Order:
         for other_id in np.unique(others).tolist():
             hit = blocks[others == other_id]
             where = (space, int(hit.min()) * 32, (int(hit.max()) + 1) * 32)
-            other = info[other_id]
+            other = tuple(info[other_id].tolist())
             seq = other[0]
             mine = (job.seq, job.pc, job.start, job.end)
             if seq < job.seq:  # the other access is the earlier in program order

@@ -294,3 +294,62 @@ def test_a_race_between_cores_is_a_warning_and_with_strict_a_fault(tmp_path):
     assert r.exit_code == 0 and "warning: race between cores (WAW): core 0 line 3" in r.stderr
     r = _cli("--cores", "2", "--report", "none", "--strict", text=WAW, tmp_path=tmp_path)
     assert r.exit_code == 1 and "error: race between cores (WAW)" in r.stderr
+
+
+_MANY_CORES_BIG_GM = """\
+import resource, sys
+import numpy as np
+sys.path.insert(0, {root!r})
+from assembler import assemble
+from emulator import load_profile
+from emulator.kernel.cores import Kernel
+program = assemble('''
+    MOV S1, BLOCKIDX
+    MUL S2, S1, 0x100000                  ; core k reads its 32 KiB at k MiB
+    DMA.GM2UB [0x0], gm[S2], len=1024
+    SETFLAG MTE2, MTE3, 0
+    WAITFLAG MTE2, MTE3, 0
+    ADD S3, S2, 0x4000000
+    DMA.UB2GM gm[S3], [0x0], len=1024
+    HALT
+''')
+kernel = Kernel(program, load_profile("950"), 16, gm_size=0x8000000, jobs=1)
+kernel.write("gm", 0, np.full(64 << 20, 7, dtype=np.uint8))  # 64 MiB of input, all of it data
+result = kernel.run()
+assert result.fault is None, result.fault
+assert (kernel.read("gm", 0x4000000 + 15 * 0x100000, "u8", 32768) == 7).all()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_cores_share_the_gm_they_do_not_write(tmp_path):
+    # 16 cores, 128 MiB of GM with 64 MiB of it loaded: each core maps GM as the kernel starts, copy
+    # on write, so the load is in memory once (and in the image file), not 16 times (1 GiB more).
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "big.py"
+    script.write_text(_MANY_CORES_BIG_GM.format(root=str(Path(__file__).resolve().parents[2])))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.split()[-1]) < 800, out.stdout  # MiB: the process, its 64 MiB template, the cores
+
+
+def test_each_core_maps_the_kernels_gm_copy_on_write():
+    program = assemble("    MOV S1, BLOCKIDX\n    ST.u32 gm[0x100], S1\n    HALT\n")
+    kernel = Kernel(program, load_profile("950"), 3, gm_size=1 << 20, jobs=1)
+    kernel.write("gm", 0, np.arange(16, dtype=np.uint8))
+    seen = []
+    original = kernel._start
+
+    def start(args, stop):
+        groups = original(args, stop)
+        seen.extend(m.gm for g in groups for m in g.machines.values())
+        return groups
+
+    kernel._start = start
+    assert kernel.run().fault is None
+    assert len(seen) == 3 and all(isinstance(gm, np.memmap) and gm.mode == "c" for gm in seen)
+    assert all((gm[:16] == np.arange(16)).all() for gm in seen)  # the load, in every core's GM
+    assert [int(gm[0x100]) for gm in seen] == [0, 1, 2]  # each core's own write, its own page
