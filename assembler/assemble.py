@@ -265,7 +265,24 @@ def _program_line(location: Location) -> int:
     return location.via[-1].line if location.via else location.line
 
 
-def assemble(text: str, filename: str = "<input>", defines: dict[str, int] | None = None, read=_read_text) -> Program:
+def assemble(text: str, filename: str = "<input>", defines: dict | None = None, read=_read_text) -> Program:
     """Assemble source text; raises ``AsmError`` with every diagnostic. ``defines`` are -D
-    constants (they win over a .equ of the same name); ``read(path)`` reads an included file."""
-    return _Assembler(text, filename, defines, read).run()
+    constants (they win over a .equ of the same name), each an int or a constant expression as -D
+    takes it (``"8 * 2048"``): a ValueError names a bad one. ``read(path)`` reads an included file."""
+    return _Assembler(text, filename, _constants(defines), read).run()
+
+
+def _constants(defines: dict | None) -> dict[str, int] | None:
+    """-D constants as ints: an expression is read as ``-D NAME=VALUE`` reads it (``parse_define``)."""
+    if not defines:
+        return defines
+    out = {}
+    for name, value in defines.items():
+        if isinstance(value, str):
+            key, number = parse_define(f"{name}={value}")
+            out[key] = number
+        elif isinstance(value, int) and not isinstance(value, bool):
+            out[name] = value
+        else:
+            raise ValueError(f"-D {name}={value!r}: the value must be an int or a constant expression")
+    return out

@@ -84,6 +84,17 @@ def test_a_bad_define_says_why(text, reason):
         parse_define(text)
 
 
+def test_the_api_takes_a_define_as_an_int_or_as_minus_d_writes_it():
+    # (a string value raised a TypeError from inside the assembler; issue 30's note)
+    text = "    MOV S1, TILE\n    HALT\n"
+    for value in (64, "64", "4 * 16", "0x40"):
+        assert decode_program(assemble(text, defines={"TILE": value}).words)[0][1].operands[1].imm == 64
+    for value, reason in ((1.5, "an int or a constant expression"), (True, "an int or a constant expression"),
+                          ("4 *", "expected an operand"), ("S1", "expected an expression")):
+        with pytest.raises(ValueError, match=reason):
+            assemble(text, defines={"TILE": value})
+
+
 def test_include_is_relative_to_the_including_file(tmp_path):
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "ops.asm").write_text('.include "consts.asm"\n.macro INC r\n    ADD \\r, \\r, STEP\n.endm\n')
