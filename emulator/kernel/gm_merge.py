@@ -84,12 +84,17 @@ def merge_writes(parts: list[Writes]) -> Writes:
     if not parts:
         return Writes(_EMPTY, _EMPTY, np.zeros(0, dtype=np.uint8))
     start, end = merged(np.concatenate([w.start for w in parts]), np.concatenate([w.end for w in parts]))
-    lo = int(start[0])
-    scratch = np.zeros(int(end[-1]) - lo, dtype=np.uint8)
+    lengths = end - start
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))  # each merged interval's place in ``data``
+    data = np.empty(int(lengths.sum()), dtype=np.uint8)  # (every byte is some core's: the intervals' union)
     for w in parts:  # cores in order: a later core's bytes win
-        apply_writes(scratch, Writes(w.start - lo, w.end - lo, w.data))
-    index = np.concatenate([np.arange(a - lo, b - lo) for a, b in zip(start.tolist(), end.tolist(), strict=True)])
-    return Writes(start, end, scratch[index])
+        k = np.searchsorted(start, w.start, side="right") - 1
+        at = 0
+        for place, a, b in zip((offsets[k] + w.start - start[k]).tolist(), w.start.tolist(), w.end.tolist(),
+                               strict=True):
+            data[place:place + b - a] = w.data[at:at + b - a]
+            at += b - a
+    return Writes(start, end, data)
 
 
 def _coverage(bounds: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -353,3 +353,15 @@ def test_each_core_maps_the_kernels_gm_copy_on_write():
     assert len(seen) == 3 and all(isinstance(gm, np.memmap) and gm.mode == "c" for gm in seen)
     assert all((gm[:16] == np.arange(16)).all() for gm in seen)  # the load, in every core's GM
     assert [int(gm[0x100]) for gm in seen] == [0, 1, 2]  # each core's own write, its own page
+
+
+def test_merging_the_cores_writes_keeps_the_higher_cores_bytes_without_a_byte_index():
+    from emulator.kernel.gm_merge import Writes, merge_writes
+
+    def writes(*runs):  # (start, end, value) each
+        return Writes(np.array([r[0] for r in runs]), np.array([r[1] for r in runs]),
+                      np.concatenate([np.full(r[1] - r[0], r[2], dtype=np.uint8) for r in runs]))
+
+    out = merge_writes([writes((0, 10, 1), (40, 44, 1)), writes((5, 15, 2), (20, 25, 2)), writes((42, 48, 3))])
+    assert out.start.tolist() == [0, 20, 40] and out.end.tolist() == [15, 25, 48]
+    assert out.data.tolist() == [1] * 5 + [2] * 10 + [2] * 5 + [1] * 2 + [3] * 6
