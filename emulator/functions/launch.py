@@ -330,9 +330,10 @@ class Function:
         each pass starts), each seen by ``order``."""
         kept, ctx.s = ctx.s, loop.s_at(first)
         runs, body = self.runs, loop.shape.body
-        for start in range(first, loop.passes, max(1, CHUNK // len(body))):
+        per = max(1, CHUNK // len(body))  # passes a chunk
+        for start in range(first, loop.passes, per):
             ctx.items = []
-            for _ in range(start, min(loop.passes, start + max(1, CHUNK // len(body)))):
+            for _ in range(start, min(loop.passes, start + per)):
                 for j in body:
                     runs[j](ctx)
             jobs, ctx.items = ctx.items, None
