@@ -50,7 +50,8 @@ class BlockRuns:
             return
         if abs(step) <= hi - lo:
             low, high = sorted((first * step, (end - 1) * step))
-            self.add_many(np.array([lo + low]), np.array([hi + high]))
+            self.firsts.append(lo + low)  # (as ``add`` notes one run)
+            self.ends.append(hi + high)
             self.overlap = self.overlap or (end - first > 1 and abs(step) < hi - lo)
             return
         for start in range(first, end, _RUNS_AT_ONCE):
