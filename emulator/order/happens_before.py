@@ -77,6 +77,7 @@ class Table:
         self.info = np.zeros((1024, 4), dtype=np.int64)
         self.size = 1  # (id 0: none)
         self.compact_at = COMPACT_MIN  # the id at which to compact
+        self.scanned = 0  # the shadow entries compactions have read, in all (tests bound its growth)
 
     def compact(self, shadows) -> None:
         """Keep only the accesses the ``shadows`` name (the last of each pipe, per block), renumbered
@@ -89,6 +90,7 @@ class Table:
         if self.size < scanned // 6:
             self.compact_at = scanned // 6
             return
+        self.scanned += scanned
         named, places = [np.zeros(1, dtype=np.int64)], []
         for shadow in shadows:
             for ids in (shadow.w[:, shadow.lo:shadow.hi], shadow.r[:, shadow.lo:shadow.hi]):
