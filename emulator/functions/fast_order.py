@@ -18,8 +18,6 @@ from emulator.functions.fast_data import perform_loop
 from emulator.functions.races import ALL_BLOCKS
 from emulator.order.races import overlap
 
-_ALL = np.ones(8, dtype=bool)
-
 
 def ordered_loop(fn, ctx, loop, order) -> bool:
     """Passes 0 to ``loop.passes - 2`` of a ``FastLoop``, data and order, in closed form: True; or
