@@ -59,7 +59,7 @@ def ordered_loop(fn, ctx, loop, order) -> bool:
             ordinal.append(order.ordinals[s] + at)
             slot.append(np.full(at.size, s, dtype=np.int64))
             write.append(np.full(at.size, writing))
-        block = np.concatenate(block)
+        block = np.concatenate(block) if block else np.zeros(0, dtype=np.int64)  # (a loop without UB accesses)
         if block.size:
             order.note(np.concatenate(slot), np.concatenate(ordinal), np.concatenate(index), block,
                        np.concatenate(write), np.full(block.size, epoch, dtype=np.int64), once)

@@ -169,3 +169,17 @@ def test_progress_counts_the_instructions_of_loops_in_closed_form():
     _, _, m = run(loop(STREAM, 256))
     Progress(stream, delay=0, every=0)(m)
     assert f"{m.executed:,} instructions retired (1,536 in loops run in closed form), cycle" in stream.getvalue()
+
+
+def test_a_loop_without_ub_accesses_in_a_launch_whose_accesses_meet(monkeypatch):
+    # (found by the fuzzer: the order check's bulk notes had no access to note)
+    monkeypatch.setattr(fast_loops, "FAST_MIN_PASSES", 2)
+    body = "        VDUP.f16 V0, S5, P0\n        VADD.f16 V0, V0, V0, P0\n"
+    after = "    VLD.f16 V1, [S1]\n    VST.f16 [S1], V1, P0\n"  # the launch's accesses meet: the order check runs
+    text = loop(body, 3).replace("    VF.END", after + "    VF.END")
+    _, slow, ms = run(text, fast=False)
+    _, fast, mf = run(text)
+    assert fast.pop("fast_loop_instructions") == 3 * 3
+    slow.pop("fast_loop_instructions")
+    assert fast == slow
+    assert np.array_equal(ms.ub, mf.ub)
