@@ -24,13 +24,14 @@ _LANE_MASKS_KEPT = 4096  # distinct masks cached per lane width before the cache
 
 def active_lanes(p: np.ndarray, width: int) -> np.ndarray:
     """Lane activity of a mask register for lanes of ``width`` bytes: a mask register holds 256
-    bools, one per byte of VL, and a w-byte lane i is active when entry i*w is set."""
-    return p[::width]
+    bools, one per byte of VL, and a w-byte lane i is active when entry i*w is set (``p`` may have
+    leading axes: a loop's passes, ``emulator.functions.fast_data``)."""
+    return p[..., ::width]
 
 
 def lanes_to_mask(active: np.ndarray, width: int) -> np.ndarray:
     """A mask register's 256 entries from the activity of its lanes: writers set all w entries of a lane."""
-    return np.repeat(active, width)
+    return np.repeat(active, width, axis=-1)
 
 
 def wrap64(value: int) -> int:

@@ -85,10 +85,10 @@ class Expansion:
                     if times < 0:  # (a negative immediate is refused before the program runs)
                         raise self._stop(Fault(f"LOOP count S{count.reg} = {times} is negative"), i)
                     items.append((LOOP, pcs[i]))
-                    loop = enter(fn, ctx, i, times, budget - ran) if self.fast and steps is None else None
                     if times == 0:
                         i = match[i]  # its ENDLOOP: go on after it
-                    elif loop is not None:  # its passes in closed form (emulator.functions.fast_loops)
+                    elif self.fast and steps is None and (loop := enter(fn, ctx, i, times, budget - ran)) is not None:
+                        # its passes in closed form (emulator.functions.fast_loops)
                         items.append(loop)
                         for j in loop.shape.body:
                             counts[j] += times

@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from emulator.arith import numerics
-from emulator.semantics.masks import pattern_lanes
-from emulator.semantics.register_forms import conv_layout
+from emulator.semantics.masks import count_masks, pattern_mask
+from emulator.semantics.register_forms import LOGIC, conv_layout, scalar_element
+from emulator.state import active_lanes, lanes_to_mask
 from isa import Inst, Kind
 from isa.types import VL_BYTES
 from isa.values import dtype_of
@@ -68,28 +69,13 @@ def perform_loop(ctx, loop, passes: int | None = None, watch: tuple | None = Non
         ctx.p[r] = rows[-1] if rows.ndim == 2 else rows
 
 
-def _lanes(p: np.ndarray, width: int) -> np.ndarray:
-    """Each lane's activity, a row per pass (or one row)."""
-    return p[..., ::width]
-
-
-def _to_mask(active: np.ndarray, width: int) -> np.ndarray:
-    """Mask register entries from lane activity: all w entries of a lane (``state.lanes_to_mask``)."""
-    return np.repeat(active, width, axis=-1)
-
-
 def _masked(result: np.ndarray, p: np.ndarray, width: int) -> np.ndarray:
     """A register's bytes: ``result`` (lanes of ``width`` bytes) with lanes outside ``p`` zero."""
-    on = _lanes(p, width)
+    on = active_lanes(p, width)
     if on.all():
         return np.ascontiguousarray(result).view(np.uint8)
     word = np.dtype(f"<u{width}")
     return np.multiply(result.view(word), on.astype(word)).view(np.uint8)
-
-
-def _scalar(env: Passes, ref, etype):
-    """A scalar operand's element (its S register is the same in every pass: ``fast_loops``)."""
-    return numerics.element_of_bits(ref.imm if ref.reg is None else env.s[ref.reg], etype)
 
 
 # -- a kernel per family: ``kernel_of(inst)`` -> ``run(env, base, step)``, or None (not in closed form) ----
@@ -119,10 +105,10 @@ def _vst(inst: Inst):
         ub = env.ctx.ub
         n = env.t.size
         values = np.broadcast_to(env.vreg(vs), (n, VL_BYTES))
-        on = np.broadcast_to(_to_mask(_lanes(env.preg(pm), width), width), (n, VL_BYTES))
-        first = base + int(env.t[0]) * step
+        on = np.broadcast_to(lanes_to_mask(active_lanes(env.preg(pm), width), width), (n, VL_BYTES))
         if on.all():
-            if step == VL_BYTES:
+            if step == VL_BYTES:  # a stream: one slice
+                first = base + int(env.t[0]) * step
                 ub[first:first + n * VL_BYTES] = values.reshape(-1)
             else:
                 ub[env.addresses(base, step)] = values
@@ -152,7 +138,7 @@ def _lanes_op(inst: Inst):
         srcs, ref = (va,), None
 
     def run(env: Passes, base: int, step: int) -> None:
-        scalar = _scalar(env, ref, etype) if ref is not None else None
+        scalar = scalar_element(env, ref, etype) if ref is not None else None
         result = fn(tuple(env.vreg(r, dtype) for r in srcs), scalar)
         env.v[vd] = _masked(result, env.preg(pm), etype.size)
 
@@ -170,7 +156,7 @@ def _vdup(inst: Inst):
             first = env.vreg(source, dtype)[..., :1]
             values = np.broadcast_to(first, (*first.shape[:-1], etype.lanes))
         else:
-            values = np.full(etype.lanes, _scalar(env, source, etype), dtype=dtype)
+            values = np.full(etype.lanes, scalar_element(env, source, etype), dtype=dtype)
         env.v[vd] = _masked(values, env.preg(pm), etype.size)
 
     return run
@@ -185,10 +171,10 @@ def _vcompare(inst: Inst):
 
     def run(env: Passes, base: int, step: int) -> None:
         if scalar_form:
-            result = test([env.vreg(va, dtype)], _scalar(env, other, etype))
+            result = test([env.vreg(va, dtype)], scalar_element(env, other, etype))
         else:
             result = test([env.vreg(va, dtype), env.vreg(other, dtype)], None)
-        env.p[pd] = _to_mask(result & _lanes(env.preg(pm), etype.size), etype.size)
+        env.p[pd] = lanes_to_mask(result & active_lanes(env.preg(pm), etype.size), etype.size)
 
     return run
 
@@ -199,13 +185,10 @@ def _vselect(inst: Inst):
     dtype = dtype_of(etype)
 
     def run(env: Passes, base: int, step: int) -> None:
-        chosen = np.where(_lanes(env.preg(pm), etype.size), env.vreg(va, dtype), env.vreg(vb, dtype))
+        chosen = np.where(active_lanes(env.preg(pm), etype.size), env.vreg(va, dtype), env.vreg(vb, dtype))
         env.v[vd] = chosen.view(np.uint8)
 
     return run
-
-
-_LOGIC = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 
 def _plogic(inst: Inst):
@@ -216,7 +199,7 @@ def _plogic(inst: Inst):
         if op == "not":
             env.p[pd] = ~env.preg(sources[0])
         else:
-            env.p[pd] = _LOGIC[op](env.preg(sources[0]), env.preg(sources[1]))
+            env.p[pd] = LOGIC[op](env.preg(sources[0]), env.preg(sources[1]))
 
     return run
 
@@ -231,7 +214,7 @@ def _vconv(inst: Inst):
         a = env.vreg(va, src_dtype)
         if narrowing:  # lane i to element k * i + part, the rest zero
             result = convert(a)
-            on = _lanes(env.preg(pm), width)
+            on = active_lanes(env.preg(pm), width)
             out = np.zeros((*np.broadcast_shapes(result.shape, on.shape)[:-1], VL_BYTES // dst.size), dtype=out_dtype)
             out[..., part::k] = np.where(on, result, np.zeros(1, dtype=out_dtype))
             env.v[vd] = out.view(np.uint8)
@@ -250,7 +233,7 @@ def _vfma(inst: Inst):
 
     def run(env: Passes, base: int, step: int) -> None:
         if axpy:
-            result = fn([env.vreg(va, dtype), env.vreg(vd, dtype)], _scalar(env, other, etype))
+            result = fn([env.vreg(va, dtype), env.vreg(vd, dtype)], scalar_element(env, other, etype))
         else:
             result = fn([env.vreg(va, dtype), env.vreg(other, dtype), env.vreg(vd, dtype)], None)
         env.v[vd] = _masked(result, env.preg(pm), etype.size)
@@ -260,9 +243,7 @@ def _vfma(inst: Inst):
 
 def _pset(inst: Inst):
     pd, pattern = inst.operands
-    width = inst.type.size
-    lanes = VL_BYTES // width
-    value = np.repeat(np.arange(lanes) < pattern_lanes(pattern, lanes), width)
+    value = pattern_mask(pattern, inst.type.size)
 
     def run(env: Passes, base: int, step: int) -> None:
         env.p[pd] = value
@@ -274,7 +255,7 @@ def _pupdate(inst: Inst):
     pd, sc = inst.operands
     width = inst.type.size
     lanes = VL_BYTES // width
-    masks = np.repeat(np.arange(lanes)[None, :] < np.arange(lanes + 1)[:, None], width, axis=1)
+    masks = count_masks(width)
 
     def run(env: Passes, base: int, step: int) -> None:
         count = max(env.s[sc], 0)  # the count before the first pass (a negative one is none: 0 lanes)

@@ -17,6 +17,7 @@ from emulator.functions.block_runs import BlockRuns
 from emulator.functions.fast_data import perform_loop
 from emulator.functions.races import ALL_BLOCKS
 from emulator.order.races import overlap
+from isa.types import BLOCK_BYTES
 
 
 def ordered_loop(fn, ctx, loop, order) -> bool:
@@ -31,9 +32,9 @@ def ordered_loop(fn, ctx, loop, order) -> bool:
         if plan.ub:
             writing = plan.ub == 2
             _, lo, hi = (job.footprint_writes if writing else job.footprint_reads)["ub"]
-            runs[writing].add_passes(lo, hi, step // 32, 0, passes)
+            runs[writing].add_passes(lo, hi, step // BLOCK_BYTES, 0, passes)
             consumers = [] if writing else _consumers(plan_at, k)
-            accesses.append((k, fn.ub_slots[job.pc], writing, lo, step // 32, consumers))
+            accesses.append((k, fn.ub_slots[job.pc], writing, lo, step // BLOCK_BYTES, consumers))
     reads, writes = runs[0].footprint(), runs[1].footprint()
     if runs[1].overlap or overlap(reads, writes) is not None:
         return False  # the loop's own accesses meet: pass by pass

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from isa.types import BLOCK_BYTES
+
 STEADY_SEARCH = 1024  # passes fed while looking for a repeat; a loop that has none by then is fed whole
 _KEPT = 64  # loop schedules a function keeps, by the state its loop was entered from (more: start again)
 
@@ -22,7 +24,8 @@ def schedule_loop(sched, loop) -> None:
     fn = sched.fn
     margin, rows = fn.membar_cycles, fn.ports.period_rows
     entry, ref = _snapshot(sched, margin)
-    key = (loop.shape.end, loop.passes, tuple(loop.steps), tuple(base // 32 % rows for base in loop.bases), entry)
+    places = tuple(base // BLOCK_BYTES % rows for base in loop.bases)  # each access's place in the banks' period
+    key = (loop.shape.end, loop.passes, tuple(loop.steps), places, entry)
     found = fn.loop_schedules.get(key)
     if found is not None:
         state, moved, stalls, conflicts = found
@@ -97,7 +100,7 @@ def _key_period(rows: int, steps: list) -> int:
     blocks again (the scheduler prices an access by that place and its length)."""
     period = 1
     for step in steps:
-        blocks = step // 32
+        blocks = step // BLOCK_BYTES
         period = math.lcm(period, rows // math.gcd(blocks, rows))
     return period
 
@@ -166,4 +169,4 @@ def _note_blocks(sched, loop, first: int, end: int) -> None:
         if plan.ub:
             writing = plan.ub == 2
             _, lo, hi = (job.footprint_writes if writing else job.footprint_reads)["ub"]
-            sched.runs[writing].add_passes(lo, hi, step // 32, first, end)
+            sched.runs[writing].add_passes(lo, hi, step // BLOCK_BYTES, first, end)

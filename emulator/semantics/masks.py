@@ -22,11 +22,21 @@ def pattern_lanes(pattern: str, lanes: int) -> int:
     return {"M3": lanes - lanes % 3, "M4": lanes - lanes % 4, "H": lanes // 2, "Q": lanes // 4}[pattern]
 
 
+def pattern_mask(pattern: str, width: int) -> np.ndarray:
+    """The mask register PSET.b<8 width> sets for ``pattern``."""
+    return lanes_to_mask(np.arange(256 // width) < pattern_lanes(pattern, 256 // width), width)
+
+
+def count_masks(width: int) -> np.ndarray:
+    """The mask of the first n lanes of ``width`` bytes, row n for every n from 0 to all (PUPDATE's)."""
+    lanes = 256 // width
+    return lanes_to_mask(np.arange(lanes)[None, :] < np.arange(lanes + 1)[:, None], width)
+
+
 @implements("pset", bank_rule=NO_UB)
 def bind_pset(inst: Inst, pc: int):
     pd, pattern = inst.operands
-    width = inst.type.size
-    value = lanes_to_mask(np.arange(256 // width) < pattern_lanes(pattern, 256 // width), width)
+    value = pattern_mask(pattern, inst.type.size)
     next_pc = pc + inst.size
 
     def run(m):
@@ -41,8 +51,7 @@ def bind_pupdate(inst: Inst, pc: int):
     pd, sc = inst.operands
     width = inst.type.size
     lanes = 256 // width
-    # The mask of the first n lanes, for every n: a row of this table, chosen at dispatch.
-    masks = list(np.repeat(np.arange(lanes)[None, :] < np.arange(lanes + 1)[:, None], width, axis=1))
+    masks = list(count_masks(width))  # the first n lanes, for every n: a row, chosen at dispatch
     writes = footprint([preg(pd)])
     next_pc = pc + inst.size
 

@@ -26,7 +26,8 @@ def _runner(pc: int, next_pc: int, perform, reads: dict, writes: dict):
     return run
 
 
-def _scalar(m, ref, etype):
+def scalar_element(m, ref, etype):
+    """A scalar operand's element of ``etype``: its immediate's bits, or Sn's as ``m.s`` holds it."""
     return numerics.element_of_bits(ref.imm if ref.reg is None else m.s[ref.reg], etype)
 
 
@@ -86,7 +87,7 @@ def bind_vdup(inst: Inst, pc: int):
                 value = m.v_as[etype.name][source][0]
                 return m.v_rows[etype.name], vd, _masked(m, pm, width, np.full(lanes, value))
         else:
-            value = _scalar(m, source, etype)  # Sn is read at dispatch, like every scalar operand
+            value = scalar_element(m, source, etype)  # Sn is read at dispatch, like every scalar operand
 
             def perform():
                 return m.v_rows[etype.name], vd, _masked(m, pm, width, np.full(lanes, value))
@@ -107,7 +108,7 @@ def bind_varange(inst: Inst, pc: int):
     next_pc = pc + inst.size
 
     def run(m):
-        value = _scalar(m, start, etype)
+        value = scalar_element(m, start, etype)
         m.submit_register(pc, lambda: (m.v_rows[etype.name], vd, fill(index, value)), {}, writes)
         return next_pc
 
@@ -127,7 +128,7 @@ def bind_vcompare(inst: Inst, pc: int):
     next_pc = pc + inst.size
 
     def run(m):
-        scalar = _scalar(m, other, etype) if scalar_form else None
+        scalar = scalar_element(m, other, etype) if scalar_form else None
 
         def perform():
             views = m.v_as[etype.name]
@@ -155,7 +156,7 @@ def bind_vselect(inst: Inst, pc: int):
     return _runner(pc, next_pc, perform, reads, writes)
 
 
-_LOGIC = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+LOGIC = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 
 @implements("plogic", bank_rule=NO_UB)
@@ -169,7 +170,7 @@ def bind_plogic(inst: Inst, pc: int):
     def perform(m):
         if op == "not":
             return m.p, pd, ~m.p[sources[0]]
-        return m.p, pd, _LOGIC[op](m.p[sources[0]], m.p[sources[1]])
+        return m.p, pd, LOGIC[op](m.p[sources[0]], m.p[sources[1]])
 
     return _runner(pc, next_pc, perform, reads, writes)
 
@@ -187,7 +188,7 @@ def bind_vfma(inst: Inst, pc: int):
     next_pc = pc + inst.size
 
     def run(m):
-        scalar = _scalar(m, other, etype) if axpy else None
+        scalar = scalar_element(m, other, etype) if axpy else None
 
         def perform():
             views = m.v_as[etype.name]

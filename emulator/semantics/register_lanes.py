@@ -10,13 +10,10 @@ import numpy as np
 
 from emulator.arith import numerics
 from emulator.jobs import Job, footprint, preg, vreg
+from emulator.semantics.register_forms import scalar_element
 from emulator.semantics.registry import NO_UB, implements
 from emulator.state import ALL_LANES, active_lanes, lanes_to_mask
 from isa import Inst
-
-
-def _scalar_value(m, ref, etype):
-    return numerics.element_of_bits(ref.imm if ref.reg is None else m.s[ref.reg], etype)
 
 
 def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):
@@ -93,7 +90,7 @@ def bind_vscalar(inst: Inst, pc: int):
     reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
 
     def run(m):
-        scalar = _scalar_value(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
+        scalar = scalar_element(m, ref, inst.type)  # Sn is read at dispatch, like every scalar operand
         m.submit_register(pc, lambda: compute(m, scalar), reads, writes)
         return next_pc
 
