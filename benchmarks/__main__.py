@@ -182,8 +182,8 @@ def asc_sub_in_numpy(passes: int) -> None:
 
 
 # Issue 30's targets: the asc_sub body in a hardware loop of 10,000 passes (40 rounds of 250, each
-# round walking 64 KiB of each array again after a MEMBAR), streaming and storing to one address; and
-# the tiling loop (DMA in, flags, VADD, flags, DMA out) of 8,000 passes. Both are run as a user runs
+# round walking 64,000 bytes of each array again after a MEMBAR), streaming and storing to one address;
+# and the tiling loop (DMA in, flags, VADD, flags, DMA out) of 8,000 passes. Both are run as a user runs
 # them (the default run); the figure in brackets is how many times as fast as pass by pass.
 def long_loop(post: int) -> str:
     return f"""    VF.BEGIN
@@ -246,10 +246,15 @@ def long_function_loop(post: int, name: str) -> dict:
 
 
 def tiling_loop() -> dict:
-    seconds, machine = run_program(TILING, runs=1)
-    rate = machine.executed / seconds
-    return {"name": "tiling loop, 8000 passes (DMA, flags, VADD)", "figure": f"{rate / 1e3:.0f} k instr/s",
-            "limit": "target 300 k/s (issue 30)", "ratio": 300e3 / rate, "target": None, "ok": rate >= 300e3}
+    """Replayed in steady state (the default) and every pass scheduled (``--no-fast-loops``), side by side."""
+    rates = []
+    for fast in (True, False):
+        seconds, machine = run_program(TILING, runs=1, fast_loops=fast)
+        rates.append(machine.executed / seconds)
+    rate, slow = rates
+    return {"name": "tiling loop, 8000 passes (DMA, flags, VADD)", "figure": f"{rate / 1e3:.0f} k instr/s "
+            f"({rate / slow:.1f}x)", "limit": "target 300 k/s (issue 30)", "ratio": 300e3 / rate, "target": None,
+            "ok": rate >= 300e3}
 
 
 REAL_SIZE = HERE / "real_size"

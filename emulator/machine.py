@@ -24,6 +24,7 @@ from emulator.state import CoreState
 from emulator.tally import DEFAULT_MAX_INSTRUCTIONS, Tally
 from emulator.timing.costs import CostModel
 from emulator.timing.engine import QUEUED, Diverged, Engine, Race
+from emulator.timing.replay import LoopReplay
 from isa import Inst
 from isa.program import Program
 
@@ -71,6 +72,7 @@ class Machine:
         self.stepper = None
         self.workspace = Workspace()
         self.tally = Tally(len(program.words))
+        self.replay = LoopReplay(self.state, self.code, self.tally)  # tiling loops in steady state
         self._limits: tuple = (None, False)  # the run's (max_cycles, trace), fixed as it starts
         self.at_syncall: int | None = None  # the arrival cycle while paused at a SYNCALL
         self.pc = 0
@@ -78,7 +80,7 @@ class Machine:
         self.halted = False
         self.fault: Fault | None = None
         self.result: RunResult | None = None
-        self._load_data()
+        self.state.load_data(program)
 
     def _engine(self, old: Engine | None = None, **options) -> Engine:
         """A fresh engine for this machine, which the state's instructions hand their jobs to from
@@ -200,25 +202,6 @@ class Machine:
         """While a paused run is inside a function: its state (S, V, P as the function sees them)."""
         return self.stepper.ctx if self.stepper is not None else None
 
-    # -- memory access for users -----------------------------------------------------------------
-    def _load_data(self) -> None:
-        places = self.program.data_source or ()
-        for k, rec in enumerate(self.program.data):
-            mem = self.memory(rec.space)
-            if rec.addr + rec.nbytes > mem.size:
-                fault = Fault(f".{rec.space}{'fill' if rec.kind == 'fill' else ''} data at 0x{rec.addr:x} "
-                              f"({rec.nbytes} bytes) runs past the end of {rec.space.upper()} (size 0x{mem.size:x})")
-                if k < len(places):  # the directive's place, as an assembly error names it
-                    line, col, text = places[k]
-                    fault.where = f"{self.program.filename}:{line}:{col}"
-                    fault.message += f"\n{text}"
-                raise fault
-            if rec.kind == "fill":
-                element = np.frombuffer(rec.payload, dtype=np.uint8)
-                mem[rec.addr:rec.addr + rec.nbytes] = np.tile(element, rec.count)
-            else:
-                mem[rec.addr:rec.addr + rec.nbytes] = np.frombuffer(rec.payload, dtype=np.uint8)
-
     # -- instructions and places (``emulator.code.Code``) ----------------------------------------------
     def where(self, pc: int) -> str:
         """``file:line`` for a pc of a program run from source, else the file and pc."""
@@ -306,6 +289,8 @@ class Machine:
         if self.result is None:
             self.engine = self._engine(self.engine, strict=strict, max_cycles=max_cycles, trace=trace, timed=timed)
             self._limits, self.ran_timed = (max_cycles, trace), timed
+            replays = not (timed or trace or max_cycles is not None) and self.fast_loops
+            self.replay.start(self.engine if replays else None)
             self.stepping = pause_after is not None or breakpoints is not None
         tally = self.tally
         tally.limit = max_instructions
@@ -368,6 +353,7 @@ class Machine:
                 if max_cycles is not None and engine.now > max_cycles:
                     raise Fault(f"--max-cycles {max_cycles} reached", kind="limit")
             self.pc = pc
+            self.replay.stop()
             if not paused:
                 engine.finish()
         except AtSyncAll as arrived:  # a core of a kernel at a SYNCALL: it runs again once all have come
@@ -375,6 +361,7 @@ class Machine:
             executed -= 1
             self.at_syncall, paused = arrived.arrival, True
         except Fault as fault:
+            self.replay.stop()
             self.fault = self._settle(fault)
         except KeyboardInterrupt:
             interrupted = Fault("interrupted", kind="interrupt")

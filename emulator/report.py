@@ -37,6 +37,7 @@ class Report:
     slowest_core: int | None = None
     launch: int = 0
     fast_loops: int = 0  # of ``instructions``, those run in hardware loops in closed form
+    replayed: int = 0  # of ``instructions``, those of tiling loops' passes that reused the schedule before
 
     @property
     def time_us(self) -> float:
@@ -84,6 +85,7 @@ class Report:
             "time_us": round(self.time_us, 6),
             "instructions": self.instructions,
             "fast_loop_instructions": self.fast_loops,
+            "replayed_instructions": self.replayed,
             "pipes": {p: {"busy_cycles": e.busy_cycles, "instructions": e.instructions,
                           "utilisation": round(e.utilisation, 4)} for p, e in self.pipes.items()},
             "stalls": dict(self.stalls),
@@ -112,6 +114,9 @@ class Report:
         if self.fast_loops:
             lines.append(f"{self.fast_loops} of them in hardware loops run in closed form (the same report pass by "
                          f"pass: --no-fast-loops)")
+        if self.replayed:
+            lines.append(f"{self.replayed} of them in tiling-loop passes that reused the schedule of the pass before "
+                         f"(the same report pass by pass: --no-fast-loops)")
         if self.cores is not None:
             lines.append(f"kernel of {self.cores} core(s): launch {self.launch} cycles, then the slowest core; the "
                          f"table is core {self.slowest_core}'s, pipes and stalls are summed over the cores")
@@ -194,7 +199,8 @@ def build_report(result: RunResult, dumps: dict | None = None) -> Report:
     return Report(result.profile, result.instructions, result.total_cycles, result.clock_ghz, dict(result.pipes),
                   dict(result.stalls), [race_json(r) for r in result.races], list(result.per_pc), dict(result.scalars),
                   dumps or {}, str(fault) if fault is not None else None, fault.kind if fault is not None else None,
-                  list(result.flag_warnings), fast_loops=result.fast_loop_instructions)
+                  list(result.flag_warnings), fast_loops=result.fast_loop_instructions,
+                  replayed=result.replayed_instructions)
 
 
 __all__ = ["SCHEMA", "STALL_CAUSES", "PcEntry", "PipeEntry", "Report", "build_report", "element_list", "json_number",

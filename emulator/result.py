@@ -82,6 +82,7 @@ class RunResult:
     scalars: dict = field(factory=dict)  # S0..S31 at the end
     trace: TraceLog | None = None  # only for a run with ``trace=True``
     fast_loop_instructions: int = 0  # of ``instructions``, those run in hardware loops in closed form
+    replayed_instructions: int = 0  # of ``instructions``, those of tiling loops' passes that reused a schedule
 
 
 def run_result(machine, executed: int, paused: bool) -> RunResult:
@@ -120,4 +121,4 @@ def run_result(machine, executed: int, paused: bool) -> RunResult:
                      machine.profile.clock_ghz, tuple(per_pc), pipes,
                      {cause: accounting.stall_totals.get(cause, 0) for cause in STALL_CAUSES}, tuple(machine.races()),
                      tuple(engine.flag_warnings()), {f"S{i}": int(v) for i, v in enumerate(machine.s)}, trace,
-                     machine.fast_loop_instructions())
+                     machine.tally.fast, machine.tally.replayed)

@@ -177,3 +177,23 @@ class CoreState(State):
         """Hand this core's jobs to ``engine`` from now on."""
         self.submit = engine.submit
         self.scalar_access = engine.scalar_access
+
+    def load_data(self, program) -> None:
+        """Place a program's data directives (``.ub``, ``.gm``, ``.ubfill``, ``.gmfill``) into memory; a
+        directive past the end of its memory is a fault at the directive's place."""
+        places = program.data_source or ()
+        for k, rec in enumerate(program.data):
+            mem = self.memory(rec.space)
+            if rec.addr + rec.nbytes > mem.size:
+                fault = Fault(f".{rec.space}{'fill' if rec.kind == 'fill' else ''} data at 0x{rec.addr:x} "
+                              f"({rec.nbytes} bytes) runs past the end of {rec.space.upper()} (size 0x{mem.size:x})")
+                if k < len(places):  # the directive's place, as an assembly error names it
+                    line, col, text = places[k]
+                    fault.where = f"{program.filename}:{line}:{col}"
+                    fault.message += f"\n{text}"
+                raise fault
+            if rec.kind == "fill":
+                element = np.frombuffer(rec.payload, dtype=np.uint8)
+                mem[rec.addr:rec.addr + rec.nbytes] = np.tile(element, rec.count)
+            else:
+                mem[rec.addr:rec.addr + rec.nbytes] = np.frombuffer(rec.payload, dtype=np.uint8)

@@ -15,6 +15,7 @@ class Tally:
         self.per_word = [0] * words
         self.extra = 0  # run inside functions, not yet in the run loop's ``executed``
         self.fast = 0  # run inside functions' loops in closed form (emulator.functions.fast_loops)
+        self.replayed = 0  # run in tiling loops' passes that reused the schedule before (emulator.timing.replay)
         self.limit = DEFAULT_MAX_INSTRUCTIONS
         self.check_at = [0]
 
@@ -44,4 +45,4 @@ class Tally:
     def clear(self) -> None:
         """Nothing has run (a program-order run that diverged starts again timed)."""
         self.per_word = [0] * len(self.per_word)
-        self.extra = self.fast = 0
+        self.extra = self.fast = self.replayed = 0

@@ -266,7 +266,8 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
               help=f"run as a kernel on N cores (1..{MAX_CORES}), block index 0..N-1")
 @click.option("--jobs", type=int, default=None, help="processes to run the cores in (default: the number of CPUs)")
 @click.option("--no-fast-loops", is_flag=True,
-              help="run every hardware loop pass by pass (the same report, slower): docs/timing.md")
+              help="run every hardware loop pass by pass and schedule every tiling-loop pass again (the same "
+                   "report, slower): docs/timing.md")
 @define_option
 def run_command(program_path, profile_name, loads, dumps, report_format, report_file, gm_size,
                 max_instructions, max_cycles, strict, trace_file, cores, jobs, no_fast_loops, defines) -> None:

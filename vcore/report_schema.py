@@ -70,6 +70,9 @@ SCHEMA = {
         "instructions": _count("instructions run (summed over cores)"),
         "fast_loop_instructions": _count("of those, the ones run in hardware loops in closed form (docs/timing.md, "
                                          "\"How vcore gets there quickly\"); 0 with --no-fast-loops"),
+        "replayed_instructions": _count("of those, the ones in passes of tiling loops that reused the schedule of "
+                                        "the pass before (docs/timing.md, \"How vcore gets there quickly\"); 0 with "
+                                        "--no-fast-loops"),
         "pipes": {"type": "object", "description": "each pipe (a kernel: summed over cores)",
                   "properties": {p: {"$ref": "#/$defs/pipe"} for p in PIPES}, "required": list(PIPES),
                   "additionalProperties": False},

@@ -378,7 +378,8 @@ class Kernel:
                       None if fault is None else str(fault), None if fault is None else fault.kind,
                       [w.removeprefix("warning: ") for w in self.result.warnings],
                       cores=self.cores, per_core=per_core, slowest_core=core_of,
-                      launch=self.profile["chip"]["launch"], fast_loops=sum(r.fast_loops for r in reports))
+                      launch=self.profile["chip"]["launch"], fast_loops=sum(r.fast_loops for r in reports),
+                      replayed=sum(r.replayed for r in reports))
 
 
 def race_text(race: dict) -> str:

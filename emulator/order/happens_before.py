@@ -59,6 +59,10 @@ class Shadow:
         self.lo, self.hi = blocks, 0  # the blocks ever recorded lie in [lo, hi)
         self.w_max = [0, 0, 0, 0]  # per pipe, the largest clock of a write here
         self.r_max = [0, 0, 0, 0]  # per pipe, the largest clock of a read here
+        # per pipe, the blocks its writes (reads) have ever touched lie in [lo, hi): an access outside
+        # them has nothing of that pipe's to be checked against
+        self.w_span = [[blocks, 0] for _ in range(4)]
+        self.r_span = [[blocks, 0] for _ in range(4)]
         self.v_epoch_max = 0  # the latest epoch of a V write here (a2)
 
 
@@ -238,7 +242,12 @@ class Order:
             if (w_max[0] > clock[0] or w_max[1] > clock[1] or w_max[2] > clock[2] or w_max[3] > clock[3]
                     or v_unordered or (mine_writes and (r_max[0] > clock[0] or r_max[1] > clock[1]
                                                         or r_max[2] > clock[2] or r_max[3] > clock[3]))):
-                self._check(job, shadow, space, at, p, clock, v_unordered, mine_writes)
+                self._check(job, shadow, space, at, p, clock, v_unordered, mine_writes, entry[1], entry[2])
+            span = (shadow.w_span if mine_writes else shadow.r_span)[p]
+            if entry[1] < span[0]:  # noqa: PLR1730
+                span[0] = entry[1]
+            if entry[2] > span[1]:  # noqa: PLR1730
+                span[1] = entry[2]
             if mine_writes:
                 shadow.w[p, at] = me
                 w_max[p] = max(w_max[p], mine)
@@ -251,10 +260,12 @@ class Order:
             table.compact(list(self.shadows.values()))
 
     def _check(self, job: Job, shadow: Shadow, space: str, at, p: int, clock: list, v_unordered: bool,
-               mine_writes: bool) -> None:
-        """The checks of one side of an access (see ``access``), over its blocks ``at``."""
+               mine_writes: bool, lo: int, hi: int) -> None:
+        """The checks of one side of an access (see ``access``), over its blocks ``at`` (in [lo, hi))."""
         clocks = self.table.clocks
         for q in range(4):
+            if shadow.w_span[q][0] >= hi or shadow.w_span[q][1] <= lo:
+                continue  # (pipe q never wrote these blocks)
             if q == p:
                 if not (v_unordered and shadow.v_epoch_max >= self.v_epoch and shadow.w_max[_V] > self.v_known):
                     continue
@@ -269,7 +280,7 @@ class Order:
                 self._latent_found(job, space, at, late, ids, write=True, mine_write=mine_writes)
         if mine_writes:
             for q in range(4):
-                if q != p and shadow.r_max[q] > clock[q]:
+                if q != p and shadow.r_max[q] > clock[q] and shadow.r_span[q][0] < hi and lo < shadow.r_span[q][1]:
                     ids = shadow.r[q, at]
                     late = clocks[ids] > clock[q]
                     if late.any():

@@ -226,6 +226,11 @@ class CostModel:
         touched = _floor_sum(blocks, window, pitch, gm + length - 1) - _floor_sum(blocks, window, pitch, gm) + blocks
         return job.nbytes + (touched - blocks * -(-length // window)) * window
 
+    def dma_key(self, job) -> tuple:
+        """What a DMA's cost follows from (``dma_cost``): the GM bytes its bursts cost. Two copies of one
+        instruction with the same key cost the same."""
+        return "dma", self.gm_bytes(job) if job.bursts is not None else job.nbytes
+
     def dma_cost(self, inst: Inst, job) -> Cost:
         """A copy's data lands after its fixed cost plus its bytes at the burst rate, or its bytes at
         the sustained rate if that is longer (msKPP's measured curves, a copy at a time); its pipe

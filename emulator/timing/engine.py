@@ -70,6 +70,9 @@ class Engine:
         self.order = Order({"ub": ub_size, "gm": gm.size}, in_order_v, self.race_check)
         self.movement = DataMovement(self.race_check.at_start, code.fault_at)
         self.program_order = ProgramOrder(gm, in_order_v, self.unscheduled)
+        # Called with (job, pipe, clock, cost) as each data job on V, MTE2 or MTE3 is placed (a watched
+        # loop's pass, ``emulator.timing.replay``); None: nobody watches.
+        self.observer = None
 
     # -- dispatch from the scalar unit -----------------------------------------------------------
     def submit(self, job: Job) -> None:
@@ -280,6 +283,7 @@ class Engine:
 
     def _schedule_transfer(self, job: Job, pipe: str, cost) -> None:
         """A tensor instruction (V) or a DMA (MTE2/MTE3), whose cost follows from its operands."""
+        priced = cost
         ready = max(job.dispatch, self.free[pipe])
         start = ready
         scoreboard = self.scoreboard
@@ -293,9 +297,12 @@ class Engine:
             cost = Cost(cost.occupancy, self.done[pipe] - start)
         self._place(job, pipe, start, cost, cost.conflicts)
         order = self.order
-        order.access(job, pipe, order.event(job, pipe))
+        clock = order.event(job, pipe)
+        order.access(job, pipe, clock)
         if pipe == "V" and scoreboard is not None:
             scoreboard.record(job)
+        if self.observer is not None:
+            self.observer(job, pipe, clock, priced)
 
     def drain_schedule(self) -> None:
         while any(self.queue.values()):

@@ -11,6 +11,10 @@ from isa import TABLE
 
 
 def python_calls(text: str, profile: str = "950", timed: bool = False) -> int:
+    """The calls of a run with every loop run pass by pass and every pass scheduled (``fast_loops=False``):
+    the per-instruction path guarded here. (How many passes a loop in closed form or a tiling loop in
+    steady state takes to settle depends on timing: tests/timing/test_fast_loops.py and
+    test_tiling_replay.py guard those ways.)"""
     machine = Machine(assemble(text), profile)
     machine.timed_data = machine.timed_data or timed
     calls = 0
@@ -22,7 +26,7 @@ def python_calls(text: str, profile: str = "950", timed: bool = False) -> int:
 
     sys.setprofile(count)
     try:
-        result = machine.run()
+        result = machine.run(fast_loops=False)
     finally:
         sys.setprofile(None)
     assert result.fault is None, result.fault
