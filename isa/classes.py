@@ -54,6 +54,11 @@ class SchedClass:
     # one of PIPES, or ``flag`` for a sync class whose operand ``pipe_operand`` names it (BARRIER ALL: S).
     pipe: str = ""
     pipe_operand: int | None = None
+    # Per-op cycles added to its own (a remainder: the multiply and subtract of ``a - trunc(a / b) * b``,
+    # at their ``elements_per_cycle``), and the profile key (in its price's section) of the cycles an
+    # integer type adds (a division the hardware runs as a software sequence: CONTRACT 13.7, 13.9).
+    adds: tuple[str, ...] = ()
+    int_extra: str = ""
 
     @property
     def family(self) -> str:
@@ -80,18 +85,21 @@ def _scalar(name: str, occupies: str, lands: str) -> SchedClass:
     return SchedClass(f"scalar.{name}", ("scalar", name), occupies=occupies, lands=lands, pipe="S")
 
 
-def _tensor(name: str) -> SchedClass:
+def _tensor(name: str, adds: tuple[str, ...] = (), int_extra: str = "") -> SchedClass:
+    extra = (f"; an integer type: + `{int_extra}` an iteration" if int_extra else "") + \
+        (f"; + the cycles of {' and '.join(adds)} an iteration" if adds else "")
     return SchedClass(f"tensor.{name}", ("tensor", f"sustained_{name}"), PER_OP,
                       occupies="`tensor.issue` + `ceil(iterations * lanes / (elements_per_cycle * sustained))` + "
-                               "bank-conflict cycles (that part at least 1)",
-                      lands="occupancy + `tensor.startup`", pipe="V")
+                               f"bank-conflict cycles (that part at least 1){extra}",
+                      lands="occupancy + `tensor.startup`", pipe="V", adds=adds, int_extra=int_extra)
 
 
 def _reg(name: str, occupancy: str, units: tuple[str, ...], occupies: str, *, latency: str = "",
-         rate: str = "", whole_ub: bool = False) -> SchedClass:
+         rate: str = "", whole_ub: bool = False, adds: tuple[str, ...] = (), int_extra: str = "") -> SchedClass:
     key = latency or f"{name}_latency"
     lands = {"reduce_latency": "`reduce_latency.SUM`, `.MAX`, `.MIN`"}.get(key, f"`{key}`")
-    return SchedClass(f"reg.{name}", ("register", key), occupancy, units, rate, whole_ub, occupies, lands, "V")
+    return SchedClass(f"reg.{name}", ("register", key), occupancy, units, rate, whole_ub, occupies, lands, "V",
+                      adds=adds, int_extra=int_extra)
 
 
 def _vf(name: str, occupies: str, lands: str = "-") -> SchedClass:
@@ -108,10 +116,17 @@ _DMA_LANDS = ("`max(ceil(*_setup + bytes / *_burst_bytes_per_cycle), ceil(bytes 
               "before the copy ahead of it on its pipe")
 
 CLASSES: dict[str, SchedClass] = {c.name: c for c in (
-    *(_tensor(name) for name in ("binary", "unary", "transcendental", "divide", "fma", "reduce")),
+    *(_tensor(name) for name in ("binary", "unary", "transcendental", "fma", "reduce")),
+    _tensor("divide", int_extra="int_div_extra"),
+    _tensor("remainder", adds=("mul", "sub"), int_extra="int_div_extra"),
     _reg("alu", PER_OP, ("exec",), _LANES),
     _reg("transcendental", PER_OP, ("exec", "transcendental"),
-         _LANES + " (an execute slot for 1, and a transcendental unit for that)"),
+         _LANES + " (an execute slot for 1, and a transcendental unit for that); an integer VDIV: + "
+         "`int_div_extra`", int_extra="int_div_extra"),
+    _reg("remainder", PER_OP, ("exec", "transcendental"),
+         _LANES + " at VDIV's rate, + `int_div_extra`, + a VMUL's and a VSUB's cycles",
+         latency="transcendental_latency",
+         adds=("mul", "sub"), int_extra="int_div_extra"),
     _reg("convert", PER_OP, ("exec",), _LANES),
     _reg("reduce", PER_OP, ("exec",), _LANES + ", issued alone (`reduce_single_issue`)"),
     _reg("load", STRIDED, ("load",), _STRIDED),
@@ -121,6 +136,8 @@ CLASSES: dict[str, SchedClass] = {c.name: c for c in (
     # A permute's result takes an ALU operation's latency (no separate figure is published).
     _reg("permute", ONE, ("exec",), "1", latency="alu_latency"),
     _reg("mask", ONE, ("exec",), "1"),
+    # PPACK, PUNPACK, PINTLV, PDINTLV: 1 cycle, issued alone (`mask_permute_single_issue`; CONTRACT 13.9)
+    _reg("mask_permute", ONE, ("exec",), "1, issued alone (`mask_permute_single_issue`)", latency="mask_latency"),
     _reg("mask_load", ONE, ("load",), "1", latency="mask_latency"),
     _reg("mask_store", ONE, ("store",), "1", latency="mask_latency"),
     _vf("launch", "the function's whole run (below)", "the same"),

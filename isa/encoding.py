@@ -195,6 +195,10 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
         elif not spec.lo <= value <= spec.hi:
             what = "mask register" if spec.preg else "value"
             found.append((spec.name, f"{spec.name}: {what} {value} out of range {spec.lo}..{spec.hi}"))
+    if row.distinct:
+        first, second = (inst.operands[[o.name for o in row.operands].index(name)] for name in row.distinct)
+        if first == second:
+            found.append((row.distinct[1], f"{row.mnemonic} needs two different destination registers"))
     if row.source_types and not any(name == "round" for name, _ in found):  # (round= past the modes: said)
         found += _conversion_problems(inst)
     if row.family in ("ld", "st"):

@@ -85,6 +85,9 @@ FORMS: dict[str, Form] = {
     "mask-store": _reg(_UB, _P),
     "mask-logic": _reg(_P, _P, _P),
     "mask-not": _reg(_P, _P),
+    "mask-select": _reg(_P, _P, _P, _P),
+    "mask-half": _reg(_P, _P),
+    "mask-pair": _reg(_P, _P, _P, _P),
     # the scalar unit
     "scalar-mov": _of("scalar", (_S, Kind.IMM)),
     "scalar-mov-wide": _of("scalar", (_S, Kind.IMM)),

@@ -212,6 +212,8 @@ class Instruction:
     # The ``elements_per_cycle`` entry that prices an element type's lanes where it is not the op's
     # (the 950's f32 add: ``float32_add``), as (type, entry) pairs.
     type_rates: tuple[tuple[str, str], ...] = ()
+    # Two operands (by name) that must name different registers (two destinations: PINTLV's Pd0, Pd1).
+    distinct: tuple[str, ...] = ()
 
     def rate_of(self, type_name: str) -> str:
         """The ``elements_per_cycle`` entry that prices this row's lanes of ``type_name``."""

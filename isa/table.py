@@ -37,7 +37,8 @@ FUNCTION_SCALAR_FAMILIES = ("mov", "mov_core", "alu")
 def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands, keywords=(), *,
          pipe: str, timing: str, family: str, op: str, summary: str, example: str, mask: bool = False,
          source_types: tuple[str, ...] = (), conditions: tuple[str, ...] = (), part: str = "C",
-         kernel: bool | None = None, type_rates: tuple[tuple[str, str], ...] = ()) -> Instruction:
+         kernel: bool | None = None, type_rates: tuple[tuple[str, str], ...] = (),
+         distinct: tuple[str, ...] = ()) -> Instruction:
     """One row, its bit fields laid out. ``kernel`` defaults to whether its arithmetic is its op's
     element kernel: not for a conversion (a type pair) or a compare or reduction (a condition)."""
     fields = [BitField("opcode", 0, OPCODE_BITS)]
@@ -67,7 +68,7 @@ def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands
                        register=opcode in REGISTER_OPCODES, structure=opcode in FUNCTION_OPCODES,
                        source_types=tuple(source_types), conditions=tuple(conditions), part=part, example=example,
                        kernel=not source_types and not conditions if kernel is None else kernel,
-                       type_rates=tuple(type_rates))
+                       type_rates=tuple(type_rates), distinct=tuple(distinct))
 
 
 def _ub(name: str) -> Operand:
@@ -114,6 +115,7 @@ CARRY = Keyword("carry", 3, 0, 7, preg=True, types=("u32",), doc="mask register 
 ROUND = Keyword("round", 3, 0, len(ROUND_MODES) - 1, choices=ROUND_MODES,
                 doc="rounding where the result is inexact: " + ", ".join(ROUND_MODES) + " (default rint)")
 PART = Keyword("part", 2, 0, 3, doc="which element of each wide lane the narrow one is (0..k-1, default 0)")
+HALF = Keyword("part", 1, 0, 1, default=0, choices=("lo", "hi"), doc="which half: lo (the default) or hi")
 FILL_STRIDES = (
     _stride("dstblk", 16, 1, 1, "destination block stride, in datablocks"),
     _stride("dstrep", 12, 0, 8, "destination repeat stride, in datablocks"),
@@ -169,10 +171,16 @@ def _build() -> tuple[Instruction, ...]:
                          pipe="V", timing="tensor.binary", family="tensor", op=op,
                          summary=f"tensor {text}, iterated over UB", mask=True,
                          example=f"{mn}.f16 [0x20000], [0x0], 2.0"))
-    rows.append(_row("VDIV", "tensor-binary", 0x1E, T.TENSOR_FLOAT, (_ub("dst"), _ub("src0"), _ub("src1")),
+    rows.append(_row("VDIV", "tensor-binary", 0x1E, (*T.TENSOR_FLOAT, *T.INT_DIVIDE),
+                     (_ub("dst"), _ub("src0"), _ub("src1")),
                      (REPEAT, *BINARY_STRIDES), pipe="V", timing="tensor.divide", family="tensor", op="div",
-                     summary="tensor d = a / b, correctly rounded, iterated over UB", mask=True,
+                     summary="tensor d = a / b, correctly rounded (integers: toward zero, x / 0 all ones; 950 only), "
+                             "iterated over UB", mask=True,
                      example="VDIV.f32 [0x20000], [0x0], [0x10000]"))
+    rows.append(_row("VREM", "tensor-binary", 0x1F, T.INT_DIVIDE, (_ub("dst"), _ub("src0"), _ub("src1")),
+                     (REPEAT, *BINARY_STRIDES), pipe="V", timing="tensor.remainder", family="tensor", op="rem",
+                     summary="tensor d = a - trunc(a / b) * b (the sign of a; a % 0 = a; 950 only), iterated over UB",
+                     mask=True, example="VREM.s32 [0x20000], [0x0], [0x10000]"))
     # 0x20..0x3F: register (vector function) instructions, pipe V.
     rows.append(_row("VLD", "reg-load", 0x20, T.ALL_DATA, (_v("vd"), _ub("addr")), (POST, BLK), pipe="V",
                      timing="reg.load", family="vld", op="load", summary="load VL bytes of UB into Vd",
@@ -215,7 +223,9 @@ def _build() -> tuple[Instruction, ...]:
                      summary="T at addr + idx[i]*size = s[i] for active lanes; the higher lane wins",
                      example="VSCATTER.f32 [S1], V0, V1, P0"))
     rows.append(_row("PSET", "mask-pattern", 0x33, T.MASK_WIDTHS, (_p("pd"), Operand("pattern", Kind.PATTERN)),
-                     pipe="V", timing="reg.mask", family="pset", op="pset", summary="Pd = a lane pattern",
+                     pipe="V", timing="reg.mask", family="pset", op="pset",
+                     summary="Pd = a lane pattern: ALL, ALLF (none), VLn (the first n), H / Q (the first half / "
+                             "quarter), M3 / M4 (lanes whose index is a multiple of 3 / 4)",
                      example="PSET.b32 P0, ALL"))
     rows.append(_row("PUPDATE", "mask-update", 0x34, T.MASK_WIDTHS, (_p("pd"), _s("sc", writes=True)), pipe="V",
                      timing="reg.mask", family="pupdate", op="pupdate",
@@ -224,10 +234,16 @@ def _build() -> tuple[Instruction, ...]:
                      family="pld", op="pld", summary="load 32 bytes of UB into Pd", example="PLD P0, [S1]"))
     rows.append(_row("PST", "mask-store", 0x36, (), (_ub("addr"), _p("ps")), pipe="V", timing="reg.mask_store",
                      family="pst", op="pst", summary="store Pd's 32 bytes to UB", example="PST [S1], P0"))
-    rows.append(_row("VDIV", "reg-binary", 0x37, T.TENSOR_FLOAT, (_v("vd"), _v("va"), _v("vb"), _p("pm")),
+    rows.append(_row("VDIV", "reg-binary", 0x37, (*T.TENSOR_FLOAT, *T.INT_DIVIDE),
+                     (_v("vd"), _v("va"), _v("vb"), _p("pm")),
                      pipe="V", timing="reg.transcendental", family="vbinary", op="div",
-                     summary="register d = a / b, correctly rounded; inactive lanes zero",
+                     summary="register d = a / b, correctly rounded (integers: toward zero, x / 0 all ones); "
+                             "inactive lanes zero",
                      example="VDIV.f16 V0, V1, V2, P0"))
+    rows.append(_row("VREM", "reg-binary", 0x39, T.INT_DIVIDE, (_v("vd"), _v("va"), _v("vb"), _p("pm")),
+                     pipe="V", timing="reg.remainder", family="vbinary", op="rem",
+                     summary="register d = a - trunc(a / b) * b (the sign of a; a % 0 = a); inactive lanes zero",
+                     example="VREM.s32 V0, V1, V2, P0"))
     rows.append(_row("VEXPDIF", "reg-binary", 0x38, T.TENSOR_FLOAT, (_v("vd"), _v("va"), _v("vb"), _p("pm")),
                      pipe="V", timing="reg.transcendental", family="vbinary", op="expdif",
                      summary="register d = exp(a - b) in one instruction (ExpSub), within 2 ulp; inactive lanes zero",
@@ -389,6 +405,7 @@ def _wave_one(rows: list[Instruction]) -> None:
     rows.append(_row("PNOT", "mask-not", 0xAC, (), (_p("pd"), _p("pa")), pipe="V", timing="reg.mask",
                      family="plogic", op="not", summary="Pd = not Pa, all 256 bits",
                      example="PNOT P0, P1"))
+    _mask_rearrangement(rows)
     # More scalar instructions, pipe S.
     rows.append(_row("MOV", "scalar-mov-wide", 0x57, (), (_s("sd", writes=True), Operand("src", Kind.IMM, imm_bits=64)),
                      pipe="S", timing="scalar.alu", family="mov", op="mov",
@@ -415,6 +432,27 @@ def _wave_one(rows: list[Instruction]) -> None:
                      timing="scalar.store_gm", family="st", op="gm",
                      summary="the T at a GM byte address = the low bits of Ss",
                      example="ST.u16 gm[0x40], S2"))
+
+
+def _mask_rearrangement(rows: list[Instruction]) -> None:
+    """CONTRACT 13.2: predicate select, pack, unpack, interleave and de-interleave (950, in functions)."""
+    rows.append(_row("PSEL", "mask-select", 0x3A, (), (_p("pd"), _p("pa"), _p("pb"), _p("pm")), pipe="V",
+                     timing="reg.mask", family="plogic", op="sel", summary="Pd = Pm ? Pa : Pb, bit by bit (256 bits)",
+                     example="PSEL P3, P1, P2, P0"))
+    rows.append(_row("PPACK", "mask-half", 0x3B, (), (_p("pd"), _p("ps")), (HALF,), pipe="V",
+                     timing="reg.mask_permute", family="prearrange", op="pack",
+                     summary="Pd bit k = Ps bit 2k, k < 128, into the lo (or hi) half; the other half 0",
+                     example="PPACK P1, P0, part=hi"))
+    rows.append(_row("PUNPACK", "mask-half", 0x3C, (), (_p("pd"), _p("ps")), (HALF,), pipe="V",
+                     timing="reg.mask_permute", family="prearrange", op="unpack",
+                     summary="Pd bit 2k = Ps bit k (of the lo or hi half), bit 2k+1 = 0",
+                     example="PUNPACK P1, P0"))
+    for opcode, mn, op, text in ((0x3D, "PINTLV", "intlv", "interleave Pa's and Pb's w-bit groups into Pd0, Pd1"),
+                                 (0x3E, "PDINTLV", "dintlv", "de-interleave Pa then Pb: even groups to Pd0, odd "
+                                                             "to Pd1")):
+        rows.append(_row(mn, "mask-pair", opcode, T.MASK_WIDTHS, (_p("pd0"), _p("pd1"), _p("pa"), _p("pb")),
+                         pipe="V", timing="reg.mask_permute", family="prearrange", op=op, summary=text,
+                         example=f"{mn}.b16 P2, P3, P0, P1", distinct=("pd0", "pd1")))
 
 
 def _bitwise(rows: list[Instruction]) -> None:

@@ -1,6 +1,7 @@
 """Independent, deliberately slow reference model (test oracle) for vcore.
 
-Written only from shared/CONTRACT.md (sections 1, 2, 3.1, 6.1-6.6), shared/SEMANTICS.md and
+Written only from shared/CONTRACT.md (sections 1, 2, 3.1, 6.1-6.6, and 13.2, 13.3, 13.7, 13.10 for part
+three), shared/SEMANTICS.md and
 the seed documents, without looking at the emulator, so that the two can be
 checked against each other.  Which ops each shape takes is read from the ISA table
 (``isa.TABLE``, the contract's instruction list as data), so a new op is dispatched without an edit
@@ -95,7 +96,14 @@ def _ops_of(*forms):
     return tuple(ops)
 
 
-BINARY_OPS = _ops_of('tensor-binary', 'reg-binary')    # add ... min, div, expdif (vcore's VEXPDIF: ExpSub)
+# CONTRACT 13.7: VDIV also divides s16 u16 s32 u32 (rounding toward zero), and VREM ([vcore]) is the
+# matching remainder; both are binary ops of the tensor and register forms. 'rem' takes no float type,
+# so the table's float rows do not name it: it is added here by hand, and neither op is float-only
+# or bitwise whatever rows the table grows for them.
+INT_DIV_OPS = ('div', 'rem')
+INT_DIV_TYPES = ('s16', 'u16', 's32', 'u32')
+
+BINARY_OPS = _ops_of('tensor-binary', 'reg-binary') + ('rem',)   # add ... min, div, expdif (VEXPDIF: ExpSub), rem
 TENSOR_UNARY_OPS = _ops_of('tensor-unary')             # exp ... sqrt, rec, rsqrt, neg
 REGISTER_UNARY_OPS = _ops_of('reg-unary')              # exp ... sqrt, neg (VREC / VRSQRT: tensor only)
 TENSOR_SCALAR_OPS = _ops_of('tensor-scalar')           # adds ... mins, lrelu
@@ -103,7 +111,8 @@ REGISTER_SCALAR_OPS = _ops_of('reg-scalar')
 # ops whose every row takes float types alone
 FLOAT_ONLY_OPS = tuple(op for op in dict.fromkeys(BINARY_OPS + TENSOR_UNARY_OPS + REGISTER_UNARY_OPS +
                                                   TENSOR_SCALAR_OPS + REGISTER_SCALAR_OPS)
-                       if all(set(row.types) <= set(FLOAT_TYPES) for row in _isa.TABLE
+                       if op not in INT_DIV_OPS
+                       and all(set(row.types) <= set(FLOAT_TYPES) for row in _isa.TABLE
                               if row.op == op and row.form in ('tensor-binary', 'reg-binary', 'tensor-unary',
                                                                'reg-unary', 'tensor-scalar', 'reg-scalar')))
 # The contract's section 2.1 ops, which tests draw from by name, and a scalar op's lane op.
@@ -224,6 +233,8 @@ def lane_binary(op, t, xb, yb):
             r = x if x >= y else y
         elif op == 'min':
             r = x if x <= y else y
+        elif op in INT_DIV_OPS:
+            return lane_int_div(op, t, xb, yb)     # CONTRACT 13.7
         elif op in FLOAT_ONLY_OPS:
             raise ValueError('%s is defined for float types only, not %s' % (op, t))
         else:
@@ -771,7 +782,8 @@ def _mask_width_bytes(w):
 
 
 def pset(w, pattern):
-    """PSET.Bw: mask register from a pattern."""
+    """PSET.Bw: mask register from a pattern (CONTRACT 2.2; M3 and M4 as corrected by 13.10: the
+    lanes whose index is a multiple of 3 or 4)."""
     wb = _mask_width_bytes(w)
     lanes = VL // wb
     p = str(pattern).upper()
@@ -783,10 +795,12 @@ def pset(w, pattern):
         n = 0
     elif p in vl_sizes:
         n = min(vl_sizes[p], lanes)
-    elif p == 'M3':
-        n = (lanes // 3) * 3
-    elif p == 'M4':
-        n = (lanes // 4) * 4
+    elif p in ('M3', 'M4'):
+        # CONTRACT 13.10 (correcting 2.2, which said "the largest multiple of 3 or 4 lanes"): M3 / M4
+        # set the lanes whose INDEX is a multiple of 3 / 4 (lanes 0, 3, 6, ... / 0, 4, 8, ...), as
+        # asc_create_mask.md says ("下标为3的倍数的元素设置为有效数据"); every bit of such a lane is set (3.1).
+        step = 3 if p == 'M3' else 4
+        return make_mask(wb, [i % step == 0 for i in range(lanes)])
     elif p == 'H':
         n = lanes // 2
     elif p == 'Q':
@@ -1840,7 +1854,8 @@ BITWISE_TYPES = ('s16', 'u16', 's32', 'u32')
 # The table's integer-only ops (no row of theirs takes a float type): two sources (and, or, xor), a
 # count (shl, shr); 'not' is the one source form.
 BITWISE_BINARY_OPS = tuple(dict.fromkeys(row.op for row in _isa.TABLE if row.form == 'tensor-binary'
-                                         and not set(row.types) & set(FLOAT_TYPES)))
+                                         and not set(row.types) & set(FLOAT_TYPES)
+                                         and row.op not in INT_DIV_OPS))   # VREM: integer-only, not bitwise
 SHIFT_OPS = tuple(dict.fromkeys(row.op for row in _isa.TABLE if row.form == 'tensor-scalar'
                                 and not set(row.types) & set(FLOAT_TYPES)))
 FMA_TYPES = ('f16', 'bf16', 'f32')
@@ -2130,3 +2145,306 @@ def tensor_brcb(ub, t, dst, src, *, repeat=1, dst_blk=1, dst_rep=8):
             base = _block_addr(dst, dst_blk, dst_rep, r, j)
             for k in range(BLOCK // size):
                 _write(ub, base + k * size, size, elems[j])
+
+
+# ---------------------------------------------------------------------------
+# 11. part three: integer division, predicate ops, register rearrangement (CONTRACT 13)
+# ---------------------------------------------------------------------------
+#
+# Written from CONTRACT 13.2, 13.3, 13.7, 13.10 and 13.12 alone.  Conventions as above: a mask is
+# 256 booleans, entry k being bit k of the mask register (bit 0 of byte 0 first, CONTRACT 3.1 and
+# 13's "Bit k of P"); a vector register is 256 bytes.  Every register function here is pure: it
+# reads all its sources before building its results, which is 13.12's in-place rule (a source may
+# be a destination) for free.
+#
+# Readings chosen where the text leaves room (each docstring repeats its own):
+# * PLD / PST ``dist=`` names are matched case-insensitively (as 13.1 says of VLD / VST modes); the
+#   DIST_ spelling is not accepted here (13.2 names only norm, us, ds, pack);
+# * ``part=`` is 'lo' or 'hi' (case-insensitive), default 'lo';
+# * PPACK / VPACK: the half of the destination not written by the pack is zero (13.2, 13.3 [vcore]);
+# * VREM's MIN % -1: computed from the exact quotient or from the wrapped one, the remainder is 0
+#   either way (modulo 2**bits), which is what 13.7 states;
+# * the FloorMod of a zero divisor: the 13.7 sequence gives a % 0 = a (VREM gives a, then a + 0
+#   is a again), so floormod_lane defines x floormod 0 = x.
+
+def _check_part(part):
+    p = str(part).lower()
+    if p not in ('lo', 'hi'):
+        raise ValueError('part must be lo or hi, not %r' % (part,))
+    return p
+
+
+def lane_int_div(op, t, xb, yb):
+    """One lane of the integer VDIV (op 'div') or VREM (op 'rem') of CONTRACT 13.7, on bits.
+
+    T is s16, u16, s32 or u32 (8-bit types are assembly errors there).  Quotient: rounded toward
+    zero (C), ``-7 / 2 = -3``; ``MIN / -1`` wraps to MIN; a zero divisor gives all ones (-1 signed,
+    2**bits - 1 unsigned), no fault.  Remainder: ``a - trunc(a / b) * b``, the sign of a, ``|r| < |b|``,
+    ``MIN % -1 = 0`` and ``a % 0 = a``.  Operands are read as T (signed or unsigned by T)."""
+    if op not in INT_DIV_OPS:
+        raise ValueError('unknown integer division op %r (div, rem)' % (op,))
+    _check_type(t, INT_DIV_TYPES)
+    x = _bits_int(xb, t)
+    y = _bits_int(yb, t)
+    if y == 0:
+        if op == 'div':
+            return (1 << (8 * SIZE[t])) - 1        # all ones: -1 signed, 2**bits - 1 unsigned
+        return _int_bits(x, t)                     # a % 0 = a
+    q = abs(x) // abs(y)                           # truncation: divide the magnitudes ...
+    if (x < 0) != (y < 0):
+        q = -q                                     # ... then apply sign(a) xor sign(b)
+    if op == 'div':
+        return _int_bits(q, t)                     # MIN / -1 = 2**(bits-1) wraps to MIN
+    return _int_bits(x - q * y, t)                 # MIN % -1: MIN - 2**(bits-1) * -1 = 0
+
+
+def vdiv_int(t, a, b, pmask):
+    """Register VDIV.T Vd, Va, Vb, Pm for T in s16 u16 s32 u32 (CONTRACT 13.7): lane_int_div per
+    active lane; inactive lanes of Vd are zero (as the float register forms, 6.2)."""
+    _check_type(t, INT_DIV_TYPES)
+    return vop('div', t, a, b, pmask)
+
+
+def vrem(t, a, b, pmask):
+    """Register VREM.T Vd, Va, Vb, Pm (CONTRACT 13.7 [vcore]): the truncated remainder per active
+    lane; inactive lanes of Vd are zero."""
+    _check_type(t, INT_DIV_TYPES)
+    return vop('rem', t, a, b, pmask)
+
+
+def tensor_div_int(ub, t, dst, src0, src1, **fields):
+    """Tensor VDIV.T [dst], [src0], [src1] {binary fields} for T in s16 u16 s32 u32 (CONTRACT 13.7,
+    950 only): tensor_op with lane_int_div; lanes outside the mask keep dst."""
+    _check_type(t, INT_DIV_TYPES)
+    tensor_op(ub, 'div', t, dst, (src0, src1), **fields)
+
+
+def tensor_rem(ub, t, dst, src0, src1, **fields):
+    """Tensor VREM.T [dst], [src0], [src1] {binary fields} (CONTRACT 13.7 [vcore], 950 only)."""
+    _check_type(t, INT_DIV_TYPES)
+    tensor_op(ub, 'rem', t, dst, (src0, src1), **fields)
+
+
+def floormod_lane(xb, yb):
+    """Python's x % y (the sign of the divisor) on s32 bits, the result the 13.7 FloorMod sequence
+    computes; reading chosen: a zero divisor gives x (what the sequence gives: VREM's a % 0 = a)."""
+    x = _bits_int(xb, 's32')
+    y = _bits_int(yb, 's32')
+    if y == 0:
+        return _int_bits(x, 's32')
+    return _int_bits(x % y, 's32')
+
+
+def floormod_sequence(a, b, p0):
+    """The FloorMod sequence of CONTRACT 13.7, run instruction by instruction on this reference:
+
+        VREM.s32  V2, V0, V1, P0
+        VXOR.s32  V3, V2, V1, P0
+        VCMPS.LT.s32 P1, V3, 0, P0
+        VCMPS.NE.s32 P2, V2, 0, P0
+        PAND P1, P1, P2
+        VADD.s32  V4, V2, V1, P1
+        VSEL.s32  V2, V4, V2, P1
+
+    with V0 = ``a``, V1 = ``b``, P0 = ``p0``.  Returns the registers it writes, as a dict
+    ``{'V2', 'V3', 'V4', 'P1', 'P2'}`` (final values).  V2's active lanes are floormod_lane; its
+    inactive lanes are zero."""
+    a, b = _check_vreg(a), _check_vreg(b)
+    p0 = _check_pmask(p0)
+    v2 = vrem('s32', a, b, p0)
+    v3 = vxor('s32', v2, b, p0)
+    p1 = vcmps('LT', 's32', v3, 0, p0)
+    p2 = vcmps('NE', 's32', v2, 0, p0)
+    p1 = pand(p1, p2)
+    v4 = vop('add', 's32', v2, b, p1)
+    v2 = vsel('s32', v4, v2, p1)
+    return {'V2': v2, 'V3': v3, 'V4': v4, 'P1': p1, 'P2': p2}
+
+
+# -- predicate loads, stores and re-granulation (CONTRACT 13.2) ---------------------------------
+
+# mode: (bytes of UB, alignment of the address)
+PLD_DISTS = {'norm': (32, 32), 'us': (16, 16), 'ds': (64, 32)}
+PST_DISTS = {'norm': (32, 32), 'pack': (16, 16)}
+
+
+def _check_dist(dist, table, what):
+    d = str(dist).lower()
+    if d not in table:
+        raise ValueError('%s takes dist=%s, not %r' % (what, '|'.join(table), dist))
+    return d
+
+
+def _mask_access(ub, addr, dist, table, what):
+    _check_mem(ub)
+    d = _check_dist(dist, table, what)
+    nbytes, align = table[d]
+    addr = int(addr)
+    if addr % align:
+        raise ValueError('%s dist=%s needs a %d-byte aligned address; %#x is not' % (what, d, align, addr))
+    _check_range(ub, addr, nbytes, '%s dist=%s' % (what, d))
+    return d, addr, nbytes
+
+
+def pld(ub, addr, dist='norm'):
+    """PLD Pd, [Sa] {, dist=norm|us|ds} (CONTRACT 13.2; byte b of UB holds bits 8b..8b+7, least
+    significant first).  norm: 32 bytes, Pd bit k = UB bit k; us: 16 bytes (16-byte aligned), Pd
+    bits 2k and 2k+1 = UB bit k; ds: 64 bytes (32-byte aligned), Pd bit k = UB bit 2k.  Returns the
+    mask (256 booleans).  Reading: mode names are case-insensitive."""
+    d, addr, nbytes = _mask_access(ub, addr, dist, PLD_DISTS, 'PLD')
+    bits = [bool((int(ub[addr + k // 8]) >> (k % 8)) & 1) for k in range(8 * nbytes)]
+    if d == 'norm':
+        out = bits
+    elif d == 'us':
+        out = [bits[k // 2] for k in range(VL)]
+    else:
+        out = [bits[2 * k] for k in range(VL)]
+    return np.array(out, dtype=bool)
+
+
+def pst(ub, addr, p, dist='norm'):
+    """PST [Sa], Ps {, dist=norm|pack} (CONTRACT 13.2), into ``ub`` in place.  norm: 32 bytes, UB bit
+    k = Ps bit k; pack: 16 bytes (16-byte aligned), UB bit k = Ps bit 2k, k = 0..127.  Every byte
+    of the range is written (no mask)."""
+    p = _check_pmask(p)
+    d, addr, nbytes = _mask_access(ub, addr, dist, PST_DISTS, 'PST')
+    bits = list(p) if d == 'norm' else [p[2 * k] for k in range(128)]
+    out = [0] * nbytes
+    for k, bit in enumerate(bits):
+        if bit:
+            out[k // 8] |= 1 << (k % 8)
+    for i in range(nbytes):
+        ub[addr + i] = out[i]
+
+
+def ppack(p, part='lo'):
+    """PPACK Pd, Ps {, part=lo|hi} (CONTRACT 13.2): lo: Pd bit k = Ps bit 2k (k = 0..127), Pd bits
+    128..255 = 0; hi: Pd bit 128 + k = Ps bit 2k, Pd bits 0..127 = 0 (the zero half is [vcore])."""
+    p = _check_pmask(p)
+    base = 0 if _check_part(part) == 'lo' else 128
+    out = np.zeros(VL, dtype=bool)
+    for k in range(128):
+        out[base + k] = p[2 * k]
+    return out
+
+
+def punpack(p, part='lo'):
+    """PUNPACK Pd, Ps {, part=lo|hi} (CONTRACT 13.2): Pd bit 2k = Ps bit k (lo) or Ps bit 128 + k
+    (hi), Pd bit 2k + 1 = 0, k = 0..127."""
+    p = _check_pmask(p)
+    base = 0 if _check_part(part) == 'lo' else 128
+    out = np.zeros(VL, dtype=bool)
+    for k in range(128):
+        out[2 * k] = p[base + k]
+    return out
+
+
+def _mask_groups(p, g):
+    return [tuple(bool(p[g * k + j]) for j in range(g)) for k in range(VL // g)]
+
+
+def _mask_of_groups(groups):
+    return np.array([bit for group in groups for bit in group], dtype=bool)
+
+
+def pintlv(w, a, b):
+    """PINTLV.Bw Pd0, Pd1, Pa, Pb (CONTRACT 13.2), w in 8, 16, 32: groups of g = w / 8 bits (G =
+    256 / g of them); s[2k] = Pa group k, s[2k+1] = Pb group k; Pd0 = s[0..G-1], Pd1 = s[G..2G-1].
+    Returns (Pd0, Pd1)."""
+    g = _mask_width_bytes(w)
+    a, b = _check_pmask(a), _check_pmask(b)
+    ga, gb = _mask_groups(a, g), _mask_groups(b, g)
+    seq = []
+    for k in range(VL // g):
+        seq += [ga[k], gb[k]]
+    n = VL // g
+    return _mask_of_groups(seq[:n]), _mask_of_groups(seq[n:])
+
+
+def pdintlv(w, a, b):
+    """PDINTLV.Bw Pd0, Pd1, Pa, Pb (CONTRACT 13.2): c = Pa's groups then Pb's; Pd0 group k = c[2k],
+    Pd1 group k = c[2k+1].  Returns (Pd0, Pd1)."""
+    g = _mask_width_bytes(w)
+    a, b = _check_pmask(a), _check_pmask(b)
+    seq = _mask_groups(a, g) + _mask_groups(b, g)
+    return _mask_of_groups(seq[0::2]), _mask_of_groups(seq[1::2])
+
+
+def psel(a, b, m):
+    """PSEL Pd, Pa, Pb, Pm (CONTRACT 13.2): Pd bit k = Pm bit k ? Pa bit k : Pb bit k, all 256 bits."""
+    a, b, m = _check_pmask(a), _check_pmask(b), _check_pmask(m)
+    return np.array([bool(a[k]) if m[k] else bool(b[k]) for k in range(VL)], dtype=bool)
+
+
+# -- register interleave, de-interleave, pack and unpack (CONTRACT 13.3) ------------------------
+
+VPACK_PAIRS = (('u8', 's16'), ('u8', 'u16'), ('u16', 's32'), ('u16', 'u32'))       # (D, S)
+VUNPACK_PAIRS = (('s16', 's8'), ('u16', 'u8'), ('s32', 's16'), ('u32', 'u16'))     # (D, S)
+
+
+def _lanes(v, w):
+    return [_get_lane(v, i, w) for i in range(VL // w)]
+
+
+def _vreg_of_lanes(lanes, w):
+    out = np.zeros(VL, dtype=np.uint8)
+    for i, bits in enumerate(lanes):
+        _set_lane(out, i, w, bits)
+    return out
+
+
+def vintlv(t, a, b):
+    """VINTLV.T Vd0, Vd1, Va, Vb (CONTRACT 13.3), T any 8-, 16- or 32-bit type: the 2L elements
+    a0, b0, a1, b1, ...; Vd0 = the first L, Vd1 the last L.  No mask.  Returns (Vd0, Vd1)."""
+    _check_type(t)
+    w = SIZE[t]
+    la, lb = _lanes(_check_vreg(a), w), _lanes(_check_vreg(b), w)
+    seq = []
+    for x, y in zip(la, lb):
+        seq += [x, y]
+    n = VL // w
+    return _vreg_of_lanes(seq[:n], w), _vreg_of_lanes(seq[n:], w)
+
+
+def vdintlv(t, a, b):
+    """VDINTLV.T Vd0, Vd1, Va, Vb (CONTRACT 13.3): the 2L elements Va || Vb; Vd0 = the even-indexed,
+    Vd1 the odd-indexed ones.  Returns (Vd0, Vd1)."""
+    _check_type(t)
+    w = SIZE[t]
+    seq = _lanes(_check_vreg(a), w) + _lanes(_check_vreg(b), w)
+    return _vreg_of_lanes(seq[0::2], w), _vreg_of_lanes(seq[1::2], w)
+
+
+def vpack(dst_t, src_t, a, part='lo'):
+    """VPACK.D.S Vd, Va {, part=lo|hi} (CONTRACT 13.3), (D, S) in VPACK_PAIRS: lane i of Va (width
+    size(S)) gives its low size(D) bytes (truncation) as element i (lo) or L_S + i (hi) of Vd viewed
+    as D, L_S = 256 / size(S); the other half of Vd is zero ([vcore])."""
+    if (dst_t, src_t) not in VPACK_PAIRS:
+        raise ValueError('VPACK.%s.%s: the pairs are %s' % (dst_t, src_t,
+                                                             ', '.join('%s.%s' % pr for pr in VPACK_PAIRS)))
+    ds, ss = SIZE[dst_t], SIZE[src_t]
+    ls = VL // ss
+    base = 0 if _check_part(part) == 'lo' else ls
+    a = _check_vreg(a)
+    out = np.zeros(VL, dtype=np.uint8)
+    for i in range(ls):
+        _set_lane(out, base + i, ds, _get_lane(a, i, ss) & ((1 << (8 * ds)) - 1))
+    return out
+
+
+def vunpack(dst_t, src_t, a, part='lo'):
+    """VUNPACK.D.S Vd, Va {, part=lo|hi} (CONTRACT 13.3), (D, S) in VUNPACK_PAIRS: element i (lo) or
+    L_D + i (hi) of Va viewed as S, sign-extended for signed S and zero-extended for unsigned S, is
+    lane i of Vd (width size(D)), L_D = 256 / size(D)."""
+    if (dst_t, src_t) not in VUNPACK_PAIRS:
+        raise ValueError('VUNPACK.%s.%s: the pairs are %s' % (dst_t, src_t,
+                                                               ', '.join('%s.%s' % pr for pr in VUNPACK_PAIRS)))
+    ds, ss = SIZE[dst_t], SIZE[src_t]
+    ld = VL // ds
+    base = 0 if _check_part(part) == 'lo' else ld
+    a = _check_vreg(a)
+    out = np.zeros(VL, dtype=np.uint8)
+    for i in range(ld):
+        value = _bits_int(_get_lane(a, base + i, ss), src_t)   # signed or not by S
+        _set_lane(out, i, ds, _int_bits(value, dst_t))
+    return out

@@ -204,7 +204,7 @@ def inst_of_row(draw, row: isa.Instruction, targets: st.SearchStrategy[int] | No
         if spec.name == "round" and value is not None:  # a mode the pair takes (none on an exact pair)
             pair = (type_name, source.name)
             value = None if pair in EXACT_PAIRS else value if pair in ODD_PAIRS else min(value, 4)
-        if spec.name == "part" and value is not None:
+        if spec.name == "part" and value is not None and source is not None:  # (PPACK's part is lo or hi)
             value %= max(TYPES[type_name].size, source.size) // min(TYPES[type_name].size, source.size)
         keywords.append(value)
     mask = None

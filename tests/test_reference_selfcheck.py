@@ -554,15 +554,17 @@ def test_scatter_higher_lane_wins():
 def test_pset_patterns():
     def count_bits(m):
         return int(np.count_nonzero(m))
-    m = R.pset(16, 'M3')                   # 126 lanes of 2 bits
-    assert list(m) == [True] * 252 + [False] * 4
+    # M3 / M4: the lanes whose index is a multiple of 3 / 4 (CONTRACT 13.10, correcting 2.2)
+    m = R.pset(16, 'M3')                   # lanes 0, 3, ..., 126: 43 lanes of 2 bits
+    assert list(m) == [i // 2 % 3 == 0 for i in range(256)]
     m = R.pset(32, 'Q')                    # 16 lanes of 4 bits
     assert list(m) == [True] * 64 + [False] * 192
     assert count_bits(R.pset(32, 'VL128')) == 256     # only 64 lanes: all
     assert count_bits(R.pset(8, 'H')) == 128
-    assert count_bits(R.pset(8, 'M3')) == 255
-    assert count_bits(R.pset(32, 'M3')) == 252        # 63 lanes
-    assert count_bits(R.pset(16, 'M4')) == 256
+    assert count_bits(R.pset(8, 'M3')) == 86          # lanes 0, 3, ..., 255
+    assert count_bits(R.pset(32, 'M3')) == 4 * 22     # lanes 0, 3, ..., 63
+    assert count_bits(R.pset(16, 'M4')) == 2 * 32     # lanes 0, 4, ..., 124
+    assert list(R.pset(32, 'M4')) == [i % 16 < 4 for i in range(256)]
     assert count_bits(R.pset(16, 'ALLF')) == 0
     assert count_bits(R.pset(16, 'ALL')) == 256
     assert list(R.pset(16, 'VL3')) == [True] * 6 + [False] * 250
@@ -1018,8 +1020,10 @@ def test_div_specials():
     assert R.lane_binary('div', 'f16', 0xBC00, 0x8000) == 0x7C00
     assert R._is_nan_bits(R.lane_binary('div', 'f32', 0, 0x80000000), 'f32')
     assert R.lane_binary('div', 'f16', 0x3C00, f16b(3.0)) == 0x3555
+    # integer VDIV exists for s16 u16 s32 u32 since CONTRACT 13.7 (test_reference_part3_selfcheck.py);
+    # 8-bit types stay refused
     with pytest.raises(ValueError):
-        R.vop('div', 's32', vreg_of('s32', [1]), vreg_of('s32', [1]), R.pset(32, 'ALL'))
+        R.vop('div', 's8', vreg_of('s8', [1]), vreg_of('s8', [1]), R.pset(8, 'ALL'))
 
 
 def test_lrelu():

@@ -148,6 +148,8 @@ def kernel(op: str, etype: ElementType):
         return shift_kernel(op, etype)
     if op in FMA_OPS:
         return _fma(op, etype)
+    if op in INT_DIVISION and not is_float:
+        return _int_division(op, out_dtype)
     if op == "brcb":  # each of an iteration's 8 elements fills its datablock
         per_block = 32 // etype.size
         return lambda srcs, scalar=None: np.repeat(srcs[0], per_block, axis=1)
@@ -172,6 +174,26 @@ def kernel(op: str, etype: ElementType):
     return unary_op
 
 
+# Integer division and remainder (CONTRACT 13.7): the quotient rounds toward zero (MIN / -1 wraps to
+# MIN), a zero divisor gives all ones; the remainder is ``a - trunc(a / b) * b`` (the sign of a; MIN % -1
+# is 0; a % 0 is a). Computed in int64, where every 16- and 32-bit quotient and product is exact.
+INT_DIVISION = {"div", "rem"}
+
+
+def _int_division(op: str, out_dtype: np.dtype):
+    def divide(srcs, scalar=None):
+        a, b = srcs[0].astype(np.int64), srcs[1].astype(np.int64)
+        zero = b == 0
+        divisor = np.where(zero, 1, b)
+        quotient = np.abs(a) // np.abs(divisor)
+        quotient = np.where((a < 0) != (divisor < 0), -quotient, quotient)
+        # a quotient (a zero divisor: -1, all ones once wrapped to T) or a remainder (a % 0 = a)
+        result = np.where(zero, -1, quotient) if op == "div" else np.where(zero, a, a - quotient * divisor)
+        return result.astype(out_dtype)  # wraps (MIN / -1 = 2^(bits-1) becomes MIN)
+
+    return divide
+
+
 # Fused multiply-adds, whose sources end with the destination's own values: axpy ``[a, d], s``
 # -> a * s + d; mla ``[a, b, d]`` -> a * b + d; madd ``[a, b, d]`` -> a * d + b.
 FMA_OPS = {"axpy", "mla", "madd"}
@@ -179,7 +201,7 @@ FMA_OPS = {"axpy", "mla", "madd"}
 
 def kernel_ops() -> set[str]:
     """Every op ``kernel`` can build."""
-    return set(BINARY_OPS) | set(UNARY_OPS) | set(SCALAR_BASE) | FILL_OPS | SCALAR_OPS | FMA_OPS | {
+    return set(BINARY_OPS) | set(UNARY_OPS) | set(SCALAR_BASE) | FILL_OPS | SCALAR_OPS | FMA_OPS | INT_DIVISION | {
         "rsqrt", "brcb"}
 
 

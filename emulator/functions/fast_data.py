@@ -198,6 +198,8 @@ def _plogic(inst: Inst):
     def run(env: Passes, base: int, step: int) -> None:
         if op == "not":
             env.p[pd] = ~env.preg(sources[0])
+        elif op == "sel":
+            env.p[pd] = np.where(env.preg(sources[2]), env.preg(sources[0]), env.preg(sources[1]))
         else:
             env.p[pd] = LOGIC[op](env.preg(sources[0]), env.preg(sources[1]))
 

@@ -161,7 +161,7 @@ LOGIC = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 @implements("plogic", bank_rule=NO_UB)
 def bind_plogic(inst: Inst, pc: int):
-    """Mask logic on all 256 bits of the mask registers."""
+    """Mask logic on all 256 bits of the mask registers (and PSEL's bitwise select)."""
     pd, *sources = inst.operands
     op = inst.row.op
     reads, writes = footprint([preg(p) for p in sources]), footprint([preg(pd)])
@@ -170,6 +170,8 @@ def bind_plogic(inst: Inst, pc: int):
     def perform(m):
         if op == "not":
             return m.p, pd, ~m.p[sources[0]]
+        if op == "sel":  # PSEL Pd, Pa, Pb, Pm: Pm ? Pa : Pb, bit by bit
+            return m.p, pd, np.where(m.p[sources[2]], m.p[sources[0]], m.p[sources[1]])
         return m.p, pd, LOGIC[op](m.p[sources[0]], m.p[sources[1]])
 
     return _runner(pc, next_pc, perform, reads, writes)

@@ -171,7 +171,13 @@ class CostModel:
         sustained = self.tensor[price_key(inst.row.timing)[1]]
         if isinstance(sustained, list):  # per element width
             sustained = sustained[width]
-        return lanes / (per_cycle * sustained)
+        cycles = lanes / (per_cycle * sustained)
+        cls = CLASSES[inst.row.timing]
+        for op in cls.adds:  # a remainder's multiply and subtract
+            cycles += lanes / elements_per_cycle(self.tensor["elements_per_cycle"][op], inst, width)
+        if cls.int_extra and not inst.type.is_float:  # an integer division's software sequence (CONTRACT 13.9)
+            cycles += self.register[cls.int_extra]
+        return cycles
 
     def tensor_conflicts(self, reads, writes, iterations: int, floor: float = 1.0) -> int:
         """Bank-conflict cycles of a tensor instruction's (sampled) block addresses: what the banks
@@ -208,7 +214,12 @@ class CostModel:
         lanes = inst.lanes
         width = _WIDTH_INDEX[256 // lanes]
         per_cycle = elements_per_cycle(reg["elements_per_cycle"][row.rate_of(inst.type.name)], inst, width)
-        return Cost(max(1, math.ceil(lanes / per_cycle)), latency)
+        cycles = max(1, math.ceil(lanes / per_cycle))
+        for op in cls.adds:  # a remainder: its multiply's and subtract's prices added (CONTRACT 13.9)
+            cycles += max(1, math.ceil(lanes / elements_per_cycle(reg["elements_per_cycle"][op], inst, width)))
+        if cls.int_extra and not inst.type.is_float:  # an integer division's software sequence
+            cycles += reg[cls.int_extra]
+        return Cost(cycles, latency)
 
     def single_issue(self, inst: Inst) -> bool:
         """Whether a register instruction issues alone: ``register.CLASS_single_issue`` (reductions)."""

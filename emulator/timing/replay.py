@@ -55,6 +55,7 @@ class Kept:
         self.passes: deque = deque()  # (pass number, its jobs)
         self.places: dict = {}
         self.number = 0
+        self.limit = KEPT_PASSES  # passes kept: while a loop replays, as many as its state still names
 
     def add(self, jobs: list, watched: bool) -> None:
         self.number += 1
@@ -62,7 +63,7 @@ class Kept:
         if watched:
             for i, job in enumerate(jobs):
                 self.places[id(job)] = (self.number, i)
-        if len(self.passes) > KEPT_PASSES:
+        while len(self.passes) > self.limit:
             old = self.passes.popleft()[1]
             if self.places:
                 for job in old:
@@ -75,6 +76,7 @@ class Kept:
     def clear(self) -> None:
         self.passes.clear()
         self.places.clear()
+        self.limit = KEPT_PASSES
 
 
 class LoopReplay:
@@ -250,6 +252,10 @@ class Replay:
                       if leaf[0] == JOB and id(leaf[1]) in places}  # the jobs the state names: their places
         self.i, self.windows, self.current, self.dispatched = 0, 0, [], []
         self.values(1)
+        # From now on only the passes the state or a placement names are kept (the oldest, and one more).
+        oldest = min([number for number, _ in self.named.values()] +
+                     [owner.kept.number + offset for offset, *_ in self.placed] + [owner.kept.number])
+        owner.kept.limit = owner.kept.number - oldest + 2
 
     @classmethod
     def of(cls, owner: LoopReplay, b: PassEnd, c: PassEnd, moves: list) -> Replay | None:

@@ -151,7 +151,7 @@ def _registers(row, inst, kind: Kind, start: int = 0) -> list[int]:
     """The registers of one kind among the operands from ``start`` on (and, for mask registers, the
     keyword fields that name one: VSUB's carry=)."""
     found = [value for value, operand in list(zip(inst.operands, row.operands, strict=True))[start:]
-             if operand.kind is kind]
+             if operand.kind is kind and operand.name not in row.distinct[1:]]  # (a second destination: PINTLV's)
     if kind is Kind.PREG and start == 0:
         found += [inst.kw(k.name) for k in row.keywords if k.preg and inst.kw(k.name) is not None]
     return sorted(set(found))
@@ -264,7 +264,9 @@ def test_a_family_whose_rule_is_iteration_beats_charges_conflicts(row, profile):
     """Each row of a family whose bank rule is ITERATION_BEATS, its example with every block stride 16
     (an iteration's 8 blocks of an operand 512 bytes apart: one bank group on either profile, one bank on
     the 950), is charged bank-conflict cycles (docs/timing.md, "UB bank conflicts"); a binder that gives
-    its job no ``conflicts`` is charged none, silently."""
+    its job no ``conflicts`` is charged none, silently. (The a2 has no integer division: CONTRACT 13.7.)"""
+    if profile == "a2" and row.mnemonic == "VREM":
+        pytest.skip("the a2 refuses VREM")
     strides = [k.name for k in row.keywords if k.name.endswith("blk")]
     assert strides, f"{row.mnemonic} ({row.form}): no block stride to lay its blocks in one bank group"
     line = re.sub(r",\s*\w*blk=\d+", "", statement(row)) + "".join(f", {name}=16" for name in strides)

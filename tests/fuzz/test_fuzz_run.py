@@ -618,12 +618,15 @@ def profiles_for(program: Program) -> tuple[str, ...]:
     before the run, naming the first one's pc and the 950 profile (exit 2 from the CLI)."""
     decoded = isa.decode_program(program.words)
     first = next((pc for pc, inst in decoded if inst.row.register or inst.row.structure), None)
-    if first is None:  # nor one of the 950's own conversions (the a2's Cast table lacks them)
+    if first is None:  # nor one of the 950's own conversions (the a2's Cast table lacks them), nor an integer
+        # division (CONTRACT 13.7)
         first = next((pc for pc, inst in decoded
-                      if inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950), None)
+                      if (inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950)
+                      or (inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float)), None)
     if first is None:
         return PROFILES
-    with pytest.raises(ProgramError, match=r"need the 950 profile \(--profile 950\)") as refused:
+    with pytest.raises(ProgramError, match=r"need the 950 profile \(--profile 950\)|needs the 950 profile: the a2 "
+                                           r"divides only f16 and f32") as refused:
         Machine(program, "a2")
     place = f"at pc 0x{first:04x}: " if program.source is None else f":{program.source[first].line}:"
     assert place in str(refused.value), str(refused.value)

@@ -438,7 +438,11 @@ def test_contract_types():
     name is the table's alone)."""
     tensor = {"f16", "bf16", "f32", "s16", "u16", "s32", "u32"}
     for row in TABLE:
-        if row.mnemonic in ("VDIV", "VREC", "VRSQRT", "VLRELU", "VAXPY", "VMLA", "VMADD", "VCPADD"):  # float T
+        if row.mnemonic == "VDIV":  # CONTRACT 6.2, and 13.7's 16- and 32-bit integers (950 only)
+            assert set(row.types) == {"f16", "bf16", "f32", "s16", "u16", "s32", "u32"}, row.form
+        elif row.mnemonic == "VREM":  # CONTRACT 13.7
+            assert set(row.types) == {"s16", "u16", "s32", "u32"}, row.form
+        elif row.mnemonic in ("VREC", "VRSQRT", "VLRELU", "VAXPY", "VMLA", "VMADD", "VCPADD"):  # float T
             assert set(row.types) == {"f16", "bf16", "f32"}, row.form
         elif row.mnemonic in ("VAND", "VOR", "VXOR", "VNOT", "VSHL", "VSHR"):  # CONTRACT 6.5: 16/32-bit integers
             assert set(row.types) == {"s16", "u16", "s32", "u32"}, row.form
