@@ -55,8 +55,9 @@ class SchedClass:
     pipe: str = ""
     pipe_operand: int | None = None
     # Per-op cycles added to its own (a remainder: the multiply and subtract of ``a - trunc(a / b) * b``,
-    # at their ``elements_per_cycle``), and the profile key (in its price's section) of the cycles an
-    # integer type adds (a division the hardware runs as a software sequence: CONTRACT 13.7, 13.9).
+    # at their ``elements_per_cycle``), and the ``register`` section's key of the cycles an integer type
+    # adds (a division the hardware runs as a software sequence: CONTRACT 13.7, 13.9), an instruction's
+    # or a tensor iteration's.
     adds: tuple[str, ...] = ()
     int_extra: str = ""
 
