@@ -2,11 +2,12 @@
 
 ``Symbols`` holds the program's labels, its ``.equ`` constants and the ``-D`` defines, says why a name
 cannot be defined (a register name, a reserved word, a duplicate), and evaluates expressions over
-those names: integers (C's truncating division, bounded shifts and magnitudes, a long sum walked
-without recursion), float operands (exact fractions, so that a value is rounded to its element type
-once), 64-bit mask words, and the bit pattern of a value written for an element type. A constant is
-evaluated when first used; ``equ_order`` gives an order in which evaluating them never recurses
-deeply. A name that does not resolve is a ``LocatedError`` saying why.
+those names: integers (C's operators and their order, truncating division, comparisons of the
+exact values, ``&&`` and ``||`` that skip a right operand that cannot matter, bounded shifts and
+magnitudes, a long sum walked without recursion), float operands (exact fractions, so that a value
+is rounded to its element type once), 64-bit mask words, and the bit pattern of a value written for
+an element type. A constant is evaluated when first used; ``equ_order`` gives an order in which
+evaluating them never recurses deeply. A name that does not resolve is a ``LocatedError`` saying why.
 """
 
 from __future__ import annotations
@@ -35,7 +36,15 @@ def _truncating_div(a: int, b: int) -> int:
     return quotient if (a >= 0) == (b >= 0) else -quotient
 
 
+_COMPARE = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__, "==": int.__eq__, "!=": int.__ne__}
+_SHORT_CIRCUIT = {"&&": 0, "||": 1}  # the left value (as 0 or 1) that decides the result without the right
+
+
 def _apply(op: str, a: int, b: int) -> int:
+    """``a op b`` for a binary operator other than ``&&`` and ``||``: comparisons of the exact
+    (unbounded, signed) values give 1 or 0."""
+    if op in _COMPARE:
+        return int(_COMPARE[op](a, b))
     if op == "+":
         return a + b
     if op == "-":
@@ -48,6 +57,8 @@ def _apply(op: str, a: int, b: int) -> int:
         return a - b * _truncating_div(a, b)
     if op == "&":
         return a & b
+    if op == "^":
+        return a ^ b
     if op == "|":
         return a | b
     if op == "<<":
@@ -142,7 +153,7 @@ class Symbols:
             return self.value_of(node.name, node.loc)
         if isinstance(node, Unary):
             value = self.eval_int(node.operand)
-            return {"-": -value, "+": value, "~": ~value}[node.op]
+            return {"-": -value, "+": value, "~": ~value, "!": int(value == 0)}[node.op]
         if isinstance(node, Binary):
             # a + b + c ... leans left: walk its spine instead of recursing, so length costs no depth
             spine = []
@@ -151,7 +162,12 @@ class Symbols:
                 node = node.left
             value = self.eval_int(node)
             for level in reversed(spine):
-                b, op = self.eval_int(level.right), level.op
+                op = level.op
+                if op in _SHORT_CIRCUIT:  # the right operand is evaluated only when the left does not decide
+                    left = int(value != 0)
+                    value = left if left == _SHORT_CIRCUIT[op] else int(self.eval_int(level.right) != 0)
+                    continue
+                b = self.eval_int(level.right)
                 if op in ("/", "%") and b == 0:
                     raise LocatedError(level.right.loc, "division by zero")
                 if op in ("<<", ">>") and not 0 <= b <= MAX_SHIFT:

@@ -9,7 +9,9 @@ from assembler.lexer import Token
 from assembler.syntax import Binary, Bits, Directive, Field, Group, Line, Mem, Name, Num, Reg, Statement, Unary, span
 
 _REGISTER = re.compile(r"([VvPpSs])([0-9]+)$")
-_PRECEDENCE = {"|": 1, "&": 2, "<<": 3, ">>": 3, "+": 4, "-": 4, "*": 5, "/": 5, "%": 5}
+# Binary operators by how tightly they bind (higher binds tighter): C's order, all to the left.
+_PRECEDENCE = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7,
+               "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
 _REGISTER_LIMIT = {"V": 32, "P": 8, "S": 32}
 
 
@@ -74,7 +76,7 @@ def _loc(node):
 
 def _parse_unary(cur: _Cursor):
     tok = cur.tok
-    if tok.kind == "op" and tok.text in ("-", "~", "+"):
+    if tok.kind == "op" and tok.text in ("-", "~", "!", "+"):
         cur.next()
         operand = _parse_unary(cur)
         return Unary(tok.text, operand, span(tok.location, _loc(operand)))
