@@ -19,7 +19,7 @@ from fractions import Fraction
 import attrs
 
 from assembler.diagnostics import LocatedError, Location, did_you_mean
-from assembler.syntax import Binary, Bits, Group, Mem, Name, Num, Reg, Unary
+from assembler.syntax import Binary, Bits, Defined, Group, Mem, Name, Num, Reg, Unary
 from isa import CORE_VALUES
 from isa.types import ElementType
 from isa.values import float_bits, int_bits
@@ -72,7 +72,8 @@ class Symbols:
 
     def __init__(self, defines: dict[str, int] | None = None) -> None:
         self.defines = dict(defines or {})
-        self.constants_only = False  # evaluating a .rept count: labels are not known yet
+        self.constants_only = False  # evaluating a .rept count or a .if: labels are not known yet
+        self.conditional = False  # evaluating a .if or .elif: defined(NAME) stands, labels have no value
         self.labels: dict[str, tuple[int, Location]] = {}
         self.equs: dict[str, tuple[object, Location]] = {}
         self.evaluating: set[str] = set()
@@ -98,6 +99,8 @@ class Symbols:
         if name in self.defines:  # -D wins over a .equ of the same name
             return self.defines[name]
         if name in self.labels:
+            if self.conditional:
+                raise LocatedError(location, "labels have no value during conditional assembly; use .equ")
             if self.constants_only:
                 raise LocatedError(location, f"'{name}' is a label: a .rept count must be a constant (.equ or -D)")
             return self.labels[name][0]
@@ -118,9 +121,16 @@ class Symbols:
         if name.upper() in CORE_VALUES:
             raise LocatedError(location, f"{name.upper()} is not a constant: read it into a register with "
                                          f"MOV Sd, {name.upper()} and compute with the register")
-        known = list(self.labels) + list(self.equs) + list(self.defines)
+        known = list(self.equs) + list(self.defines)
+        if self.conditional:
+            raise LocatedError(location, f"undefined symbol '{name}' in .if{did_you_mean(name, known)}")
         later = " (a .rept count may use only constants defined above it)" if self.constants_only else ""
+        known += list(self.labels)
         raise LocatedError(location, f"undefined symbol '{name}'{did_you_mean(name, known)}{later}")
+
+    def is_defined(self, name: str) -> bool:
+        """Whether ``name`` is a constant defined so far (a .equ above, or -D): .ifdef's question."""
+        return name in self.defines or name in self.equs
 
     def equ_order(self) -> list[str]:
         """The constants in an order where those a constant uses come before it (a depth-first
@@ -178,6 +188,10 @@ class Symbols:
             return value
         if isinstance(node, Bits):
             raise LocatedError(node.loc, "bits(...) stands only where a float value is expected")
+        if isinstance(node, Defined):
+            if not self.conditional or self.evaluating:  # not in a .equ, even one a .if uses
+                raise LocatedError(node.loc, "defined(NAME) is valid only in .if/.elif expressions")
+            return int(self.is_defined(node.name))
         raise LocatedError(node.loc, "expected an expression")
 
     def _eval_float(self, node) -> float | Fraction:

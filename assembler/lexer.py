@@ -20,6 +20,11 @@ _TOKEN = re.compile(
 )
 
 
+# The labels a line may begin with (``a: b:``), as a regular expression's group: the preprocessor and
+# conditional assembly look for their directives after them.
+LINE_LABELS = r"((?:\s*[A-Za-z_.$][\w.$]*\s*:)*)"
+
+
 @frozen
 class Token:
     kind: str  # float, int, ident, op, end
