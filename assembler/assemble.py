@@ -17,7 +17,7 @@ import re
 
 from assembler.data import DATA_DIRECTIVES, data_record
 from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location, did_you_mean
-from assembler.expressions import CORE_WORDS, REGISTER_NAME, Symbols
+from assembler.expressions import CORE_WORDS, REGISTER_NAME, SPECIAL_REGISTERS, Symbols
 from assembler.instructions import instruction, select_row, size_of
 from assembler.lexer import strip_comment, tokenize
 from assembler.parser import parse_line, parse_operands
@@ -258,6 +258,8 @@ def parse_define(text: str) -> tuple[str, int]:
     if name.upper() in CORE_VALUES:
         raise ValueError(f"-D {text}: '{name}' is a reserved name (the core's {CORE_WORDS[name.upper()]}, read "
                          f"with MOV Sd, {name.upper()})")
+    if name.upper() in SPECIAL_REGISTERS:
+        raise ValueError(f"-D {text}: '{name}' is a reserved name (a special register's)")
     evaluator = Symbols()
     try:
         tokens = tokenize(value, "-D", 1)

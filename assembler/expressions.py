@@ -26,6 +26,9 @@ from isa.values import float_bits, int_bits
 
 REGISTER_NAME = re.compile(r"[VvPpSs][0-9]+$")
 CORE_WORDS = {"BLOCKIDX": "block index, 0..N-1", "BLOCKNUM": "number of cores N"}
+# Names of special registers, reserved (in any case) so that a program that takes them as a label or a
+# constant does not change meaning when instructions read them; no instruction of vcore reads them yet.
+SPECIAL_REGISTERS = ("RSVDCNT", "AR", "MRGCNT0", "MRGCNT1", "MRGCNT2", "MRGCNT3")
 MAX_SHIFT = 127
 MAX_MAGNITUDE = 1 << 128  # expressions stay far inside this, and no input can make a huge integer
 
@@ -88,6 +91,8 @@ class Symbols:
         if name.upper() in CORE_VALUES:
             return (f"'{name}' is a reserved name (MOV Sd, {name.upper()} reads the core's "
                     f"{CORE_WORDS[name.upper()]}): a {what} cannot be called that")
+        if name.upper() in SPECIAL_REGISTERS:
+            return f"'{name}' is a reserved name (a special register's): a {what} cannot be called that"
         previous = self.labels.get(name) or self.equs.get(name)
         if previous is not None:
             return f"duplicate {what} '{name}' (first defined at line {previous[1].line})"
@@ -121,6 +126,8 @@ class Symbols:
         if name.upper() in CORE_VALUES:
             raise LocatedError(location, f"{name.upper()} is not a constant: read it into a register with "
                                          f"MOV Sd, {name.upper()} and compute with the register")
+        if name.upper() in SPECIAL_REGISTERS:
+            raise LocatedError(location, f"{name.upper()} is reserved for a special register: it is not a constant")
         known = list(self.equs) + list(self.defines)
         if self.conditional:
             raise LocatedError(location, f"undefined symbol '{name}' in .if{did_you_mean(name, known)}")

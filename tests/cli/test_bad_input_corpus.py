@@ -369,6 +369,8 @@ ASSEMBLER = [
     asm_error("error-directive", ".equ TILE, 48\n.if TILE % 32 != 0\n  .error \"TILE must be a multiple of 32\"\n"
               ".endif\n", 3, 3, "TILE must be a multiple of 32"),
     asm_cmd_error("error-directive-writes-nothing", '    NOP\n.error "stop here"\n', 2, 1, "stop here"),
+    asm_error("special-register-name-as-label", "    NOP\nAR:\n    HALT\n", 2, 1,
+              "'AR' is a reserved name (a special register's): a label cannot be called that"),
 ]
 
 # ---------------------------------------------------------------------------------------------------
