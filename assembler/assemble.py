@@ -17,10 +17,10 @@ import re
 
 from assembler.data import DATA_DIRECTIVES, data_record
 from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location, did_you_mean
-from assembler.expressions import CORE_WORDS, REGISTER_NAME, Symbols
+from assembler.expressions import CORE_WORDS, REGISTER_NAME, SPECIAL_REGISTERS, Symbols
 from assembler.instructions import instruction, select_row, size_of
 from assembler.lexer import strip_comment, tokenize
-from assembler.parser import parse_line
+from assembler.parser import parse_line, parse_operands
 from assembler.preprocess import Expander, read_source
 from assembler.structure import function_layout, misplaced_operand
 from assembler.syntax import Directive, Name, Reg, Statement
@@ -29,7 +29,9 @@ from isa.program import DataRecord, Program, SourceLine
 
 WIDE_MOV = next(row for row in MNEMONICS["MOV"] if row.form == "scalar-mov-wide")
 DIRECTIVES = ("equ", *DATA_DIRECTIVES)
-EXPANSION_DIRECTIVES = ("include", "macro", "endm", "rept", "endr")  # handled by assembler.preprocess
+# Handled by assembler.preprocess (and assembler.conditionals).
+EXPANSION_DIRECTIVES = ("include", "macro", "endm", "rept", "endr", "error", "if", "ifdef", "ifndef", "elif", "else",
+                        "endif")
 TOO_DEEP = "expression nested too deeply, or a chain of constants too long, for the assembler"
 _MNEMONICS = frozenset(m.upper() for m in MNEMONICS)
 
@@ -55,8 +57,9 @@ class _Assembler:
             self.files[path] = [line.removesuffix("\r") for line in found.split("\n")]
             return found
 
-        self.expander = Expander(reading, self._rept_count, lambda name: name.upper() in _MNEMONICS)
         self.symbols = Symbols(defines)
+        self.expander = Expander(reading, self._directive_value, lambda name: name.upper() in _MNEMONICS,
+                                 self.symbols.is_defined)
         self.diagnostics: list[Diagnostic] = []
         self.warnings: list[Diagnostic] = []
 
@@ -79,17 +82,25 @@ class _Assembler:
         lines = self.files.get(location.file, ())
         return lines[location.line - 1] if 0 < location.line <= len(lines) else ""
 
-    def _rept_count(self, item, location: Location) -> int:
-        """A .rept count: an expression of constants (.equ above it, -D), evaluated where it stands."""
-        line = parse_line(tokenize(item.text, item.file, item.line, item.via), item.line)
-        args = line.statement.args if isinstance(line.statement, Directive) else ()
-        if len(args) != 1:
-            raise LocatedError(location, ".rept is written .rept COUNT")
-        self.symbols.constants_only = True
+    def _directive_value(self, item, word: str, location: Location) -> int:
+        """The value of the expression at ``location`` on a ``.rept`` line (its count) or a ``.if`` or
+        ``.elif`` line (``word``): constants only (.equ above it, -D), evaluated where it stands."""
+        symbols = self.symbols
+        at = location.col - 1  # the expression alone, at its own columns
         try:
-            return self.symbols.eval_int(args[0])
+            tokens = tokenize(" " * at + item.text[at:], item.file, item.line, item.via)
+            args, fields = parse_operands(tokens)
+            if fields:
+                raise LocatedError(fields[0].loc, f"directive .{word} takes no keyword fields")
+            if len(args) != 1:
+                raise LocatedError(location, f".{word} is written .{word} {'COUNT' if word == 'rept' else 'EXPR'}")
+            symbols.constants_only = True
+            symbols.conditional = word != "rept"
+            return symbols.eval_int(args[0])
+        except RecursionError:
+            raise LocatedError(location, TOO_DEEP) from None
         finally:
-            self.symbols.constants_only = False
+            symbols.constants_only = symbols.conditional = False
 
     def define(self, name: str, location: Location, what: str) -> bool:
         """Whether ``name`` may be defined as a ``what`` (label or constant); if not, say why."""
@@ -247,6 +258,8 @@ def parse_define(text: str) -> tuple[str, int]:
     if name.upper() in CORE_VALUES:
         raise ValueError(f"-D {text}: '{name}' is a reserved name (the core's {CORE_WORDS[name.upper()]}, read "
                          f"with MOV Sd, {name.upper()})")
+    if name.upper() in SPECIAL_REGISTERS:
+        raise ValueError(f"-D {text}: '{name}' is a reserved name (a special register's)")
     evaluator = Symbols()
     try:
         tokens = tokenize(value, "-D", 1)

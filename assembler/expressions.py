@@ -2,11 +2,12 @@
 
 ``Symbols`` holds the program's labels, its ``.equ`` constants and the ``-D`` defines, says why a name
 cannot be defined (a register name, a reserved word, a duplicate), and evaluates expressions over
-those names: integers (C's truncating division, bounded shifts and magnitudes, a long sum walked
-without recursion), float operands (exact fractions, so that a value is rounded to its element type
-once), 64-bit mask words, and the bit pattern of a value written for an element type. A constant is
-evaluated when first used; ``equ_order`` gives an order in which evaluating them never recurses
-deeply. A name that does not resolve is a ``LocatedError`` saying why.
+those names: integers (C's operators and their order, truncating division, comparisons of the
+exact values, ``&&`` and ``||`` that skip a right operand that cannot matter, bounded shifts and
+magnitudes, a long sum walked without recursion), float operands (exact fractions, so that a value
+is rounded to its element type once), 64-bit mask words, and the bit pattern of a value written for
+an element type. A constant is evaluated when first used; ``equ_order`` gives an order in which
+evaluating them never recurses deeply. A name that does not resolve is a ``LocatedError`` saying why.
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from fractions import Fraction
 import attrs
 
 from assembler.diagnostics import LocatedError, Location, did_you_mean
-from assembler.syntax import Binary, Bits, Group, Mem, Name, Num, Reg, Unary
+from assembler.syntax import Binary, Bits, Defined, Group, Mem, Name, Num, Reg, Unary
 from isa import CORE_VALUES
 from isa.types import ElementType
 from isa.values import float_bits, int_bits
 
 REGISTER_NAME = re.compile(r"[VvPpSs][0-9]+$")
 CORE_WORDS = {"BLOCKIDX": "block index, 0..N-1", "BLOCKNUM": "number of cores N"}
+# Names of special registers, reserved (in any case) so that a program that takes them as a label or a
+# constant does not change meaning when instructions read them; no instruction of vcore reads them yet.
+SPECIAL_REGISTERS = ("RSVDCNT", "AR", "MRGCNT0", "MRGCNT1", "MRGCNT2", "MRGCNT3")
 MAX_SHIFT = 127
 MAX_MAGNITUDE = 1 << 128  # expressions stay far inside this, and no input can make a huge integer
 
@@ -35,7 +39,15 @@ def _truncating_div(a: int, b: int) -> int:
     return quotient if (a >= 0) == (b >= 0) else -quotient
 
 
+_COMPARE = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__, "==": int.__eq__, "!=": int.__ne__}
+_SHORT_CIRCUIT = {"&&": 0, "||": 1}  # the left value (as 0 or 1) that decides the result without the right
+
+
 def _apply(op: str, a: int, b: int) -> int:
+    """``a op b`` for a binary operator other than ``&&`` and ``||``: comparisons of the exact
+    (unbounded, signed) values give 1 or 0."""
+    if op in _COMPARE:
+        return int(_COMPARE[op](a, b))
     if op == "+":
         return a + b
     if op == "-":
@@ -48,6 +60,8 @@ def _apply(op: str, a: int, b: int) -> int:
         return a - b * _truncating_div(a, b)
     if op == "&":
         return a & b
+    if op == "^":
+        return a ^ b
     if op == "|":
         return a | b
     if op == "<<":
@@ -61,7 +75,8 @@ class Symbols:
 
     def __init__(self, defines: dict[str, int] | None = None) -> None:
         self.defines = dict(defines or {})
-        self.constants_only = False  # evaluating a .rept count: labels are not known yet
+        self.constants_only = False  # evaluating a .rept count or a .if: labels are not known yet
+        self.conditional = False  # evaluating a .if or .elif: defined(NAME) stands, labels have no value
         self.labels: dict[str, tuple[int, Location]] = {}
         self.equs: dict[str, tuple[object, Location]] = {}
         self.evaluating: set[str] = set()
@@ -76,6 +91,8 @@ class Symbols:
         if name.upper() in CORE_VALUES:
             return (f"'{name}' is a reserved name (MOV Sd, {name.upper()} reads the core's "
                     f"{CORE_WORDS[name.upper()]}): a {what} cannot be called that")
+        if name.upper() in SPECIAL_REGISTERS:
+            return f"'{name}' is a reserved name (a special register's): a {what} cannot be called that"
         previous = self.labels.get(name) or self.equs.get(name)
         if previous is not None:
             return f"duplicate {what} '{name}' (first defined at line {previous[1].line})"
@@ -87,6 +104,8 @@ class Symbols:
         if name in self.defines:  # -D wins over a .equ of the same name
             return self.defines[name]
         if name in self.labels:
+            if self.conditional:
+                raise LocatedError(location, "labels have no value during conditional assembly; use .equ")
             if self.constants_only:
                 raise LocatedError(location, f"'{name}' is a label: a .rept count must be a constant (.equ or -D)")
             return self.labels[name][0]
@@ -107,9 +126,18 @@ class Symbols:
         if name.upper() in CORE_VALUES:
             raise LocatedError(location, f"{name.upper()} is not a constant: read it into a register with "
                                          f"MOV Sd, {name.upper()} and compute with the register")
-        known = list(self.labels) + list(self.equs) + list(self.defines)
+        if name.upper() in SPECIAL_REGISTERS:
+            raise LocatedError(location, f"{name.upper()} is reserved for a special register: it is not a constant")
+        known = list(self.equs) + list(self.defines)
+        if self.conditional:
+            raise LocatedError(location, f"undefined symbol '{name}' in .if{did_you_mean(name, known)}")
         later = " (a .rept count may use only constants defined above it)" if self.constants_only else ""
+        known += list(self.labels)
         raise LocatedError(location, f"undefined symbol '{name}'{did_you_mean(name, known)}{later}")
+
+    def is_defined(self, name: str) -> bool:
+        """Whether ``name`` is a constant defined so far (a .equ above, or -D): .ifdef's question."""
+        return name in self.defines or name in self.equs
 
     def equ_order(self) -> list[str]:
         """The constants in an order where those a constant uses come before it (a depth-first
@@ -142,7 +170,7 @@ class Symbols:
             return self.value_of(node.name, node.loc)
         if isinstance(node, Unary):
             value = self.eval_int(node.operand)
-            return {"-": -value, "+": value, "~": ~value}[node.op]
+            return {"-": -value, "+": value, "~": ~value, "!": int(value == 0)}[node.op]
         if isinstance(node, Binary):
             # a + b + c ... leans left: walk its spine instead of recursing, so length costs no depth
             spine = []
@@ -151,7 +179,12 @@ class Symbols:
                 node = node.left
             value = self.eval_int(node)
             for level in reversed(spine):
-                b, op = self.eval_int(level.right), level.op
+                op = level.op
+                if op in _SHORT_CIRCUIT:  # the right operand is evaluated only when the left does not decide
+                    left = int(value != 0)
+                    value = left if left == _SHORT_CIRCUIT[op] else int(self.eval_int(level.right) != 0)
+                    continue
+                b = self.eval_int(level.right)
                 if op in ("/", "%") and b == 0:
                     raise LocatedError(level.right.loc, "division by zero")
                 if op in ("<<", ">>") and not 0 <= b <= MAX_SHIFT:
@@ -162,6 +195,10 @@ class Symbols:
             return value
         if isinstance(node, Bits):
             raise LocatedError(node.loc, "bits(...) stands only where a float value is expected")
+        if isinstance(node, Defined):
+            if not self.conditional or self.evaluating:  # not in a .equ, even one a .if uses
+                raise LocatedError(node.loc, "defined(NAME) is valid only in .if/.elif expressions")
+            return int(self.is_defined(node.name))
         raise LocatedError(node.loc, "expected an expression")
 
     def _eval_float(self, node) -> float | Fraction:

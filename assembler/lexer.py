@@ -14,10 +14,15 @@ _TOKEN = re.compile(
   | (?P<float>(?:\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\.\d+(?:[eE][+-]?\d+)?))
   | (?P<int>0[xX][0-9a-fA-F_]+|0[bB][01_]+|\d[\d_]*)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op><<|>>|[-+*/%&|~()\[\],=:.])
+  | (?P<op><<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^~!<>()\[\],=:.])
     """,
     re.VERBOSE | re.ASCII,  # numbers are ASCII digits: not Arabic-Indic or other Unicode digits
 )
+
+
+# The labels a line may begin with (``a: b:``), as a regular expression's group: the preprocessor and
+# conditional assembly look for their directives after them.
+LINE_LABELS = r"((?:\s*[A-Za-z_.$][\w.$]*\s*:)*)"
 
 
 @frozen

@@ -6,10 +6,27 @@ import re
 
 from assembler.diagnostics import LocatedError
 from assembler.lexer import Token
-from assembler.syntax import Binary, Bits, Directive, Field, Group, Line, Mem, Name, Num, Reg, Statement, Unary, span
+from assembler.syntax import (
+    Binary,
+    Bits,
+    Defined,
+    Directive,
+    Field,
+    Group,
+    Line,
+    Mem,
+    Name,
+    Num,
+    Reg,
+    Statement,
+    Unary,
+    span,
+)
 
 _REGISTER = re.compile(r"([VvPpSs])([0-9]+)$")
-_PRECEDENCE = {"|": 1, "&": 2, "<<": 3, ">>": 3, "+": 4, "-": 4, "*": 5, "/": 5, "%": 5}
+# Binary operators by how tightly they bind (higher binds tighter): C's order, all to the left.
+_PRECEDENCE = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7,
+               "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
 _REGISTER_LIMIT = {"V": 32, "P": 8, "S": 32}
 
 
@@ -74,7 +91,7 @@ def _loc(node):
 
 def _parse_unary(cur: _Cursor):
     tok = cur.tok
-    if tok.kind == "op" and tok.text in ("-", "~", "+"):
+    if tok.kind == "op" and tok.text in ("-", "~", "!", "+"):
         cur.next()
         operand = _parse_unary(cur)
         return Unary(tok.text, operand, span(tok.location, _loc(operand)))
@@ -95,6 +112,8 @@ def _parse_unary(cur: _Cursor):
             inner = parse_expr(cur)
             close = cur.expect_op(")", "')'")
             return Bits(inner, span(tok.location, close.location))
+        if tok.text.lower() == "defined" and cur.peek().is_op("("):
+            return _parse_defined(cur)
         if register_of(tok) is not None:
             raise LocatedError(tok.location, f"register {tok.text} cannot stand in an expression")
         cur.next()
@@ -105,6 +124,18 @@ def _parse_unary(cur: _Cursor):
         cur.expect_op(")", "')'")
         return inner
     raise LocatedError(tok.location, f"expected an operand, found {_describe(tok)}")
+
+
+def _parse_defined(cur: _Cursor) -> Defined:
+    """``defined(NAME)``, the cursor at ``defined``."""
+    start = cur.next()
+    cur.next()
+    name = cur.tok
+    if name.kind != "ident":
+        raise LocatedError(name.location, f"defined(NAME) takes a name, found {_describe(name)}")
+    cur.next()
+    close = cur.expect_op(")", "')'")
+    return Defined(name.text, span(start.location, close.location))
 
 
 def _parse_mem(cur: _Cursor, space: str, start: Token):
@@ -186,6 +217,11 @@ def _parse_args(cur: _Cursor, name_at: int = -1):
         if not cur.tok.is_op(","):
             raise LocatedError(cur.tok.location, f"unexpected {_describe(cur.tok)} after operand (expected ',')")
         cur.next()
+
+
+def parse_operands(tokens: list[Token]) -> tuple[list, list[Field]]:
+    """The operands and keyword fields that ``tokens`` hold, up to the end of the line."""
+    return _parse_args(_Cursor(tokens))
 
 
 def parse_line(tokens: list[Token], lineno: int) -> Line:

@@ -1,8 +1,11 @@
-"""Source expansion before parsing (CONTRACT 9): ``.include``, ``.macro`` ... ``.endm`` and
-``.rept`` ... ``.endr``, as a stream of lines that each know where they came from.
+"""Source expansion before parsing (CONTRACT 9, 13.8): ``.include``, ``.macro`` ... ``.endm``,
+``.rept`` ... ``.endr``, conditional assembly (``.if`` ... ``.endif``, kept by
+``assembler.conditionals``) and ``.error``, as a stream of lines that each know where they came from.
 
 ``expand`` yields ``Expanded`` lines lazily, so the assembler has seen every ``.equ`` before a
-``.rept`` count that uses it is evaluated (by the assembler's own ``evaluate`` callback). Each
+``.rept`` count or a ``.if`` that uses it is evaluated (by the assembler's own ``evaluate``
+callback). A ``.if`` in a macro's body is evaluated at each use, with the arguments put in, and one
+in a ``.rept`` block at each repetition. Lines of a branch not taken are not read. Each
 line keeps its own file and line (the caret of a diagnostic points into the macro body or the
 included file) and ``via``: the uses, includes and repetitions it came through, innermost first,
 which a diagnostic prints as notes.
@@ -13,13 +16,14 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 from attrs import frozen
 
+from assembler.conditionals import CONDITIONAL, Conditions, directive_place
 from assembler.diagnostics import LocatedError, Location, Site
-from assembler.lexer import strip_comment
+from assembler.lexer import LINE_LABELS, strip_comment
 
 MAX_SOURCE_BYTES = 32 << 20  # the most a program file (.asm or .vbin) or an included file may hold
 MAX_DEPTH = 64  # nested macro uses and includes
@@ -31,11 +35,11 @@ MAX_LINES = 1 << 16  # lines an expansion may produce in all (the assembler take
 # uses of an empty macro never ended). About 2 s at most.
 MAX_STEPS = 1 << 18
 
-_LABELS = r"((?:\s*[A-Za-z_.$][\w.$]*\s*:)*)"
-_DIRECTIVE = re.compile(_LABELS + r"\s*\.(include|macro|endm|rept|endr)\b(.*)$", re.IGNORECASE)
+_DIRECTIVE = re.compile(LINE_LABELS + r"\s*\.(include|macro|endm|rept|endr|error)\b(.*)$", re.IGNORECASE)
+_ERROR_TEXT = re.compile(r'\s*"([^"]*)"\s*(?:(?:;|//).*)?$')  # after .error: "TEXT", then maybe a comment
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 # A line's labels, then its first word (a macro's name, if one is defined).
-_USE = re.compile("^" + _LABELS + r"\s*([A-Za-z_][A-Za-z0-9_]*)(?=\s|$)(.*)$")
+_USE = re.compile("^" + LINE_LABELS + r"\s*([A-Za-z_][A-Za-z0-9_]*)(?=\s|$)(.*)$")
 _ARGUMENT = re.compile(r"\\([A-Za-z_][A-Za-z0-9_]*|@)")
 _OPEN, _CLOSE = "([", ")]"
 
@@ -99,11 +103,13 @@ def split_arguments(text: str) -> list[str]:
 class Expander:
     """Expands one program; ``read(path)`` gives an included file's text (or raises OSError)."""
 
-    def __init__(self, read: Callable[[str], str], evaluate: Callable[[Expanded, Location], int],
-                 reserved: Callable[[str], bool]) -> None:
+    def __init__(self, read: Callable[[str], str], evaluate: Callable[[Expanded, str, Location], int],
+                 reserved: Callable[[str], bool], defined: Callable[[str], bool]) -> None:
         self.read = read
-        self.evaluate = evaluate  # a .rept line and its count's place -> the count (or LocatedError)
+        # A .rept, .if or .elif line, its directive and its expression's place -> the value (or LocatedError).
+        self.evaluate = evaluate
         self.reserved = reserved  # a name a macro cannot take (a mnemonic)
+        self.conditions = Conditions(evaluate, defined, self._fail)  # defined: .ifdef's question
         self.macros: dict[str, _Macro] = {}
         self.broken: set[str] = set()  # macros whose definition failed: their uses are not told again
         self.errors: list[LocatedError] = []
@@ -133,52 +139,80 @@ class Expander:
             raise _OverLimit
 
     def _lines(self, lines: list[Expanded], files: tuple[str, ...], depth: int = 0) -> Iterator[Expanded]:
-        i = 0
-        while i < len(lines):
-            item = lines[i]
-            i += 1
-            self._step(item)
-            code = strip_comment(item.text)
-            found = _DIRECTIVE.match(code)
-            if found is None:
-                use = _USE.match(code)
-                macro = self.macros.get(use.group(2).upper()) if use is not None else None
-                if macro is None and use is not None and use.group(2).upper() in self.broken:
-                    continue
-                if macro is None:
-                    self.produced += 1
-                    if self.produced > MAX_LINES:
-                        self._fail(self._at(item, 1), f"the expansion passes its limit of {MAX_LINES} lines")
-                        raise _OverLimit
-                    yield item
-                else:
-                    try:
-                        yield from self._use(macro, item, use, files, depth)
-                    except _TooDeep:
-                        if depth:
-                            raise
-                continue
-            labels, word, rest = found.group(1), found.group(2).lower(), found.group(3)
-            if labels.strip():  # labels before the directive name the place where its lines start
-                yield Expanded(labels, item.file, item.line, item.via, item.text)
-            at = self._at(item, found.start(2), len(word) + 1)
-            if word == "include":
-                try:
-                    yield from self._include(item, rest, at, files, depth)
-                except _TooDeep:
-                    if depth:
-                        raise
-            elif word in ("macro", "rept"):
-                end, body = self._block(lines, i, word, at)
-                i = end
-                if word == "macro":
-                    self._define(rest, body, at)
-                elif body is not None:
-                    col = found.start(3) + len(rest) - len(rest.lstrip()) + 1
-                    yield from self._repeat(item, rest, col, body, at, files, depth)
-            else:
-                opener = ".macro" if word == "endm" else ".rept"
-                self._fail(at, f".{word} without a {opener} before it")
+        """Expand a run of lines (a file, a macro's use, a repetition). The ``.if`` blocks it opens are
+        its own: it must close them (CONTRACT 13.8), and they are gone when it ends, however it ends."""
+        base = self.conditions.depth()
+        try:
+            i = 0
+            while i < len(lines):
+                item = lines[i]
+                i += 1
+                self._step(item)
+                code = strip_comment(item.text)
+                conditional = CONDITIONAL.match(code)
+                if conditional is not None:
+                    self.conditions.directive(item, conditional, base)
+                elif self.conditions.active(base):  # a branch not taken: its other lines are not read
+                    i = yield from self._line(lines, i, item, code, files, depth)
+            self.conditions.close(base)
+        finally:
+            self.conditions.drop(base)
+
+    def _line(self, lines: list[Expanded], i: int, item: Expanded, code: str, files: tuple[str, ...], depth: int
+              ) -> Generator[Expanded, None, int]:
+        """Expand one line that is assembled, ``lines[i - 1]``: a directive of the expansion, a macro's
+        use or a line of its own; the index of the line after it (after a block's end)."""
+        found = _DIRECTIVE.match(code)
+        if found is None:
+            yield from self._statement(item, code, files, depth)
+            return i
+        labels, word, rest = found.group(1), found.group(2).lower(), found.group(3)
+        if labels.strip():  # labels before the directive name the place where its lines start
+            yield Expanded(labels, item.file, item.line, item.via, item.text)
+        at = directive_place(item, found)
+        if word == "include":
+            try:
+                yield from self._include(item, rest, at, files, depth)
+            except _TooDeep:
+                if depth:
+                    raise
+        elif word in ("macro", "rept"):
+            end, body, closer = self._block(lines, i, word, at)
+            if body is not None and not self.conditions.check_body(body, closer, "endm" if word == "macro" else "endr"):
+                body = None
+            if word == "macro":
+                self._define(rest, body, at)
+            elif body is not None:
+                col = found.start(3) + len(rest) - len(rest.lstrip()) + 1
+                yield from self._repeat(item, rest, col, body, at, files, depth)
+            return end
+        elif word == "error":
+            text = _ERROR_TEXT.match(item.text, found.end(2))
+            self._fail(at, text.group(1) if text is not None and text.group(1).strip() else
+                       '.error is written .error "TEXT"')
+        else:
+            opener = ".macro" if word == "endm" else ".rept"
+            self._fail(at, f".{word} without a {opener} before it")
+        return i
+
+    def _statement(self, item: Expanded, code: str, files: tuple[str, ...], depth: int) -> Iterator[Expanded]:
+        """A line that is not a directive of the expansion: a macro's use, expanded, or the line itself."""
+        use = _USE.match(code)
+        macro = self.macros.get(use.group(2).upper()) if use is not None else None
+        if macro is None and use is not None and use.group(2).upper() in self.broken:
+            return
+        if macro is None:
+            self.produced += 1
+            if self.produced > MAX_LINES:
+                self._fail(self._at(item, 1), f"the expansion passes its limit of {MAX_LINES} lines")
+                raise _OverLimit
+            yield item
+            return
+        try:
+            yield from self._use(macro, item, use, files, depth)
+        except _TooDeep:
+            if depth:
+                raise
 
     @staticmethod
     def _at(item: Expanded, col: int, length: int = 1) -> Location:
@@ -186,7 +220,7 @@ class Expander:
 
     def _block(self, lines: list[Expanded], start: int, word: str, at: Location):
         """The lines of a .macro or .rept block, up to its .endm or .endr (.rept blocks nest); the
-        index after it, and None for the body when it never ends."""
+        index after it, and None for the body when it never ends; and the place of its end."""
         close = "endm" if word == "macro" else "endr"
         depth = 0
         for j in range(start, len(lines)):
@@ -201,10 +235,10 @@ class Expander:
                 self._fail(self._at(lines[j], 1), "a .macro inside a .macro: define macros one after another")
             elif inner == close:
                 if depth == 0:
-                    return j + 1, lines[start:j]
+                    return j + 1, lines[start:j], directive_place(lines[j], found)
                 depth -= 1
         self._fail(at, f".{word} without its .{close}")
-        return len(lines), None
+        return len(lines), None, at
 
     def _define(self, rest: str, body, at: Location) -> None:
         head = rest.strip()
@@ -274,7 +308,7 @@ class Expander:
             self._fail(at, ".rept is written .rept COUNT")
             return
         try:
-            count = self.evaluate(item, Location(item.file, item.line, col, len(expr), item.via))
+            count = self.evaluate(item, "rept", Location(item.file, item.line, col, len(expr), item.via))
         except LocatedError as err:
             self.errors.append(err)
             return

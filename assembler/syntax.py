@@ -51,6 +51,14 @@ class Bits:
 
 
 @frozen
+class Defined:
+    """``defined(NAME)``: 1 when a constant NAME is defined, in a ``.if`` or ``.elif`` expression."""
+
+    name: str
+    loc: Location
+
+
+@frozen
 class Reg:
     bank: str  # "V", "P" or "S"
     index: int

@@ -11,7 +11,7 @@
 loop:                           ; a label
     VADDS.f32 [S2], [0x0], 1.0, mask=4   ; a tensor op: 4 lanes of 1.5 + 1.0
     ADD S1, S1, 1
-    ADD S2, S2, 32 * 8          ; expressions: + - * / % << >> & | ~ and ( )
+    ADD S2, S2, 32 * 8          ; expressions: C's operators (+ - * / % << >> < == & ^ | && || ! ~ ...)
     BLT S1, 2, loop             ; signed compare and branch
     VMUL.f32 [0x2000], [0x100], [0x100], repeat=1, dstblk=1   ; keyword fields, any order
     DMA.GM2UB [0x3000], gm[0x0], len=1                        ; MTE2: 32 bytes of GM into UB
@@ -21,9 +21,13 @@ loop:                           ; a label
 .macro BUMP reg, by             ; a macro: \reg and \by are its parameters
     ADD \reg, \reg, \by
 .endm
+.if N >= 64 && N % 8 == 0       ; conditional assembly: only the lines of the branch taken
 .rept 3                         ; the lines up to .endr, 3 times (vcore run -D sets constants too)
     BUMP S5, N                  ; a use of the macro: ADD S5, S5, N
 .endr
+.else
+.error "N must be a multiple of 8, at least 64"
+.endif
     MOV S3, OUT
     MOV S4, 0x4000
     VF.BEGIN                    ; a vector function (950): register instructions run only in one

@@ -346,6 +346,31 @@ ASSEMBLER = [
                          "MOV S1, A0\n" + "".join(f".equ A{i}, A{i + 1} + 1\n" for i in range(600)) + ".equ A600, 0\n",
                          1),
     asm_error("huge-decimal-literal", "MOV S1, " + "9" * 5000 + "\n", 1, 9),
+    # Conditional assembly (CONTRACT 13.8): each misuse with its message, word for word.
+    asm_error("if-without-endif", "    NOP\n.if 1\n    NOP\n", 2, 1, "'.if' has no '.endif'"),
+    asm_error("endif-without-if", "    NOP\n.endif\n", 2, 1, "'.endif' without '.if'"),
+    asm_error("else-without-if", "  .else\n", 1, 3, "'.else' without '.if'"),
+    asm_error("elif-without-if", ".elif 1\n", 1, 1, "'.elif' without '.if'"),
+    asm_error("elif-after-else", ".if 0\n.else\n.elif 1\n.endif\n", 3, 1, "'.elif' after '.else'"),
+    asm_error("second-else", ".if 0\n.else\n.else\n.endif\n", 3, 1, "a second '.else'"),
+    asm_error("label-on-if", "top: .if 1\n.endif\n", 1, 1, "a label cannot stand on a .if line"),
+    asm_error("extra-text-after-else", ".if 0\n.else junk\n.endif\n", 2, 7, "extra text after '.else'"),
+    asm_error("extra-text-after-endif", ".if 1\n.endif 1\n", 2, 8, "extra text after '.endif'"),
+    asm_error("if-nested-too-deep", ".if 1\n" * 65 + ".endif\n" * 65, 65, 1, ".if nested deeper than 64"),
+    asm_error("if-straddles-macro", ".macro M\n    NOP\n.if 1\n.endm\n.endif\n", 4, 1,
+              "'.if' at line 3 is not closed before '.endm'"),
+    asm_error("if-straddles-rept", ".rept 2\n.if 1\n.endr\n.endif\n", 3, 1,
+              "'.if' at line 2 is not closed before '.endr'"),
+    asm_error("label-in-if", "top: NOP\n.if top > 0\n.endif\n", 2, 5,
+              "labels have no value during conditional assembly; use .equ"),
+    asm_error("undefined-in-if", ".if TILE > 64\n.endif\n", 1, 5, "undefined symbol 'TILE' in .if"),
+    asm_error("defined-outside-if", "    MOV S1, defined(TILE)\n", 1, 13,
+              "defined(NAME) is valid only in .if/.elif expressions"),
+    asm_error("error-directive", ".equ TILE, 48\n.if TILE % 32 != 0\n  .error \"TILE must be a multiple of 32\"\n"
+              ".endif\n", 3, 3, "TILE must be a multiple of 32"),
+    asm_cmd_error("error-directive-writes-nothing", '    NOP\n.error "stop here"\n', 2, 1, "stop here"),
+    asm_error("special-register-name-as-label", "    NOP\nAR:\n    HALT\n", 2, 1,
+              "'AR' is a reserved name (a special register's): a label cannot be called that"),
 ]
 
 # ---------------------------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 Inputs are lines of plausible tokens (mnemonics of the table with any type suffix, registers with any
 number, numbers in every literal form including huge ones, labels, directives, brackets, keyword
 fields, operators, unicode, tabs, form feeds, NUL bytes, very long lines), valid instructions with
-a few tokens mutated, and structured stress (deep nesting, long expression chains, long .equ
-chains). For every input:
+a few tokens mutated, and structured stress (deep nesting of expressions, macros, .rept and .if
+blocks, long expression chains, long .equ chains). For every input:
 
 - ``assemble`` returns a Program or raises ``AsmError``; anything else (IndexError, RecursionError,
   ValueError, OverflowError, AssertionError...) is a bug;
@@ -41,7 +41,8 @@ MNEMONICS = sorted(isa.MNEMONICS)
 TYPE_NAMES = sorted(isa.TYPES)
 KEYWORDS = sorted({kw.name for row in isa.TABLE for kw in row.keywords} | {"mask", "count"})
 DIRECTIVES = ["equ", "ub", "gm", "ubfill", "gmfill", "EQU", "Ub", "text", "", "u b", "macro", "endm", "rept",
-              "endr", "include", "MACRO", "Rept"]
+              "endr", "include", "MACRO", "Rept", "if", "elif", "else", "endif", "ifdef", "ifndef", "error", "IF",
+              "Endif", "error \"stop\""]
 LABELS = ["loop", "end", "L1", "top", "_x", "a" * 40, "S1", "V0", "gm", "bits", "inf", "nan", "ALL", "MTE2"]
 PIPES = [*isa.BARRIER_PIPES, "mte2", "v", "all", "MTE4"]
 PATTERNS = [*isa.PATTERNS, "vl8", "VL0", "VL256", "M5"]
@@ -103,7 +104,8 @@ def _token() -> st.SearchStrategy[str]:
         st.sampled_from(PIPES), st.sampled_from(PATTERNS),
         st.sampled_from(["[", "]", "(", ")", ",", ",", ",", "=", ":", ".", "+", "-", "*", "/", "%", "<<", ">>", "&",
                          "|", "~", "<", ">", "<<<", "**", ";", "//", "; comment", "// comment, with [brackets]",
-                         "bits(", "gm[", "repeat=", "mask=(", "count="]),
+                         "bits(", "gm[", "repeat=", "mask=(", "count=", "<=", ">=", "==", "!=", "&&", "||", "!", "^",
+                         "defined(", "defined(x)", "\n.endif\n"]),
         st.sampled_from(WEIRD),
         st.text(max_size=6),
     )
@@ -244,7 +246,7 @@ def _stress(draw) -> str:
     n = draw(st.one_of(st.integers(1, 64), st.integers(1, 6000)))
     kind = draw(st.sampled_from(["parens", "unary", "sum", "product", "shift", "equ-chain", "equ-chain-back",
                                  "operands", "fields", "mask-group", "labels", "brackets", "bits", "macro-chain",
-                                 "macro-self", "rept-nest", "rept-unclosed"]))
+                                 "macro-self", "rept-nest", "rept-unclosed", "if-nest", "if-skipped", "logic"]))
     if kind == "macro-chain":  # each macro uses the one before: nested n deep (refused past 64)
         lines = [".macro M0 a\n    ADD S1, S1, \\a\n.endm"]
         lines += [f".macro M{i} a\n    M{i - 1} \\a\n.endm" for i in range(1, n)]
@@ -256,6 +258,13 @@ def _stress(draw) -> str:
         return ".rept 2\n" * depth + "    NOP\n" + ".endr\n" * depth + "HALT\n"
     if kind == "rept-unclosed":
         return ".rept 2\n" * n + "    NOP\n"
+    if kind == "if-nest":  # refused past 64 deep
+        return ".if 1\n" * n + "    NOP\n" + ".endif\n" * draw(st.sampled_from([n, n - 1, n + 1]))
+    if kind == "if-skipped":  # blocks inside a branch not taken are counted, not evaluated
+        return ".if 0\n" + ".if x\n" * n + ".else\n" * min(n, 3) + ".endif\n" * n + ".endif\nHALT\n"
+    if kind == "logic":  # a long chain of the operators of conditional assembly, in a .if and in an operand
+        chain = draw(st.sampled_from([" && ", " || ", " < ", " == ", " != ", " ^ ", ">="])).join(["1"] * n)
+        return f".if {chain}\n    MOV S1, {chain}\n.endif\n"
     if kind == "parens":
         body = "(" * n + "1" + ")" * draw(st.sampled_from([n, n - 1, n + 1]))
         return f"MOV S1, {body}\n"
