@@ -87,14 +87,23 @@ def _fail_loading(err: Fault, path: str):
     _fail(str(err) if err.where else f"{path}: error: {err}", 1)
 
 
-def _read(path: str, defines=(), blob: bytes | None = None):
+def _read(path: str, defines=(), blob: bytes | None = None, tell: bool = True):
+    """The program at ``path``; its assembler warnings are told now unless ``tell`` is False (the
+    caller tells them with ``_tell_warnings`` once nothing can refuse the program any more)."""
     try:
         program = read_program_file(path, dict(defines)) if blob is None else load_program(blob, path, dict(defines))
     except (AsmError, LoadError) as err:
         _fail(str(err))
-    for warning in program.warnings:  # the assembler's: the program is valid, but likely not what was meant
-        click.echo(warning.format(), err=True)
+    if tell:
+        _tell_warnings(program)
     return program
+
+
+def _tell_warnings(program) -> None:
+    """The assembler's warnings: the program is valid, but likely not what was meant. Told after any
+    error that refuses the program would be, so that an error's message is the first line."""
+    for warning in program.warnings:
+        click.echo(warning.format(), err=True)
 
 
 def _write(path: str, data) -> None:
@@ -306,13 +315,14 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
                         spec.addr + spec.count * TYPES[spec.type].size, "read")
         except Fault as err:
             _fail(f"vcore: error: --dump {spec.key}: {err}")
-    program = _read(program_path, defines, blob)
+    program = _read(program_path, defines, blob, tell=False)
     try:
         machine = load(program, profile, cores, gm_size, jobs)
     except ProgramError as err:
         _fail(str(err))
     except Fault as err:
         _fail_loading(err, program_path)
+    _tell_warnings(program)
     for label, spec, data in [*own_loads, *((f"vcore: error: --load {s.name}", s, d)
                                             for s, d in zip(load_specs, load_data, strict=True))]:
         try:
@@ -380,7 +390,7 @@ def debug_command(program_path, profile_name, loads, gm_size, defines) -> None:
         "cores": one_core, "jobs": one_core}, defines, loads, {"profile": "profile_name"})
     defines = tuple(own.defines(defines).items())
     profile, load_specs, load_data = _run_inputs(own.value("profile", profile_name), gm_size, loads)
-    program = _read(program_path, defines, blob)
+    program = _read(program_path, defines, blob, tell=False)
     writes = [(s.space, s.addr, d) for _, s, d in own.loads({"ub": profile.ub_size, "gm": gm_size})]
     writes += [(s.space, s.addr, d) for s, d in zip(load_specs, load_data, strict=True)]
     try:
@@ -389,6 +399,7 @@ def debug_command(program_path, profile_name, loads, gm_size, defines) -> None:
         _fail(str(err))
     except Fault as err:
         _fail_loading(err, program_path)
+    _tell_warnings(program)
     session(debugger)
 
 

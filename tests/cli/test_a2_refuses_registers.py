@@ -89,6 +89,20 @@ def test_the_first_function_line_is_named_and_debug_refuses_too(tmp_path):
         assert r.stderr.startswith(f"{path}:4:5: error: {VF_REFUSAL}\n"), r.stderr
 
 
+def test_the_refusal_comes_before_the_assemblers_warnings(tmp_path):
+    # The error's message is the first line: a refused program's warnings (MOV to S0, line 1) are not
+    # told, and a program that runs tells them as before. (The CLI fuzzer found them first.)
+    path = tmp_path / "p.asm"
+    path.write_text("    MOV S0, 1\n    VF.BEGIN\n    PSET.b16 P0, ALL\n    VF.END\n    HALT\n")
+    for command in ("run", "debug"):
+        r = vcore_here(command, path, "--profile", "a2")
+        assert r.returncode == 2, (command, r.stderr)
+        assert r.stderr.startswith(f"{path}:2:5: error: {VF_REFUSAL}\n"), r.stderr
+        assert "warning" not in r.stderr, r.stderr
+    r = vcore_here("run", path, "--report", "none")
+    assert r.returncode == 0 and r.stderr.startswith(f"{path}:1:9: warning: MOV writes S0"), r.stderr
+
+
 def test_a_vbin_is_refused_naming_the_pc(tmp_path):
     src, out = tmp_path / "p.asm", tmp_path / "p.vbin"
     src.write_text("    MOV S1, 0\n    VF.BEGIN\n    PSET.b16 P0, ALL\n    VF.END\n")
