@@ -27,7 +27,7 @@ TYPE_BITS = 4
 CONDITION_BITS = 3
 # The opcode blocks of register (vector-function) instructions: they need a profile with vector
 # functions (the 950's micro API; the A2 has none).
-REGISTER_OPCODES = frozenset(range(0x20, 0x40)) | frozenset(range(0xA0, 0xC0))
+REGISTER_OPCODES = frozenset(range(0x20, 0x40)) | frozenset(range(0xA0, 0xC0)) | frozenset(range(0xC0, 0xD0))
 # The opcode block of vector-function structure: VF.BEGIN, VF.END, LOOP, ENDLOOP, MEMBAR.
 FUNCTION_OPCODES = range(0x70, 0x78)
 # Scalar instructions a vector function may hold: they run on the vector unit's own scalar lane.
@@ -364,7 +364,7 @@ def _wave_one(rows: list[Instruction]) -> None:
                      timing="tensor.binary", family="tensor_select", op="sels", mask=True, kernel=False,
                      summary="tensor d = bit ? a : scalar, the bits of iteration r at sel + r * lanes / 8",
                      example="VSELS.f32 [0x20000], [0x0], 2.0, [0x18000], mask=(0xFF00FF, 0)"))
-    # 0xA0..0xBF: more register (vector function) instructions, pipe V.
+    # 0xA0..0xCF: more register (vector function) instructions, pipe V.
     rows.append(_row("VCONV", "reg-conv", 0xA0, DESTINATIONS, (_v("vd"), _v("va"), _p("pm")), (ROUND, PART),
                      pipe="V", timing="reg.convert", family="vconv", op="conv", source_types=SOURCES,
                      summary="register d = S converted to D (part= places narrow lanes); inactive lanes zero",
