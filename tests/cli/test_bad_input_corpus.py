@@ -154,10 +154,11 @@ def _write_prog(d: Path, source: str | bytes, name: str = PROG) -> Path:
     return path
 
 
-def asm_error(case_id: str, source: str, line: int, col: int, *words: str, marks: tuple = ()) -> Case:
+def asm_error(case_id: str, source: str, line: int, col: int, *words: str, marks: tuple = (),
+              args: tuple = ()) -> Case:
     """An assembly error: exit 2, located at LINE:COL with the source line and a caret."""
     def build(d: Path) -> list:
-        return ["run", _write_prog(d, source), "--report", "none"]
+        return ["run", _write_prog(d, source), "--report", "none", *args]
 
     def check(r, d: Path) -> None:
         _status(r, 2)
@@ -371,6 +372,19 @@ ASSEMBLER = [
     asm_cmd_error("error-directive-writes-nothing", '    NOP\n.error "stop here"\n', 2, 1, "stop here"),
     asm_error("special-register-name-as-label", "    NOP\nAR:\n    HALT\n", 2, 1,
               "'AR' is a reserved name (a special register's): a label cannot be called that"),
+    # -- part three: integer division and predicate rearrangement (CONTRACT 13.2, 13.7) --
+    asm_error("int-vdiv-on-a2", "    VDIV.s32 [0x20000], [0x0], [0x10000]\n", 1, 5,
+              "VDIV.s32 needs the 950 profile: the a2 divides only f16 and f32", args=("--profile", "a2")),
+    asm_error("int-vrem-on-a2", "    NOP\n    VREM.u16 [0x20000], [0x0], [0x10000]\n", 2, 5,
+              "VREM.u16 needs the 950 profile", args=("--profile", "a2")),
+    asm_error("vdiv-8-bit", "VF.BEGIN\n    VDIV.s8 V0, V1, V2, P0\nVF.END\n", 2, 10, "VDIV does not take .s8"),
+    asm_error("vrem-float", "VF.BEGIN\n    VREM.f32 V0, V1, V2, P0\nVF.END\n", 2, 10, "VREM does not take .f32"),
+    asm_error("pintlv-equal-destinations", "VF.BEGIN\n    PINTLV.B16 P1, P1, P2, P3\nVF.END\n", 2, 20,
+              "PINTLV needs two different destination registers"),
+    asm_error("pdintlv-equal-destinations", "VF.BEGIN\n    PDINTLV.B8 P4, P4, P2, P3\nVF.END\n", 2, 20,
+              "PDINTLV needs two different destination registers"),
+    asm_error("ppack-bad-part", "VF.BEGIN\n    PPACK P1, P2, part=mid\nVF.END\n", 2, 24,
+              "part= takes one of lo, hi"),
 ]
 
 # ---------------------------------------------------------------------------------------------------
