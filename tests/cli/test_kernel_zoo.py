@@ -17,19 +17,27 @@ from vcore.inline import read_setup
 from vcore.kernel_doc import KERNELS, ROOT, render
 
 NAMES = [p.stem for p in sorted(KERNELS.glob("*.asm"))]
+# Kernels written for instructions not yet in vcore wait in pending/ as NAME.asm.pending (nothing
+# collects them); their headers, generators and data are held to the zoo's rules already.
+PENDING = {p.name.removesuffix(".asm.pending"): p for p in sorted((KERNELS / "pending").glob("*.asm.pending"))}
+
+
+def _program(name):
+    return PENDING.get(name, KERNELS / f"{name}.asm")
 
 
 def test_the_zoo_has_ten_kernels():
     assert len(NAMES) >= 10, NAMES
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", NAMES + list(PENDING))
 def test_a_kernel_names_its_sample_runs_on_cores_and_checks_a_golden(name):
-    path = KERNELS / f"{name}.asm"
+    path = _program(name)
     text = path.read_text()
     assert re.search(r"^; Kernel zoo: .+", text, re.MULTILINE), "no '; Kernel zoo: TITLE' line"
-    sample = re.search(r"^; Sample: (examples/\S+)", text, re.MULTILINE)
-    assert sample, "no '; Sample: examples/...' line"
+    # an asc-devkit sample (examples/...), or a public CANN operator's kernel (OWNER/REPO:PATH)
+    sample = re.search(r"^; Sample: (examples/\S+|[\w.-]+/[\w.-]+:\S+)$", text, re.MULTILINE)
+    assert sample, "no '; Sample: examples/...' (or '; Sample: OWNER/REPO:PATH') line"
     setup = read_setup(path, text)
     assert setup.cores and setup.cores > 1, "a kernel runs on several cores (; RUN --cores N)"
     assert "BLOCKIDX" in text, "each core takes its slice by BLOCKIDX"
@@ -40,7 +48,7 @@ def test_a_kernel_names_its_sample_runs_on_cores_and_checks_a_golden(name):
     assert (KERNELS / "gen" / f"{name}.py").is_file()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", NAMES + list(PENDING))
 def test_the_committed_data_is_what_the_generator_makes(name, tmp_path):
     env = {**os.environ, "VCORE_ZOO_DATA": str(tmp_path)}
     r = subprocess.run([sys.executable, str(KERNELS / "gen" / f"{name}.py")], env=env, capture_output=True,
