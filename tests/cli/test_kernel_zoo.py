@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+import vcore
 from vcore.inline import read_setup
 from vcore.kernel_doc import KERNELS, ROOT, render
 
@@ -79,8 +80,6 @@ def test_floor_mod_is_the_floored_modulo_at_the_int32_edges_and_minus_one_for_a_
     """floor_mod.asm on inputs its generator never draws: the int32 extremes, -1, 0 and zero divisors.
     Wanted: Python's % (the floored modulo, the sign of y) for y != 0, computed on Python integers;
     -1 where y == 0 (the sample's divide-by-zero protection selects -1 whatever x % 0 gives)."""
-    import vcore
-
     lo, hi = np.iinfo(np.int32).min, np.iinfo(np.int32).max
     edges = np.array([lo, lo + 1, -100001, -7, -1, 0, 1, 7, 100001, hi - 1, hi], dtype=np.int64)
     pairs = np.array([(a, b) for a in edges for b in edges], dtype=np.int64)
