@@ -625,3 +625,25 @@ def test_convert_sat_nan_stays_nan_and_register_tensor_forms():
     ub[:12] = a[:12]
     R.tensor_conv_sat(ub, 'f16', 'f32', 0x200, 0x0, mask=2)
     assert lanes(ub[0x200:0x206], 'u16') == [0x7BFF, 0xFBFF, 0xEEEE]          # outside the mask: kept
+
+
+def test_intlv_store_and_dintlv_load_give_the_printed_results():
+    """13.3's printed results (the tensor Interleave / DeInterleave pages), through the register
+    modes of 13.1 in four passes of 128 u16: src0 = 1..512, src1 = 513..1024; VST dist=intlv_b16 gives
+    dst0 = [1 513 2 ... 768] then dst1 = [257 769 258 ... 1024]; VLD dist=dintlv_b16 of 1..1024 gives
+    dst0 = [1 3 5 ... 1023] (and dst1 the even values)."""
+    ub = np.zeros(0x2000, dtype=np.uint8)
+    ub[:0x800] = np.arange(1, 1025, dtype='<u2').view(np.uint8)      # src0 at 0x0, src1 at 0x400
+    ones = R.pset(16, 'ALL')
+    for p in range(4):
+        a = R.vld_dist(ub, 256 * p, 'u16')
+        b = R.vld_dist(ub, 0x400 + 256 * p, 'u16')
+        R.vst_dist(ub, 0x800 + 512 * p, 'u16', 'intlv_b16', a, vs1=b)
+        even, odd = R.vld_dist(ub, 512 * p, 'u16', 'dintlv_b16')
+        R.vst_dist(ub, 0x1000 + 256 * p, 'u16', 'norm', even, ones)
+        R.vst_dist(ub, 0x1400 + 256 * p, 'u16', 'norm', odd, ones)
+    out = lanes(ub[0x800:0x1000], 'u16')
+    assert out[:4] == [1, 513, 2, 514] and out[510:512] == [256, 768]
+    assert out[512:516] == [257, 769, 258, 770] and out[-1] == 1024
+    assert lanes(ub[0x1000:0x1400], 'u16') == list(range(1, 1024, 2))
+    assert lanes(ub[0x1400:0x1800], 'u16') == list(range(2, 1025, 2))
