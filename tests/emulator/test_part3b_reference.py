@@ -678,7 +678,7 @@ def sorted_queue(t: str, score_bits: list, tail: np.ndarray) -> np.ndarray:
     out = np.zeros(8 * len(order), dtype=np.uint8)
     for k, i in enumerate(order):
         out[8 * k:8 * k + 8] = tail[8 * i:8 * i + 8]
-        R._write(out, 8 * k, R.SIZE[t], score_bits[i])
+        out[8 * k:8 * k + R.SIZE[t]] = bits_bytes([score_bits[i]], t)
     return out
 
 
@@ -709,7 +709,7 @@ def test_vmrgsort_matches_the_reference(data):
     want = image_of(writes, QDST + 0x400)
     counts = R.tensor_mrgsort(want, t, QDST, addrs, lens, stop=stop or 0)
     assert_bytes(m.read("ub", QDST, "u8", 0x400), want[QDST:], "VMRGSORT", QDST)
-    assert [m.s[20 + k] for k in range(4)] == counts, "MRGCNT0..3"
+    assert [m.s[20 + k] for k in range(nq)] == counts[:nq], "MRGCNTk of the queues given"
 
 
 @NOT_BUILT_SORT
@@ -746,6 +746,23 @@ def test_vmrgsort_by_hand_ties_stop_and_empty_queues():
     assert (m.read("ub", 0x1200, "u8", 0x100) == 0xEE).all() and m.s[5] == 0
     assert_bytes(m.read("ub", 0x1300, "u8", 48), m.read("ub", 0x1000, "u8", 48), "4 queues, two empty")
     assert (m.s[6], m.s[7]) == (3, 0)
+
+
+@NOT_BUILT_SORT
+def test_mrgcnt_of_a_queue_not_given_reads_0():
+    """Reading (13.6 is silent): after a merge of 2 queues, MRGCNT2 and MRGCNT3 read 0, even when an
+    earlier 4-queue merge left them at 1."""
+    rec = R.record_bytes("f32", R.encode(1.0, "f32"), 7)
+    writes = [(8 * k, rec) for k in range(4)]
+    m = run_tensor("""
+    VMRGSORT.f32 [0x400], [0x0], [0x8], [0x10], [0x18], len=(1, 1, 1, 1)
+    BARRIER ALL
+    MOV S1, MRGCNT2
+    VMRGSORT.f32 [0x800], [0x0], [0x8], len=(1, 1)
+    BARRIER ALL
+    MOV S2, MRGCNT2
+    MOV S3, MRGCNT3""", writes)
+    assert (m.s[1], m.s[2], m.s[3]) == (1, 0, 0)
 
 
 @NOT_BUILT_SORT
