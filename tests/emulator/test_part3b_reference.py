@@ -201,6 +201,16 @@ STORE_MODES = {1: ["norm", "norm_b8", "first_b8", "pack_b16", "pack4_b32", "intl
 MEM, MEM_OUT = 0x1000, 0x8000
 
 
+def address(data, addr: int, align: int):
+    """A UB operand for ``addr``: ``[addr]``, ``[S2]`` or ``[S2 + off]`` with off a multiple of the mode's
+    alignment (13.1 relaxes section 2's multiple of 32 to it). Returns (set-up line, operand)."""
+    form = data.draw(st.sampled_from(["constant", "register", "register + offset"]), label="address form")
+    if form == "constant":
+        return "", f"[0x{addr:x}]"
+    off = 0 if form == "register" else align * data.draw(st.integers(1, 3), label="offset / alignment")
+    return f"MOV S2, 0x{addr - off:x}\n", f"[S2 + {off}]" if off else "[S2]"
+
+
 def _check_vld(data, t, mode, field):
     """Two loads: ``dist=mode`` at an aligned address (a constant, or S1 with post=), then, after post=,
     the same load at the updated S1."""
@@ -213,7 +223,8 @@ def _check_vld(data, t, mode, field):
     second = "V2, V3" if two else "V2"
     post = data.draw(st.sampled_from([None, 1, 2, 3]), label="post multiple")
     if post is None:
-        body = f"VLD.{t} {first}, [0x{addr:x}]{field}"
+        pre, operand = address(data, addr, align)
+        body = f"{pre}VLD.{t} {first}, {operand}{field}"
         dump = [0, 1] if two else [0]
     else:
         n = post * max(1, align // w)
@@ -272,7 +283,8 @@ def _check_vst(data, t, mode, field):
     post = data.draw(st.sampled_from([None, 1, 2]), label="post multiple")
     want = image_of([(MEM_OUT, old)], 0xA000)
     if post is None:
-        body = f"VST.{t} [0x{addr:x}], {ops}{field}"
+        pre, operand = address(data, addr, align)
+        body = f"{pre}VST.{t} {operand}, {ops}{field}"
         R.vst_dist(want, addr, t, mode, vs, pm, vs1)
     else:
         n = post * nbytes // w                        # the second store's bytes are past the first's
@@ -506,6 +518,28 @@ def test_vsqz_matches_the_reference(data):
     assert_bytes(vs[d], want, f"VSQZ.{t} V{d}, V0, P0{fields}")
     assert ss[5] == (k if cnt else 99), "cnt=S5 sets the function's S5 to k"
     assert m.s[6] == (R.vsqz_ar(0, t, k) if ar else 0), "AR"
+
+
+@NOT_BUILT_GATHERM
+@NOT_BUILT_SQZ
+def test_gatherm_leaves_ar_and_vsqz_leaves_rsvdcnt():
+    """13.4 [vcore]: VGATHERM on the 950 sets RSVDCNT and leaves AR unchanged; VSQZ ..., ar leaves RSVDCNT."""
+    m = run_tensor("""
+    VF.BEGIN
+        CLRAR
+        PSET.b32 P0, VL3
+        VSQZ.f32 V1, V0, P0, ar
+    VF.END
+    VGATHERM.u16 [0x1000], [0x0], 3
+    VF.BEGIN
+        PSET.b16 P0, VL1
+        VSQZ.u16 V1, V0, P0, ar
+    VF.END
+    BARRIER ALL
+    MOV S1, AR
+    MOV S2, RSVDCNT""", [(0x0, np.arange(128, dtype="<u2").view(np.uint8))])
+    assert (m.s[1], m.s[2]) == (14, 32)
+    assert m.read("ub", 0x1000, "u16", 32).tolist() == list(range(0, 128, 4))
 
 
 @NOT_BUILT_SQZ
