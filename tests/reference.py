@@ -1,6 +1,6 @@
 """Independent, deliberately slow reference model (test oracle) for vcore.
 
-Written only from shared/CONTRACT.md (sections 1, 2, 3.1, 6.1-6.6, and 13.2, 13.3, 13.7, 13.10 for part
+Written only from shared/CONTRACT.md (sections 1, 2, 3.1, 6.1-6.6, and 13.1-13.7, 13.10, 13.12 for part
 three), shared/SEMANTICS.md and
 the seed documents, without looking at the emulator, so that the two can be
 checked against each other.  Which ops each shape takes is read from the ISA table
@@ -2448,3 +2448,647 @@ def vunpack(dst_t, src_t, a, part='lo'):
         value = _bits_int(_get_lane(a, base + i, ss), src_t)   # signed or not by S
         _set_lane(out, i, ds, _int_bits(value, dst_t))
     return out
+
+
+# ---------------------------------------------------------------------------
+# 12. part three, second half: distribution modes, compaction, transposes, sorts, histograms,
+#     saturating conversion (CONTRACT 13.1, 13.4, 13.5, 13.6, 13.12)
+# ---------------------------------------------------------------------------
+#
+# Written from CONTRACT 13 (13.1, 13.4-13.6, 13.11, 13.12) alone, like section 11.  Conventions as
+# above; the tensor functions mutate ``ub`` in place and check everything (alignment, range,
+# overlap) before writing anything.  Register functions are pure.
+#
+# Readings chosen where the text leaves room (each docstring repeats its own):
+# * ``dist=`` names are case-insensitive and take an optional ``DIST_`` prefix (13.1); loads know
+#   ``norm`` alone for the normal mode, stores also ``norm_b8/b16/b32``, whose width must be T's;
+# * a load or store mode whose ``_bW`` width is not T's width is refused (13.1's first error);
+# * VGATHERM reads src0 only at the M elements of an iteration that it considers, and src1 at the
+#   L/8 bytes of each iteration; the overlap fault compares the bytes dst writes with those bytes;
+#   ``dst == src0`` reads every iteration before writing (in place, as the documented example);
+# * VTRANS: any overlap (even exact) of a tile's destination with a LATER tile's source is the
+#   fault; an earlier tile's source may be overwritten;
+# * VTRANS5HD: overlap is judged on whole 32-byte blocks (also for 8-bit T, which writes 16 bytes);
+#   two destination blocks naming the same bytes: the later one (higher j, later iteration) wins;
+# * VSORT32 / VMRGSORT compare scores as: NaN above everything (NaNs equal among themselves),
+#   then by value with +0 == -0; ties keep input order (Sort32) or queue order then position
+#   (MrgSort); VMRGSORT's MRGCNTk of a queue not given is 0, and after repeat=N they are the last
+#   iteration's counts;
+# * VHIST's bin is given as 0/1 or 'BIN0'/'BIN1'; FREQ/CUM case-insensitive;
+# * VCONV ``sat``: the "float-to-narrower-float" pairs are those whose D cannot hold every finite S
+#   value, f32->f16, f32->bf16 and bf16->f16; there a result that 6.1 makes +-inf (an overflow under
+#   any rounding, or an infinite source) becomes D's largest finite value of its sign; on every other
+#   pair (f16->bf16 included, an inf source staying inf) sat changes nothing.
+
+def _dist_name(dist):
+    d = str(dist).lower()
+    return d[5:] if d.startswith('dist_') else d
+
+
+# mode: (T width in bytes or None for any, UB bytes read, alignment of Sa)
+VLD_DISTS = {
+    'norm': (None, 256, 32),
+    'brc_b8': (1, 1, 1), 'brc_b16': (2, 2, 2), 'brc_b32': (4, 4, 4),
+    'us_b8': (1, 128, 32), 'us_b16': (2, 128, 32),
+    'ds_b8': (1, 512, 32), 'ds_b16': (2, 512, 32),
+    'unpack_b8': (1, 128, 32), 'unpack_b16': (2, 128, 32), 'unpack_b32': (4, 128, 32),
+    'unpack4_b8': (1, 64, 32),
+    'blk': (None, 32, 32),
+    'e2b_b16': (2, 16, 16), 'e2b_b32': (4, 32, 32),
+    'dintlv_b8': (1, 512, 32), 'dintlv_b16': (2, 512, 32), 'dintlv_b32': (4, 512, 32),
+}
+VLD_TWO_DEST = ('dintlv_b8', 'dintlv_b16', 'dintlv_b32')
+
+# mode: (T width or None, mask read: 'w' (T's width), a width in bytes, or None (no Pm),
+#        UB bytes covered, alignment of Sa)
+VST_DISTS = {
+    'norm': (None, 'w', 256, 32),
+    'norm_b8': (1, 'w', 256, 32), 'norm_b16': (2, 'w', 256, 32), 'norm_b32': (4, 'w', 256, 32),
+    'first_b8': (1, None, 1, 1), 'first_b16': (2, None, 2, 2), 'first_b32': (4, None, 4, 4),
+    'pack_b16': (1, 2, 128, 32),
+    'pack_b32': (2, 4, 128, 32),
+    'pack4_b32': (1, 4, 64, 32),
+    'intlv_b8': (1, None, 512, 32), 'intlv_b16': (2, None, 512, 32), 'intlv_b32': (4, None, 512, 32),
+}
+VST_TWO_SOURCE = ('intlv_b8', 'intlv_b16', 'intlv_b32')
+
+
+def _dist_mode(dist, table, t, what):
+    _check_type(t)
+    d = _dist_name(dist)
+    if d == 'pack_b64' and table is VST_DISTS:
+        raise ValueError('dist=pack_b64 needs 64-bit lanes, which vcore does not have')
+    if d not in table:
+        raise ValueError('unknown %s distribution %r' % (what, dist))
+    width = table[d][0]
+    if width is not None and width != SIZE[t]:
+        raise ValueError('dist=%s takes %d-bit elements, not %s' % (d, 8 * width, t))
+    return d
+
+
+def dist_alignment(dist, t, store=False):
+    """The alignment (bytes) of Sa for VLD / VST ``dist=`` (CONTRACT 13.1's tables)."""
+    table = VST_DISTS if store else VLD_DISTS
+    d = _dist_mode(dist, table, t, 'store' if store else 'load')
+    return table[d][-1]
+
+
+def dist_post(t, dist, post, store=False):
+    """The bytes ``post=N`` adds to Sa after a VLD / VST with ``dist=`` (CONTRACT 13.1): N * w, which
+    must be a multiple of the mode's alignment (else ValueError)."""
+    step = int(post) * SIZE[t]
+    align = dist_alignment(dist, t, store)
+    if step % align:
+        raise ValueError('post=%d moves %d bytes, not a multiple of %d' % (post, step, align))
+    return step
+
+
+def vld_dist(ub, addr, t, dist='norm'):
+    """VLD.T Vd, [Sa], dist=MODE (CONTRACT 13.1, load table); returns Vd, or (Vd0, Vd1) for the two
+    ``dintlv_bW`` modes.  Every byte of the destination(s) is written; there is no mask.
+
+    * norm: 256 bytes, lane i = element i;  brc_bW: w bytes, every lane = element 0;
+    * us_bW: 128 bytes, lane i = element i // 2;  ds_bW: 512 bytes, lane i = element 2i;
+    * unpack_b8 / unpack_b16: 128 bytes, lane i of twice the width = element i zero-extended;
+      unpack_b32: bytes 8i..8i+3 = element i, 8i+4..8i+7 = 0;  unpack4_b8: 64 bytes, 32-bit lane
+      i = byte i zero-extended (zero extension whatever T's signedness);
+    * blk: 32 bytes, each of the 8 datablocks = them;  e2b_b16 (16 bytes) / e2b_b32 (32 bytes):
+      every lane of datablock j = element j;
+    * dintlv_bW: 512 bytes, Vd0 lane i = element 2i, Vd1 lane i = element 2i + 1.
+
+    Readings: mode names case-insensitive, ``DIST_`` prefix accepted; a ``_bW`` mode must match T's
+    width (ValueError otherwise); Sa must be aligned to the mode's alignment and the bytes read
+    inside ``ub`` (ValueError / IndexError)."""
+    _check_mem(ub)
+    d = _dist_mode(dist, VLD_DISTS, t, 'load')
+    _, nbytes, align = VLD_DISTS[d]
+    addr = int(addr)
+    if addr % align:
+        raise ValueError('VLD dist=%s needs a %d-byte aligned address; %#x is not' % (d, align, addr))
+    _check_range(ub, addr, nbytes, 'VLD dist=%s' % d)
+    w = SIZE[t]
+    lanes = VL // w
+
+    def elem(k, size=w):
+        return _read(ub, addr + k * size, size)
+
+    if d == 'norm':
+        return _vreg_of_lanes([elem(i) for i in range(lanes)], w)
+    if d.startswith('brc_'):
+        return _vreg_of_lanes([elem(0)] * lanes, w)
+    if d.startswith('us_'):
+        return _vreg_of_lanes([elem(i // 2) for i in range(lanes)], w)
+    if d.startswith('ds_'):
+        return _vreg_of_lanes([elem(2 * i) for i in range(lanes)], w)
+    if d in ('unpack_b8', 'unpack_b16'):
+        return _vreg_of_lanes([elem(i) for i in range(VL // (2 * w))], 2 * w)
+    if d == 'unpack_b32':                   # 64-bit "lanes": the element, then 4 zero bytes
+        return _vreg_of_lanes([elem(i) for i in range(32)], 8)
+    if d == 'unpack4_b8':
+        return _vreg_of_lanes([elem(i) for i in range(64)], 4)
+    if d == 'blk':
+        block = [int(ub[addr + k]) for k in range(BLOCK)]
+        return np.array(block * 8, dtype=np.uint8)
+    if d in ('e2b_b16', 'e2b_b32'):
+        per_block = BLOCK // w
+        return _vreg_of_lanes([elem(i // per_block) for i in range(lanes)], w)
+    # dintlv_bW
+    return (_vreg_of_lanes([elem(2 * i) for i in range(lanes)], w),
+            _vreg_of_lanes([elem(2 * i + 1) for i in range(lanes)], w))
+
+
+def vst_dist(ub, addr, t, dist, vs, pmask=None, vs1=None):
+    """VST.T [Sa], Vs {, Pm}, dist=MODE, or VST.T [Sa], Vs0, Vs1, dist=intlv_bW (CONTRACT 13.1, store
+    table), into ``ub`` in place.  Returns the sorted list of the UB byte addresses written (the
+    store's footprint, 13.12).
+
+    * norm / norm_bW: element i = lane i (width w) for the lanes active at w;
+    * first_bW: element 0 = lane 0, always (no Pm);
+    * pack_b16 (T 8-bit): byte Sa + i = low byte of 16-bit lane i, active at bit 2i, i = 0..127;
+      pack_b32 (T 16-bit): bytes Sa + 2i.. = low 16 bits of 32-bit lane i, active at bit 4i, i =
+      0..63; pack4_b32 (T 8-bit): byte Sa + i = low byte of 32-bit lane i, active at bit 4i, i =
+      0..63 (position-preserving, [vcore]; truncation, never saturation);
+    * intlv_bW: element 2i = Vs0 lane i, element 2i + 1 = Vs1 lane i (512 bytes, no Pm; Vs0 may be
+      Vs1).
+
+    Bytes of inactive lanes are not written.  ``pmask`` is required by the masked modes and must be
+    None for first_* and intlv_* (ValueError), ``vs1`` only for intlv_*."""
+    _check_mem(ub)
+    d = _dist_mode(dist, VST_DISTS, t, 'store')
+    _, mask_w, nbytes, align = VST_DISTS[d]
+    vs = _check_vreg(vs)
+    if (vs1 is not None) != (d in VST_TWO_SOURCE):
+        raise ValueError('dist=%s takes %s source register(s)' % (d, 'two' if d in VST_TWO_SOURCE else 'one'))
+    if (pmask is None) != (mask_w is None):
+        raise ValueError('VST dist=%s %s' % (d, 'ignores the mask' if mask_w is None else 'needs a mask'))
+    addr = int(addr)
+    if addr % align:
+        raise ValueError('VST dist=%s: address %#x is not %d-byte aligned' % (d, addr, align))
+    _check_range(ub, addr, nbytes, 'VST dist=%s' % d)
+    w = SIZE[t]
+    writes = {}                                        # UB address -> byte
+    if mask_w is not None:
+        pmask = _check_pmask(pmask)
+        lane_w = w if mask_w == 'w' else mask_w        # register lane width read
+        for i in range(nbytes // w):
+            if lane_active(pmask, i, lane_w):
+                bits = _get_lane(vs, i, lane_w) & ((1 << (8 * w)) - 1)     # low w bytes of the lane
+                for k in range(w):
+                    writes[addr + i * w + k] = (bits >> (8 * k)) & 0xFF
+    elif d.startswith('first_'):
+        for k in range(w):
+            writes[addr + k] = int(vs[k])
+    else:
+        vs1 = _check_vreg(vs1)
+        for i in range(VL // w):
+            for j, src in ((2 * i, vs), (2 * i + 1, vs1)):
+                for k in range(w):
+                    writes[addr + j * w + k] = int(src[i * w + k])
+    for a, byte in writes.items():
+        ub[a] = byte
+    return sorted(writes)
+
+
+# -- tensor GatherMask (CONTRACT 13.4) ------------------------------------------------------------
+
+GATHERM_TYPES = ('s16', 'u16', 'f16', 'bf16', 's32', 'u32', 'f32', 's8', 'u8')
+GATHERM_A2_TYPES = ('s16', 'u16', 'f16', 'bf16', 's32', 'u32', 'f32')
+
+
+def gatherm_fixed_pattern(pattern, n):
+    """The first n bits (element i of an iteration kept or not) of fixed PATTERN 1..7 (13.4):
+    1 even, 2 odd, 3..6 index 4m, 4m+1, 4m+2, 4m+3, 7 all."""
+    pattern = int(pattern)
+    if not 1 <= pattern <= 7:
+        raise ValueError('PATTERN %d outside 1..7' % (pattern,))
+    if pattern == 7:
+        return [True] * n
+    if pattern in (1, 2):
+        return [i % 2 == pattern - 1 for i in range(n)]
+    return [i % 4 == pattern - 3 for i in range(n)]
+
+
+def _ranges_overlap(a, b):
+    return any(x in b for x in a)
+
+
+def tensor_gatherm(ub, t, dst, src0, pattern=None, src1=None, *, repeat=1, srcblk=1, srcrep=8,
+                   src1rep=None, mask=None, profile='950'):
+    """VGATHERM.T [dst], [src0], PATTERN | [src1] {, repeat, srcblk, srcrep, src1rep, mask=M}
+    (CONTRACT 13.4), into ``ub`` in place.  Returns RSVDCNT, the number of elements kept.
+
+    Iteration r considers elements i = 0..M-1 (M = L, or the ``mask=`` count 1..L), element i at
+    ``src0 + (r * srcrep + (i // (32 / w)) * srcblk) * 32 + (i % (32 / w)) * w``; it keeps element i
+    when bit i of the pattern is set: a fixed PATTERN (gatherm_fixed_pattern) or, with src1, bit
+    ``i % 8`` of byte ``i // 8`` at ``src1 + r * src1rep * 32`` (src1rep default 0).  The kept
+    elements, iteration after iteration in increasing index, go densely to ``dst + k * w``; no other
+    byte is written.  repeat=0 writes nothing and gives 0.
+
+    Errors (ValueError): a type not of the profile (s8/u8 on 950 only), both or neither of PATTERN
+    and src1, src1rep with a fixed pattern, a tuple mask, a count outside 1..L, field ranges
+    (repeat 0..255, srcblk 0..65535, srcrep 0..4095, src1rep 0..255), an unaligned dst / src0 / src1,
+    and (reading) dst's written bytes overlapping the src0 bytes read or the src1 bytes read, unless
+    dst == src0 exactly, in which case every iteration is read before anything is written."""
+    _check_mem(ub)
+    _check_type(t, GATHERM_TYPES if profile == '950' else GATHERM_A2_TYPES)
+    if (pattern is None) == (src1 is None):
+        raise ValueError('VGATHERM takes a PATTERN or [src1], exactly one')
+    if pattern is not None and src1rep is not None:
+        raise ValueError('src1rep has no effect with a fixed pattern')
+    src1rep = 0 if src1rep is None else int(src1rep)
+    if isinstance(mask, (tuple, list)):
+        raise ValueError('VGATHERM takes mask=N (elements per iteration), not a bit mask or count=')
+    w = SIZE[t]
+    lanes = VL // w
+    m = lanes if mask is None else int(mask)
+    if not 1 <= m <= lanes:
+        raise ValueError('mask=%d outside 1..%d' % (m, lanes))
+    for name, v, hi in (('repeat', repeat, 255), ('srcblk', srcblk, 65535), ('srcrep', srcrep, 4095),
+                        ('src1rep', src1rep, 255)):
+        if not 0 <= int(v) <= hi:
+            raise ValueError('%s %d outside 0..%d' % (name, v, hi))
+    dst, src0 = int(dst), int(src0)
+    for a in (dst, src0) + (() if src1 is None else (int(src1),)):
+        _check_align(a, 'VGATHERM operand')
+    per_block = BLOCK // w
+    kept, read0, read1 = [], set(), set()
+    for r in range(repeat):
+        if src1 is None:
+            bits = gatherm_fixed_pattern(pattern, m)
+        else:
+            base1 = int(src1) + r * src1rep * BLOCK
+            _check_range(ub, base1, lanes // 8, 'VGATHERM src1')
+            read1.update(range(base1, base1 + lanes // 8))
+            bits = [bool((int(ub[base1 + i // 8]) >> (i % 8)) & 1) for i in range(m)]
+        for i in range(m):
+            a = src0 + (r * srcrep + (i // per_block) * srcblk) * BLOCK + (i % per_block) * w
+            _check_range(ub, a, w, 'VGATHERM src0')
+            read0.update(range(a, a + w))
+            if bits[i]:
+                kept.append(_read(ub, a, w))
+    _check_range(ub, dst, len(kept) * w, 'VGATHERM dst')
+    written = set(range(dst, dst + len(kept) * w))
+    if dst != src0 and _ranges_overlap(written, read0):
+        raise ValueError('VGATHERM: dst overlaps src0 other than exactly')
+    if _ranges_overlap(written, read1):
+        raise ValueError('VGATHERM: dst overlaps src1')
+    for k, bits in enumerate(kept):
+        _write(ub, dst + k * w, w, bits)
+    return len(kept)
+
+
+# -- register Squeeze (CONTRACT 13.4) -------------------------------------------------------------
+
+SQZ_TYPES = ('s8', 'u8', 's16', 'u16', 'f16', 'bf16', 's32', 'u32', 'f32', 'e4m3', 'e5m2')
+
+
+def vsqz(t, a, pmask):
+    """VSQZ.T Vd, Va, Pm (CONTRACT 13.4): with k the active lanes of Pm (at T's width), Vd lanes
+    0..k-1 = the active lanes of Va in increasing order, lanes k..L-1 = 0.  Returns (Vd, k); with
+    ``ar`` the AR register grows by ``k * w`` bytes (vsqz_ar), with ``cnt=Sn`` the function's Sn
+    becomes k."""
+    _check_type(t, SQZ_TYPES)
+    a = _check_vreg(a)
+    pmask = _check_pmask(pmask)
+    w = SIZE[t]
+    kept = [_get_lane(a, i, w) for i in range(VL // w) if lane_active(pmask, i, w)]
+    return _vreg_of_lanes(kept + [0] * (VL // w - len(kept)), w), len(kept)
+
+
+def vsqz_ar(ar, t, k):
+    """AR after a ``VSQZ.T ..., ar`` that kept k lanes: AR + k * w (accumulating until CLRAR; AR is 0
+    at the start of a run and kept across functions)."""
+    return int(ar) + int(k) * SIZE[t]
+
+
+# -- transposes (CONTRACT 13.5) -------------------------------------------------------------------
+
+TRANS_TYPES = ('s16', 'u16', 'f16')
+TRANS5HD_TYPES = ('s8', 'u8', 's16', 'u16', 'f16', 'bf16')
+TRANS5HD_A2_TYPES = ('s8', 'u8', 's16', 'u16', 'f16')
+TILE = 512
+
+
+def tensor_trans(ub, t, dst, src, *, repeat=1, dstrep=1, srcrep=1):
+    """VTRANS.T [dst], [src] {, repeat=N} {, dstrep=D} {, srcrep=R} (CONTRACT 13.5): tile r (16 x 16
+    two-byte elements, row-major, 512 bytes) at ``src + r * srcrep * 512`` is transposed to ``dst + r
+    * dstrep * 512``: dst(y, x) = src(x, y).  repeat 1..4095, strides 0..4095 (units of 512 bytes).
+
+    ``dst == src`` of one tile (full overlap) is allowed: the tile is read before it is written.
+    Errors (ValueError): unaligned dst / src, a partial overlap of a tile's source and destination,
+    and (reading) any overlap, exact included, of a tile's destination with a later tile's source
+    (``VTRANS: dst and src overlap other than exactly``).  Tiles are done in order."""
+    _check_mem(ub)
+    _check_type(t, TRANS_TYPES)
+    if not 1 <= int(repeat) <= 4095:
+        raise ValueError('repeat %d outside 1..4095' % (repeat,))
+    for name, v in (('dstrep', dstrep), ('srcrep', srcrep)):
+        if not 0 <= int(v) <= 4095:
+            raise ValueError('%s %d outside 0..4095' % (name, v))
+    dst, src = int(dst), int(src)
+    _check_align(dst, 'VTRANS dst')
+    _check_align(src, 'VTRANS src')
+    srcs = [src + r * srcrep * TILE for r in range(repeat)]
+    dsts = [dst + r * dstrep * TILE for r in range(repeat)]
+    for r in range(repeat):
+        _check_range(ub, srcs[r], TILE, 'VTRANS src tile')
+        _check_range(ub, dsts[r], TILE, 'VTRANS dst tile')
+        if dsts[r] != srcs[r] and abs(dsts[r] - srcs[r]) < TILE:
+            raise ValueError('VTRANS: dst and src overlap other than exactly')
+        if any(abs(dsts[r] - srcs[q]) < TILE for q in range(r + 1, repeat)):
+            raise ValueError('VTRANS: dst and src overlap other than exactly')
+    for r in range(repeat):
+        tile = [_read(ub, srcs[r] + 2 * k, 2) for k in range(256)]
+        for y in range(16):
+            for x in range(16):
+                _write(ub, dsts[r] + 2 * (16 * y + x), 2, tile[16 * x + y])
+
+
+def _address_list(ub, base, name):
+    _check_align(int(base), 'VTRANS5HD %s' % name)
+    _check_range(ub, int(base), 128, 'VTRANS5HD %s' % name)
+    return [_read(ub, int(base) + 8 * i, 8) for i in range(16)]
+
+
+def tensor_trans5hd(ub, t, dstlist, srclist, *, repeat=1, dstrep=0, srcrep=0, srchigh=None, dsthigh=None,
+                    profile='950'):
+    """VTRANS5HD.T [dstlist], [srclist] {, repeat, dstrep, srcrep, srchigh, dsthigh} (CONTRACT 13.5).
+
+    Both lists (16 little-endian u64 each) are read first.  Iteration r = 0..N-1 (repeat 0..255; 0
+    does nothing) uses the offsets ``r * rep * 32`` when N > 1 and ``rep * 32`` when N = 1 (the
+    documented quirk); source block i is at ``S_i + srcoff``, destination block j at ``D_j +
+    dstoff``.  16-bit T: element i of destination block j = element j of source block i.  8-bit T:
+    byte ``16 * dsthigh + i`` of destination block j = byte ``16 * srchigh + j`` of source block i;
+    the other 16 bytes are not written.
+
+    Errors (ValueError / IndexError): a type not of the profile (bf16 950 only; 32-bit refused),
+    srchigh / dsthigh with a 16-bit T, an entry (plus its iteration's offset) not 32-byte aligned
+    or outside UB (named ``srclist[i]``), and a destination block overlapping any source block of
+    the same iteration (reading: whole 32-byte blocks).  Iterations run in order; within one, all
+    sources are read first and destination blocks are written in order j = 0..15."""
+    _check_mem(ub)
+    if t in ('f32', 's32', 'u32'):
+        raise ValueError('VTRANS5HD.%s: the 32-bit layout is documented only by a figure; split the data '
+                         'into 16-bit halves' % t)
+    _check_type(t, TRANS5HD_TYPES if profile == '950' else TRANS5HD_A2_TYPES)
+    w = SIZE[t]
+    if w == 2 and (srchigh is not None or dsthigh is not None):
+        raise ValueError('srchigh / dsthigh apply to 8-bit types only')
+    hs, hd = 16 * int(srchigh or 0), 16 * int(dsthigh or 0)
+    if not 0 <= int(repeat) <= 255:
+        raise ValueError('repeat %d outside 0..255' % (repeat,))
+    for name, v in (('dstrep', dstrep), ('srcrep', srcrep)):
+        if not 0 <= int(v) <= 65535:
+            raise ValueError('%s %d outside 0..65535' % (name, v))
+    slist = _address_list(ub, srclist, 'srclist')
+    dlist = _address_list(ub, dstlist, 'dstlist')
+    plans = []
+    for r in range(repeat):
+        soff = (r if repeat > 1 else 1) * srcrep * BLOCK
+        doff = (r if repeat > 1 else 1) * dstrep * BLOCK
+        srcs, dsts = [], []
+        for name, lst, off, out in (('srclist', slist, soff, srcs), ('dstlist', dlist, doff, dsts)):
+            for i, a in enumerate(lst):
+                if a % BLOCK:
+                    raise ValueError('VTRANS5HD: %s[%d] = %#x is not 32-byte aligned' % (name, i, a))
+                _check_range(ub, a + off, BLOCK, 'VTRANS5HD %s[%d]' % (name, i))
+                out.append(a + off)
+        if any(abs(d - s) < BLOCK for d in dsts for s in srcs):
+            raise ValueError('VTRANS5HD: a destination block overlaps a source block of its iteration')
+        plans.append((srcs, dsts))
+    for srcs, dsts in plans:
+        blocks = [[int(ub[s + k]) for k in range(BLOCK)] for s in srcs]
+        for j, d in enumerate(dsts):
+            for i in range(16):
+                if w == 2:
+                    ub[d + 2 * i:d + 2 * i + 2] = blocks[i][2 * j:2 * j + 2]
+                else:
+                    ub[d + hd + i] = blocks[i][hs + j]
+
+
+def nchw_to_nc1hwc0(x, c0=16):
+    """The NC1HWC0 layout of an NCHW array (numpy, any dtype): out[n, c1, h, w, k] = x[n, c1 * c0 +
+    k, h, w] (C a multiple of c0).  The target of 13.5's NCHW (2,32,16,16) -> NC1HWC0 recipe."""
+    n, c, h, w = x.shape
+    return x.reshape(n, c // c0, c0, h, w).transpose(0, 1, 3, 4, 2).copy()
+
+
+# -- Sort32 and MrgSort (CONTRACT 13.6) -----------------------------------------------------------
+
+SORT_TYPES = ('f16', 'f32')
+
+
+def sort_rank(bits, t):
+    """The key records are ordered by, larger first: a NaN above everything (NaNs equal), then the
+    value, +0 equal to -0 ([vcore] 13.6)."""
+    x = _bits_float(bits, t)
+    if math.isnan(x):
+        return (1, 0.0)
+    return (0, x + 0.0)                    # -0.0 + 0.0 is +0.0
+
+
+def record_bytes(t, score_bits, index):
+    """A record (8 bytes): the score (2 or 4 bytes), for f16 two zero reserved bytes, then the u32
+    index at bytes 4..7."""
+    out = np.zeros(8, dtype=np.uint8)
+    _write(out, 0, SIZE[t], score_bits)
+    _write(out, 4, 4, int(index) & 0xFFFFFFFF)
+    return out
+
+
+def tensor_sort32(ub, t, dst, score, index, *, repeat=1):
+    """VSORT32.T [dst], [score], [index] {, repeat=N} (CONTRACT 13.6): iteration r sorts the 32 scores
+    at ``score + r * 32 * w`` with the u32 indices at ``index + r * 128`` into 32 records at ``dst + r *
+    256``, descending by score (sort_rank), equal scores in input order; f16 reserved bytes 0.
+    repeat 0..255 (0: nothing).  Alignment (ValueError): score 32 * w, index 128, dst 256.
+    Reading: iterations run in order, each reading its inputs before writing."""
+    _check_mem(ub)
+    _check_type(t, SORT_TYPES)
+    if not 0 <= int(repeat) <= 255:
+        raise ValueError('repeat %d outside 0..255' % (repeat,))
+    w = SIZE[t]
+    dst, score, index = int(dst), int(score), int(index)
+    for name, a, align in (('score', score, 32 * w), ('index', index, 128), ('dst', dst, 256)):
+        if a % align:
+            raise ValueError('VSORT32 %s %#x is not %d-byte aligned' % (name, a, align))
+    if repeat:
+        _check_range(ub, score, repeat * 32 * w, 'VSORT32 score')
+        _check_range(ub, index, repeat * 128, 'VSORT32 index')
+        _check_range(ub, dst, repeat * 256, 'VSORT32 dst')
+    for r in range(repeat):
+        scores = [_read(ub, score + (32 * r + i) * w, w) for i in range(32)]
+        idx = [_read(ub, index + (32 * r + i) * 4, 4) for i in range(32)]
+        order = sorted(range(32), key=lambda i: sort_rank(scores[i], t), reverse=True)   # stable
+        for k, i in enumerate(order):
+            ub[dst + 256 * r + 8 * k:dst + 256 * r + 8 * k + 8] = record_bytes(t, scores[i], idx[i])
+
+
+def merge_records(t, queues, stop=0):
+    """The merge of VMRGSORT on lists of 8-byte records (numpy arrays): at each step the first
+    remaining record of highest sort_rank, the lowest queue on ties; stop=1 ends right after the
+    record that empties a queue, and at once (nothing) when a queue is empty at the start.  Returns
+    (records, counts taken per queue)."""
+    w = SIZE[t]
+    pos = [0] * len(queues)
+    out = []
+    if stop and any(len(q) == 0 for q in queues):
+        return out, pos
+    while True:
+        best = None
+        for qi, q in enumerate(queues):
+            if pos[qi] < len(q):
+                rank = sort_rank(_read(q[pos[qi]], 0, w), t)
+                if best is None or rank > best[0]:
+                    best = (rank, qi)
+        if best is None:
+            break
+        qi = best[1]
+        out.append(queues[qi][pos[qi]])
+        pos[qi] += 1
+        if stop and pos[qi] == len(queues[qi]):
+            break
+    return out, pos
+
+
+def tensor_mrgsort(ub, t, dst, queues, lens, *, stop=0, repeat=1):
+    """VMRGSORT.T [dst], [q0], [q1] {, [q2] {, [q3]}}, len=(...) {, stop} {, repeat} (CONTRACT 13.6),
+    into ``ub`` in place.  Returns MRGCNT0..3 (records taken from each queue; 0 for a queue not
+    given; after repeat=N those of the last iteration).
+
+    Each record's 8 bytes are copied unchanged.  repeat > 1 needs 4 queues of one length L at ``q_k
+    = q0 + k * L * 8`` and stop=0; iteration r merges the queues at ``q0 + r * 4 * L * 8`` into
+    ``dst + r * 4 * L * 8``.  repeat=0 writes nothing (reading: the counts are then 0).  Errors
+    (ValueError): 2..4 queues, len entries 0..4095 matching the queues, dst 32-byte and queues
+    8-byte aligned, the repeat rule, and dst's written bytes overlapping any queue's bytes."""
+    _check_mem(ub)
+    _check_type(t, SORT_TYPES)
+    queues = [int(q) for q in queues]
+    lens = [int(n) for n in lens]
+    if not 2 <= len(queues) <= 4 or len(lens) != len(queues):
+        raise ValueError('VMRGSORT takes 2 to 4 queues and as many lengths')
+    if any(not 0 <= n <= 4095 for n in lens):
+        raise ValueError('a queue length is outside 0..4095')
+    if not 0 <= int(repeat) <= 255:
+        raise ValueError('repeat %d outside 0..255' % (repeat,))
+    dst = int(dst)
+    if dst % 32 or any(q % 8 for q in queues):
+        raise ValueError('VMRGSORT: dst must be 32-byte and the queues 8-byte aligned')
+    if repeat > 1:
+        n = lens[0]
+        if (len(queues) != 4 or stop or any(x != n for x in lens)
+                or any(queues[k] != queues[0] + k * n * 8 for k in range(4))):
+            raise ValueError('VMRGSORT repeat=%d needs 4 contiguous queues of equal length and stop=0' % repeat)
+    step = 4 * lens[0] * 8 if repeat > 1 else 0
+    total = sum(lens)
+    qbytes, dbytes = set(), set()
+    for r in range(repeat):
+        for q, n in zip(queues, lens):
+            _check_range(ub, q + r * step, 8 * n, 'VMRGSORT queue')
+            qbytes.update(range(q + r * step, q + r * step + 8 * n))
+    for r in range(repeat):
+        dbytes.update(range(dst + r * step, dst + r * step + 8 * total))
+    if _ranges_overlap(dbytes, qbytes):
+        raise ValueError('VMRGSORT: dst overlaps a queue')
+    counts = [0, 0, 0, 0]
+    for r in range(repeat):
+        qs = [[np.array(ub[q + r * step + 8 * k:q + r * step + 8 * k + 8]) for k in range(n)]
+              for q, n in zip(queues, lens)]
+        out, taken = merge_records(t, qs, stop)
+        _check_range(ub, dst + r * step, 8 * len(out), 'VMRGSORT dst')
+        for k, rec in enumerate(out):
+            ub[dst + r * step + 8 * k:dst + r * step + 8 * k + 8] = rec
+        counts = taken + [0] * (4 - len(taken))
+    return counts
+
+
+# -- histogram (CONTRACT 13.6, 950) ---------------------------------------------------------------
+
+def vhist(kind, bin, vd, va, pmask):
+    """VHIST.K.BINn Vd, Va, Pm (CONTRACT 13.6): Va is 256 u8 lanes (lane i active when mask bit i is
+    set), Vd 128 u16 counters, read and accumulated, modulo 65536 ([vcore]).  With b = 0 (BIN0) or
+    128 (BIN1): FREQ adds to counter n the active lanes whose value is b + n; CUM those whose value
+    lies in b..b + n ([vcore] reading of "in the interval").  Returns the new Vd."""
+    k = str(kind).upper()
+    if k not in ('FREQ', 'CUM'):
+        raise ValueError('VHIST kind is FREQ or CUM, not %r' % (kind,))
+    b = {0: 0, 1: 128, 'BIN0': 0, 'BIN1': 128}.get(bin if isinstance(bin, int) else str(bin).upper())
+    if b is None:
+        raise ValueError('VHIST bin is BIN0 or BIN1, not %r' % (bin,))
+    vd, va = _check_vreg(vd), _check_vreg(va)
+    pmask = _check_pmask(pmask)
+    values = [int(va[i]) for i in range(VL) if pmask[i]]
+    counters = []
+    for n in range(128):
+        old = _get_lane(vd, n, 2)
+        if k == 'FREQ':
+            add = sum(1 for v in values if v == b + n)
+        else:
+            add = sum(1 for v in values if b <= v <= b + n)
+        counters.append((old + add) % 65536)
+    return _vreg_of_lanes(counters, 2)
+
+
+# -- saturating conversion (CONTRACT 13.12) -------------------------------------------------------
+
+SAT_NARROWING_PAIRS = {('f16', 'f32'), ('bf16', 'f32'), ('f16', 'bf16')}      # (D, S)
+MAX_FINITE_BITS = {'f16': 0x7BFF, 'bf16': 0x7F7F, 'f32': 0x7F7FFFFF}
+
+
+def convert_bits_sat(bits, src_t, dst_t, round=None):
+    """One element of ``VCONV.dst_t.src_t ..., sat`` (CONTRACT 13.12): on a float-to-narrower-float
+    pair (SAT_NARROWING_PAIRS: reading, those whose D cannot hold every finite S value) a result
+    that 6.1 gives as +-inf (beyond D's range under the rounding, or an infinite source) becomes
+    D's largest finite value of the same sign (f32 -> f16: +-65504); NaN stays NaN.  Every other
+    pair: convert_bits unchanged."""
+    out = convert_bits(bits, src_t, dst_t, round)
+    if ((dst_t, src_t) in SAT_NARROWING_PAIRS and not _is_nan_bits(out, dst_t)
+            and math.isinf(_bits_float(out, dst_t))):
+        return MAX_FINITE_BITS[dst_t] | (out & _sign_bit(dst_t))
+    return out
+
+
+def vconv_sat(dst_t, src_t, a, pmask, round=None, part=0):
+    """Register ``VCONV.dst_t.src_t Vd, Va, Pm, sat {, round} {, part}`` (CONTRACT 13.12): vconv's
+    lanes (6.1: narrowing lane i -> element k * i + part, other elements zero) with
+    convert_bits_sat."""
+    conv_mode(dst_t, src_t, round)
+    a = _check_vreg(a)
+    pmask = _check_pmask(pmask)
+    ds, ss = SIZE[dst_t], SIZE[src_t]
+    w = max(ds, ss)
+    k = w // min(ds, ss)
+    part = int(part)
+    if not 0 <= part < k:
+        raise ValueError('part %d outside 0..%d' % (part, k - 1))
+    out = np.zeros(VL, dtype=np.uint8)
+    for i in range(VL // w):
+        if not lane_active(pmask, i, w):
+            continue
+        if ds < ss:
+            _set_lane(out, k * i + part, ds, convert_bits_sat(_get_lane(a, i, ss), src_t, dst_t, round))
+        else:
+            _set_lane(out, i, ds, convert_bits_sat(_get_lane(a, k * i + part, ss), src_t, dst_t, round))
+    return out
+
+
+def tensor_conv_sat(ub, dst_t, src_t, dst, src, *, repeat=1, dst_blk=1, src_blk=1, dst_rep=8,
+                    src_rep=8, mask=None, count=None, round=None):
+    """Tensor ``VCONV.dst_t.src_t [dst], [src], sat {, round} {, unary fields}`` (CONTRACT 13.12):
+    tensor_conv's iterations, blocks and mask (6.1) with convert_bits_sat; lanes outside the mask
+    keep dst."""
+    _check_mem(ub)
+    conv_mode(dst_t, src_t, round)
+    dst, src = int(dst), int(src)
+    _check_unary_fields(dst_blk, (src_blk,), dst_rep, (src_rep,))
+    _check_align(dst, 'UB operand')
+    _check_align(src, 'UB operand')
+    ds, ss = SIZE[dst_t], SIZE[src_t]
+    lanes = VL // max(ds, ss)
+    actives = _iteration_actives(mask, count, repeat, dst_t if ds >= ss else src_t)
+    _check_operand(ub, dst, dst_blk, dst_rep, len(actives), lanes * ds // BLOCK, 'dst datablock')
+    _check_operand(ub, src, src_blk, src_rep, len(actives), lanes * ss // BLOCK, 'src datablock')
+    for r, active in enumerate(actives):
+        vals = [_read(ub, _lane_addr(src, src_blk, src_rep, r, i, ss), ss) for i in range(lanes)]
+        results = {i: convert_bits_sat(vals[i], src_t, dst_t, round) for i in range(lanes) if active[i]}
+        for i, bits in results.items():
+            _write(ub, _lane_addr(dst, dst_blk, dst_rep, r, i, ds), ds, bits)
