@@ -51,7 +51,8 @@ def size_of(row: Instruction, stmt: Statement) -> int:
 
 
 def element_type(row: Instruction, stmt: Statement) -> tuple[ElementType | None, ElementType | None, str | None]:
-    """The type, the source type (VCONV.D.S) and the condition (VCMP.C.T) the mnemonic names."""
+    """The type, the source type (VCONV.D.S, VPACK.D.S) and the condition (VCMP.C.T; VHIST.K.BINn, a
+    condition of two dotted parts) the mnemonic names."""
     if row.conditions and not row.typed:  # VHIST.K.BINn: both dotted parts are the condition
         if stmt.suffix is None or stmt.suffix2 is None or f"{stmt.suffix}.{stmt.suffix2}".upper() not in row.conditions:
             raise LocatedError(stmt.suffix_loc or stmt.mnemonic_loc,
@@ -70,7 +71,7 @@ def element_type(row: Instruction, stmt: Statement) -> tuple[ElementType | None,
         return _one_type(row, row.types, stmt.suffix2, stmt.suffix2_loc, stmt), None, cond
     if row.source_types:
         if stmt.suffix is None or stmt.suffix2 is None:
-            d, s = row.pairs[0] if row.keyword("round") is None else ("f16", "f32")
+            _, d, s = row.example.split()[0].split(".")  # the pair of the row's example
             raise LocatedError(stmt.suffix_loc or stmt.mnemonic_loc,
                                f"{row.mnemonic} names two types, destination then source: "
                                f"{row.mnemonic}.D.S ({row.mnemonic}.{d}.{s} {_PAIR_VERBS[row.op]} {s} to {d})")

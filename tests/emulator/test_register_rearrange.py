@@ -247,3 +247,23 @@ def test_a2_refuses_sat_on_the_tensor_form(line):
                                            r"conversion\)"):
         vcore.load_text(line + "\nHALT\n", profile="a2")
     assert vcore.load_text(line.replace(", sat", "") + "\nHALT\n", profile="a2").run().fault is None
+
+
+def test_in_a_hardware_loop_vhist_accumulates_and_sat_holds():
+    """In a LOOP: VHIST adds each pass's counts to the same counters (4 passes of 256 lanes of value 9:
+    1024), and VCONV ..., sat saturates in every pass of a loop run in closed form (20 passes)."""
+    text = ("MOV S1, 0x0\nMOV S2, 0x400\nVF.BEGIN\nPSET.b8 P0, ALL\nPSET.b32 P1, ALL\nVLD.u8 V0, [S1]\n"
+            "VLD.u8 V1, [0x100]\nLOOP 4\nVHIST.FREQ.BIN0 V1, V0, P0\nENDLOOP\n"
+            "LOOP 20\nVLD.f32 V2, [0x200]\nVCONV.f16.f32 V3, V2, P1, sat\nVST.f16 [S2], V3, P1, post=128\nENDLOOP\n"
+            "PSET.b8 P7, ALL\nVST.u8 [0x300], V1, P7\nVF.END\nHALT\n")
+    m = vcore.load_text(text, profile="950")
+    m.write("ub", 0, np.full(256, 9, dtype=np.uint8))
+    m.write("ub", 0x200, np.full(64, 1e6, dtype=np.float32).view(np.uint8))
+    r = m.run()
+    assert r.fault is None
+    assert r.fast_loop_instructions > 0                           # the VCONV loop ran in closed form
+    counters = u16(m.read("ub", 0x300, "u8", 256))
+    assert counters[9] == 1024 and sum(counters) == 1024
+    for k in range(20):                                           # each pass's 64 f16 (at elements 2i)
+        f16 = m.read("ub", 0x400 + 256 * k, "u8", 256).view(np.float16)
+        assert f16[0::2].tolist() == [F16_MAX] * 64
