@@ -1,4 +1,5 @@
-"""A statement's keyword fields (``repeat=``, ``post=``, ``blk=``, ``round=``, ``mask=``, ``count=``...).
+"""A statement's keyword fields (``repeat=``, ``post=``, ``blk=``, ``round=``, ``mask=``, ``count=``...),
+and the flags written by their bare name (``sat``).
 
 ``keyword_values`` checks each written field against the row's keywords (an unknown field, with the
 row's fields and the closest name, or one given twice, is an error), fills in the defaults of those
@@ -20,8 +21,10 @@ def keyword_values(symbols: Symbols, row: Instruction, stmt: Statement) -> tuple
     """The row's keyword values (in the row's order), the mask, and the fields as written by name."""
     given: dict[str, Field] = {}
     for f in stmt.fields:
+        if f.value is None and f.name in ("mask", "count"):
+            raise LocatedError(f.loc, f"field {f.name}= needs a value")
         if f.name in given:
-            raise LocatedError(f.loc, f"field {f.name}= given twice")
+            raise LocatedError(f.loc, f"{f.name} given twice" if f.value is None else f"field {f.name}= given twice")
         names = [k.name for k in row.keywords] + (["mask", "count"] if row.has_mask else [])
         if f.name not in names:
             fields = ", ".join(n + "=" for n in names) or "none"
@@ -33,6 +36,11 @@ def keyword_values(symbols: Symbols, row: Instruction, stmt: Statement) -> tuple
         f = given.get(spec.name)
         if f is None:
             values.append(spec.default)
+        elif spec.flag or f.value is None:
+            if spec.flag != (f.value is None):
+                raise LocatedError(f.loc, f"{spec.name} is written alone (`, {spec.name}`), without a value"
+                                   if spec.flag else f"field {spec.name}= needs a value")
+            values.append(1)
         elif spec.preg:
             if not (isinstance(f.value, Reg) and f.value.bank == "P"):
                 raise LocatedError(f.value_loc, f"{spec.name}= takes a mask register P0..P7")

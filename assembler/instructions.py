@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from attrs import evolve
+
 from assembler.diagnostics import LocatedError, Location, did_you_mean
 from assembler.expressions import Symbols
 from assembler.fields import keyword_values
 from assembler.operands import KIND_WORDS, operand_value, shape_fits
 from assembler.suggest import unknown_mnemonic
-from assembler.syntax import Field, Statement
+from assembler.syntax import Field, Name, Statement
 from isa import MNEMONICS, TYPES, Inst, Instruction, Kind, problems
+from isa.encoding import pairs_problem
 from isa.model import UbRef
 from isa.types import ElementType
 
@@ -48,7 +51,14 @@ def size_of(row: Instruction, stmt: Statement) -> int:
 
 
 def element_type(row: Instruction, stmt: Statement) -> tuple[ElementType | None, ElementType | None, str | None]:
-    """The type, the source type (VCONV.D.S) and the condition (VCMP.C.T) the mnemonic names."""
+    """The type, the source type (VCONV.D.S, VPACK.D.S) and the condition (VCMP.C.T; VHIST.K.BINn, a
+    condition of two dotted parts) the mnemonic names."""
+    if row.conditions and not row.typed:  # VHIST.K.BINn: both dotted parts are the condition
+        if stmt.suffix is None or stmt.suffix2 is None or f"{stmt.suffix}.{stmt.suffix2}".upper() not in row.conditions:
+            raise LocatedError(stmt.suffix_loc or stmt.mnemonic_loc,
+                               f"{row.mnemonic} is written {row.mnemonic}.{row.part}, one of "
+                               + ", ".join(f"{row.mnemonic}.{c}" for c in row.conditions))
+        return None, None, f"{stmt.suffix}.{stmt.suffix2}".upper()
     if row.conditions:
         if stmt.suffix is None or stmt.suffix2 is None:
             raise LocatedError(stmt.suffix_loc or stmt.mnemonic_loc,
@@ -61,9 +71,14 @@ def element_type(row: Instruction, stmt: Statement) -> tuple[ElementType | None,
         return _one_type(row, row.types, stmt.suffix2, stmt.suffix2_loc, stmt), None, cond
     if row.source_types:
         if stmt.suffix is None or stmt.suffix2 is None:
+            _, d, s = row.example.split()[0].split(".")  # the pair of the row's example
             raise LocatedError(stmt.suffix_loc or stmt.mnemonic_loc,
                                f"{row.mnemonic} names two types, destination then source: "
-                               f"{row.mnemonic}.D.S (VCONV.f16.f32 converts f32 to f16)")
+                               f"{row.mnemonic}.D.S ({row.mnemonic}.{d}.{s} {_PAIR_VERBS[row.op]} {s} to {d})")
+        if row.keyword("round") is None and stmt.suffix in TYPES and stmt.suffix2 in TYPES:
+            problem = pairs_problem(row, stmt.suffix, stmt.suffix2)  # VPACK, VUNPACK: name every pair
+            if problem is not None:
+                raise LocatedError(stmt.suffix_loc, problem)
         dst = _one_type(row, row.types, stmt.suffix, stmt.suffix_loc, stmt)
         src = _one_type(row, row.source_types, stmt.suffix2, stmt.suffix2_loc, stmt)
         return dst, src, None
@@ -74,6 +89,9 @@ def element_type(row: Instruction, stmt: Statement) -> tuple[ElementType | None,
             raise LocatedError(stmt.suffix_loc, f"{row.mnemonic} takes no type suffix")
         return None, None, None
     return _one_type(row, row.types, stmt.suffix, stmt.suffix_loc, stmt), None, None
+
+
+_PAIR_VERBS = {"conv": "converts", "pack": "packs", "unpack": "unpacks"}
 
 
 def _one_type(row: Instruction, allowed, suffix: str | None, loc, stmt: Statement) -> ElementType:
@@ -91,6 +109,7 @@ def _one_type(row: Instruction, allowed, suffix: str | None, loc, stmt: Statemen
 def instruction(symbols: Symbols, row: Instruction, stmt: Statement, warn: Warn) -> Inst:
     """The statement as an instruction of ``row`` (a ``LocatedError`` at the first problem)."""
     etype, source, cond = element_type(row, stmt)
+    stmt = flags_written(row, stmt)
     if len(stmt.operands) > len(row.operands):
         extra = stmt.operands[len(row.operands)]
         raise LocatedError(extra.loc, f"unexpected operand: {row.mnemonic} takes {len(row.operands)}")
@@ -114,6 +133,21 @@ def instruction(symbols: Symbols, row: Instruction, stmt: Statement, warn: Warn)
         where["source_type"] = stmt.suffix2_loc or stmt.mnemonic_loc
         raise LocatedError(where.get(slot, stmt.end), message)
     return inst
+
+
+def flags_written(row: Instruction, stmt: Statement) -> Statement:
+    """The statement with its trailing operands past the row's that are the bare name of one of its
+    fields read as those fields: a flag (``VCONV.f16.f32 V0, V1, P0, sat``), or a field without its
+    value, which ``keyword_values`` then names."""
+    flags = {k.name for k in row.keywords}
+    operands = list(stmt.operands)
+    moved = []
+    while len(operands) > len(row.operands) and isinstance(operands[-1], Name) and operands[-1].name.lower() in flags:
+        name = operands.pop()
+        moved.insert(0, Field(name.name.lower(), None, name.loc, name.loc))
+    if not moved:
+        return stmt
+    return evolve(stmt, operands=tuple(operands), fields=(*moved, *stmt.fields))
 
 
 def warn_s0_written(row: Instruction, stmt: Statement, inst: Inst, given: dict[str, Field], warn: Warn) -> None:

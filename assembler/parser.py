@@ -205,6 +205,10 @@ def _parse_args(cur: _Cursor, name_at: int = -1):
             value_start = cur.tok
             value = parse_operand(cur)
             fields.append(Field(tok.text.lower(), value, tok.location, span(value_start.location, cur.last().location)))
+        elif fields and tok.kind == "ident" and cur.peek().kind in ("op", "end") and not cur.peek().is_op("(") \
+                and register_of(tok) is None:  # a field written as its bare name (``, sat``)
+            cur.next()
+            fields.append(Field(tok.text.lower(), None, tok.location, tok.location))
         else:
             if fields:
                 raise LocatedError(tok.location, "positional operand after keyword fields")

@@ -15,14 +15,17 @@ from isa.text import inst_text
 def check_profile_runs(program: Program, profile: Profile, decoded) -> None:
     """Refuse a program with vector functions or register instructions on a profile without vector
     functions (the A2 has none: run there, they would give wrong answers, not faults), or with a
-    conversion that only the 950 has."""
+    conversion that only the 950 has (a pair, or ``sat``), or an integer division."""
     _check_functions_allowed(program, profile, decoded)
     if profile["machine"]["isa"] != "950":
         for pc, inst in decoded:
             if inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float:
                 refuse(program, pc, inst, f"{inst.row.mnemonic}.{inst.type.name} needs the 950 profile: the "
                                           f"{profile.name} divides only f16 and f32")
-            if inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950:
+            if inst.row.op == "conv" and inst.kw("sat"):  # SatMode (CONTRACT 13.12): the 950's alone
+                refuse(program, pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} sat needs the 950 profile "
+                                          f"({profile.name} has no saturating conversion)")
+            if inst.row.op == "conv" and (inst.type.name, inst.source.name) in ONLY_950:
                 refuse(program, pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} (from {inst.source.name} to "
                                           f"{inst.type.name}) exists on the 950 only, and the {profile.name} "
                                           f"profile's instruction set is {profile['machine']['isa']}: such "

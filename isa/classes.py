@@ -32,7 +32,8 @@ INDEX = "index"  # the lanes of its index register (128; 64 for 32-bit types) at
 ONE = "one"  # one cycle
 STRIDED = "strided"  # one cycle, or ``register.strided_access_cycles`` with ``blk=`` (more if its banks need)
 PRICE = "price"  # the priced figure itself (scalar, sync, DMA and function structure)
-OCCUPANCIES = (PER_OP, INDEX, ONE, STRIDED, PRICE)
+CYCLES = "cycles"  # the cycles its ``register`` key ``cycles`` gives (a rearrangement of fixed size: VINTLV)
+OCCUPANCIES = (PER_OP, INDEX, ONE, STRIDED, PRICE, CYCLES)
 
 
 @frozen
@@ -60,6 +61,10 @@ class SchedClass:
     # or a tensor iteration's.
     adds: tuple[str, ...] = ()
     int_extra: str = ""
+    # CYCLES: the ``register`` key of its cycles; ``after_cycles``: its latency counts from its last cycle
+    # (it lands ``latency + cycles - 1`` after it issues), not from its first.
+    cycles: str = ""
+    after_cycles: bool = False
 
     @property
     def family(self) -> str:
@@ -96,11 +101,15 @@ def _tensor(name: str, adds: tuple[str, ...] = (), int_extra: str = "") -> Sched
 
 
 def _reg(name: str, occupancy: str, units: tuple[str, ...], occupies: str, *, latency: str = "",
-         rate: str = "", whole_ub: bool = False, adds: tuple[str, ...] = (), int_extra: str = "") -> SchedClass:
+         rate: str = "", whole_ub: bool = False, adds: tuple[str, ...] = (), int_extra: str = "",
+         after_cycles: bool = False) -> SchedClass:
     key = latency or f"{name}_latency"
     lands = {"reduce_latency": "`reduce_latency.SUM`, `.MAX`, `.MIN`"}.get(key, f"`{key}`")
+    if after_cycles:
+        lands += f" + `{name}` - 1 (after its last cycle)"
     return SchedClass(f"reg.{name}", ("register", key), occupancy, units, rate, whole_ub, occupies, lands, "V",
-                      adds=adds, int_extra=int_extra)
+                      adds=adds, int_extra=int_extra, cycles=name if occupancy == CYCLES else "",
+                      after_cycles=after_cycles)
 
 
 def _vf(name: str, occupies: str, lands: str = "-") -> SchedClass:
@@ -139,6 +148,13 @@ CLASSES: dict[str, SchedClass] = {c.name: c for c in (
     _reg("mask", ONE, ("exec",), "1"),
     # PPACK, PUNPACK, PINTLV, PDINTLV: 1 cycle, issued alone (`mask_permute_single_issue`; CONTRACT 13.9)
     _reg("mask_permute", ONE, ("exec",), "1, issued alone (`mask_permute_single_issue`)", latency="mask_latency"),
+    # VINTLV, VDINTLV (2 cycles), VPACK, VUNPACK (1) and VHIST (8): their own cycles, issued alone (the
+    # documented single-issue rule, `*_single_issue`; CONTRACT 13.9)
+    _reg("interleave", CYCLES, ("exec",), "`interleave`, issued alone (`interleave_single_issue`)",
+         latency="alu_latency"),
+    _reg("pack", CYCLES, ("exec",), "`pack`, issued alone (`pack_single_issue`)", latency="alu_latency"),
+    _reg("histogram", CYCLES, ("exec",), "`histogram`, issued alone (`histogram_single_issue`)",
+         latency="alu_latency", after_cycles=True),
     _reg("mask_load", ONE, ("load",), "1", latency="mask_latency"),
     _reg("mask_store", ONE, ("store",), "1", latency="mask_latency"),
     _vf("launch", "the function's whole run (below)", "the same"),
@@ -177,6 +193,8 @@ def class_problems(cls: SchedClass) -> list[str]:
     elif cls.units:
         found.append(f"scheduling class {cls.name!r} holds units {cls.units!r}, and only a register class "
                      f"runs inside a vector function")
+    if (cls.occupancy == CYCLES) != bool(cls.cycles) or (cls.after_cycles and not cls.cycles):
+        found.append(f"scheduling class {cls.name!r}: a key of its cycles is for the {CYCLES!r} occupancy alone")
     if (cls.occupancy == INDEX) != bool(cls.rate):
         found.append(f"scheduling class {cls.name!r}: a rate is for the {INDEX!r} occupancy alone")
     if cls.pipe not in (*PIPES, "flag") or (cls.pipe == "flag") != (cls.pipe_operand is not None):

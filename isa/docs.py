@@ -87,7 +87,8 @@ def render() -> str:
                 presence = "; top bit: given" if k.optional else ""
                 default = f", default {k.default}" if k.default is not None else (", required" if k.required else "")
                 values = ", ".join(f"{i} {c}" for i, c in enumerate(k.choices)) if k.choices else f"{k.lo}..{k.hi}"
-                meaning = f"`{k.name}=` {values}{default}{presence}: {k.doc}"
+                meaning = (f"`{k.name}`: 1 when written, else 0: {k.doc}" if k.flag else
+                           f"`{k.name}=` {values}{default}{presence}: {k.doc}")
             out.append(f"| [{f.lo}:{f.hi}) | {f.name} | {meaning} |")
     return "\n".join(out) + "\n"
 

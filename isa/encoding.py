@@ -167,7 +167,7 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
         found.append(("type", f"{row.mnemonic} takes the types " + ", ".join(row.types)))
         return found
     if bool(row.source_types) != (inst.source is not None):
-        return [("type", f"{row.mnemonic} needs two types, VCONV.D.S" if row.source_types
+        return [("type", f"{row.mnemonic} needs two types, {row.mnemonic}.D.S" if row.source_types
                  else f"{row.mnemonic} takes one type")]
     if bool(row.conditions) != (inst.cond is not None) or (inst.cond is not None and inst.cond not in row.conditions):
         return [("condition", f"{row.mnemonic} needs a {row.part_word}: " + ", ".join(row.conditions)
@@ -199,8 +199,8 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
         first, second = (inst.operands[[o.name for o in row.operands].index(name)] for name in row.distinct)
         if first == second:
             found.append((row.distinct[1], f"{row.mnemonic} needs two different destination registers"))
-    if row.source_types and not any(name == "round" for name, _ in found):  # (round= past the modes: said)
-        found += _conversion_problems(inst)
+    if row.pairs and not any(name == "round" for name, _ in found):  # (round= past the modes: said)
+        found += _pair_problems(inst)
     if row.family in ("ld", "st"):
         ref = inst.operands[1 if row.family == "ld" else 0]
         if ref.reg is None and ref.offset % etype.size:
@@ -222,8 +222,23 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
     return found
 
 
-def _conversion_problems(inst: Inst) -> list[tuple[str, str]]:
+def pairs_problem(row: Instruction, dst: str, src: str) -> str | None:
+    """Why ``row``.dst.src is not one of the row's type pairs, naming those it has, or None. A conversion
+    names the sources of its D (``isa.conversions.pair_problem``), VPACK and VUNPACK all their pairs."""
+    if (dst, src) in row.pairs:
+        return None
+    if row.keyword("round") is not None:  # a conversion
+        return pair_problem(dst, src, None)[1]
+    listed = ", ".join(f"{row.mnemonic}.{d}.{s}" for d, s in row.pairs)
+    return f"{row.mnemonic} has no pair {dst}.{src} (destination {dst}, source {src}): its pairs are {listed}"
+
+
+def _pair_problems(inst: Inst) -> list[tuple[str, str]]:
+    """A row with two types: its pair, and a conversion's ``round=`` and ``part=`` for that pair."""
     dst, src = inst.type.name, inst.source.name
+    if inst.row.keyword("round") is None:
+        found = pairs_problem(inst.row, dst, src)
+        return [] if found is None else [("source_type", found)]
     found = pair_problem(dst, src, inst.round_mode)
     if found is not None:
         return [found]

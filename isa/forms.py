@@ -88,6 +88,9 @@ FORMS: dict[str, Form] = {
     "mask-select": _reg(_P, _P, _P, _P),
     "mask-half": _reg(_P, _P),
     "mask-pair": _reg(_P, _P, _P, _P),
+    "reg-pair": _reg(_V, _V, _V, _V),
+    "reg-half": _reg(_V, _V),
+    "reg-histogram": _reg(_V, _V, _P),
     # the scalar unit
     "scalar-mov": _of("scalar", (_S, Kind.IMM)),
     "scalar-mov-wide": _of("scalar", (_S, Kind.IMM)),

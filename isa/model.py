@@ -37,8 +37,9 @@ PIPES = ("S", "V", "MTE2", "MTE3")
 BARRIER_PIPES = (*PIPES, "ALL")
 CONDITIONS = ("EQ", "NE", "LT", "GT", "LE", "GE")  # VCMP.C.T: src0 C src1
 REDUCTIONS = ("SUM", "MAX", "MIN")  # VREDUCE.O.T
+HISTOGRAMS = ("FREQ.BIN0", "FREQ.BIN1", "CUM.BIN0", "CUM.BIN1")  # VHIST.K.BINn
 # The dotted part a row may take between its mnemonic and its type: its letter in the syntax -> its name.
-PARTS = {"C": "condition", "O": "operation"}
+PARTS = {"C": "condition", "O": "operation", "K.BINn": "histogram mode"}
 CORE_VALUES = ("BLOCKIDX", "BLOCKNUM")  # MOV Sd, BLOCKIDX: reserved names, never labels or constants
 PATTERNS = ("ALL", "ALLF", "VL1", "VL2", "VL3", "VL4", "VL8", "VL16", "VL32", "VL64", "VL128", "M3", "M4", "H", "Q")
 
@@ -136,6 +137,7 @@ class Keyword:
     types: tuple[str, ...] = ()  # allowed only with these element types (empty: any)
     doc: str = ""
     choices: tuple[str, ...] = ()  # a field written as a name (round=floor): the value is its index
+    flag: bool = False  # a field written as its bare name (``, sat``): 1 when written, 0 (its default) when not
 
     @property
     def optional(self) -> bool:
@@ -196,11 +198,14 @@ class Instruction:
     words: int = 1  # fixed words before any mask extension
     register: bool = False  # a register (vector-function) instruction: runs only where the profile has them
     structure: bool = False  # VF.BEGIN, VF.END, LOOP, ENDLOOP, MEMBAR: the shape of a vector function
-    # VCONV.D.S: ``types`` are the destination types D, these the source types S (the pairs that
-    # exist are ``isa.conversions.PAIRS``), encoded in a second type field.
+    # Rows with two types (VCONV.D.S, VPACK.D.S, VUNPACK.D.S): ``types`` are the destination types D,
+    # these the source types S, encoded in a second type field; ``pairs`` are the (D, S) pairs that
+    # exist (VCONV's: ``isa.conversions.PAIRS``).
     source_types: tuple[str, ...] = ()
+    pairs: tuple[tuple[str, str], ...] = ()
     # VCMP.C.T: the conditions C written between the mnemonic and the type, encoded in a 3-bit field;
-    # VREDUCE.O.T: the operations O, in the same place (``part`` names which: a ``PARTS`` key).
+    # VREDUCE.O.T: the operations O, in the same place (``part`` names which: a ``PARTS`` key); a row
+    # without a type writes both dotted parts as its condition (VHIST.K.BINn: ``FREQ.BIN0``).
     conditions: tuple[str, ...] = ()
     part: str = "C"
     # A complete use of the instruction, as a program writes it (``isa.examples.program`` frames a
@@ -269,7 +274,8 @@ class Instruction:
                  for o in self.operands]
         for kw in self.keywords:
             value = "Pn" if kw.preg else "|".join(kw.choices) if kw.choices else "N"
-            parts.append(f"{kw.name}={value}" if kw.required else f"[{kw.name}={value}]")
+            written = kw.name if kw.flag else f"{kw.name}={value}"
+            parts.append(written if kw.required else f"[{written}]")
         if self.has_mask:
             parts += ["[mask=N|(LOW,HIGH)]", "[count=N]"]
         return head + (" " + ", ".join(parts) if parts else "")

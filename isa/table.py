@@ -9,9 +9,10 @@ mode is not ALL is followed by two 64-bit mask words (see ``docs/encoding.md``).
 from __future__ import annotations
 
 from isa import types as T  # noqa: N812  (the type sets read as T.TENSOR_TYPES, like the docs)
-from isa.conversions import DESTINATIONS, ROUND_MODES, SOURCES
+from isa.conversions import DESTINATIONS, PAIRS, ROUND_MODES
 from isa.model import (
     CONDITIONS,
+    HISTOGRAMS,
     MASK_MODE_BITS,
     REDUCTIONS,
     WORD_BITS,
@@ -36,11 +37,14 @@ FUNCTION_SCALAR_FAMILIES = ("mov", "mov_core", "alu")
 
 def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands, keywords=(), *,
          pipe: str, timing: str, family: str, op: str, summary: str, example: str, mask: bool = False,
-         source_types: tuple[str, ...] = (), conditions: tuple[str, ...] = (), part: str = "C",
+         pairs=(), conditions: tuple[str, ...] = (), part: str = "C",
          kernel: bool | None = None, type_rates: tuple[tuple[str, str], ...] = (),
          distinct: tuple[str, ...] = ()) -> Instruction:
-    """One row, its bit fields laid out. ``kernel`` defaults to whether its arithmetic is its op's
-    element kernel: not for a conversion (a type pair) or a compare or reduction (a condition)."""
+    """One row, its bit fields laid out. ``pairs``: the (D, S) pairs of a row with two types (its
+    source types S are theirs). ``kernel`` defaults to whether its arithmetic is its op's element
+    kernel: not for a type pair (a conversion, a pack) or a compare or reduction (a condition)."""
+    pairs = tuple(pairs) if isinstance(pairs, tuple) else tuple(sorted(pairs))  # a set (VCONV's): sorted
+    source_types = tuple(sorted({s for _, s in pairs}))
     fields = [BitField("opcode", 0, OPCODE_BITS)]
     pos = OPCODE_BITS
     if types:
@@ -66,7 +70,8 @@ def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands
                        keywords=tuple(keywords), pipe=pipe, timing=timing, family=family, op=op, summary=summary,
                        has_mask=mask, fields=tuple(fields), words=words,
                        register=opcode in REGISTER_OPCODES, structure=opcode in FUNCTION_OPCODES,
-                       source_types=tuple(source_types), conditions=tuple(conditions), part=part, example=example,
+                       source_types=source_types, pairs=pairs, conditions=tuple(conditions), part=part,
+                       example=example,
                        kernel=not source_types and not conditions if kernel is None else kernel,
                        type_rates=tuple(type_rates), distinct=tuple(distinct))
 
@@ -116,6 +121,9 @@ ROUND = Keyword("round", 3, 0, len(ROUND_MODES) - 1, choices=ROUND_MODES,
                 doc="rounding where the result is inexact: " + ", ".join(ROUND_MODES) + " (default rint)")
 PART = Keyword("part", 2, 0, 3, doc="which element of each wide lane the narrow one is (0..k-1, default 0)")
 HALF = Keyword("part", 1, 0, 1, default=0, choices=("lo", "hi"), doc="which half: lo (the default) or hi")
+SAT = Keyword("sat", 1, 0, 1, default=0, flag=True,
+              doc="a float narrowed to a float of smaller range saturates: past D's range (and +-inf) gives D's "
+                  "largest finite value of its sign, NaN stays NaN; no other pair changes (950 only)")
 FILL_STRIDES = (
     _stride("dstblk", 16, 1, 1, "destination block stride, in datablocks"),
     _stride("dstrep", 12, 0, 8, "destination repeat stride, in datablocks"),
@@ -320,9 +328,9 @@ def _wave_one(rows: list[Instruction]) -> None:
     unary_fields = (REPEAT, *UNARY_STRIDES)
     fill_fields = (REPEAT, *FILL_STRIDES)
     # 0x80..0x9F: more tensor instructions, pipe V.
-    rows.append(_row("VCONV", "tensor-conv", 0x80, DESTINATIONS, (_ub("dst"), _ub("src")), (ROUND, *unary_fields),
-                     pipe="V", timing="tensor.unary", family="tensor_conv", op="conv", mask=True,
-                     source_types=SOURCES, summary="tensor d = S converted to D, iterated over UB (lanes of the "
+    rows.append(_row("VCONV", "tensor-conv", 0x80, DESTINATIONS, (_ub("dst"), _ub("src")),
+                     (ROUND, *unary_fields, SAT), pipe="V", timing="tensor.unary", family="tensor_conv", op="conv",
+                     mask=True, pairs=PAIRS, summary="tensor d = S converted to D, iterated over UB (lanes of the "
                                                    "wider type)",
                      example="VCONV.f16.f32 [0x20000], [0x0], dstrep=4, round=floor"))
     rows.append(_row("VDUP", "tensor-fill", 0x81, T.TENSOR_TYPES, (_ub("dst"), scalar), fill_fields, pipe="V",
@@ -365,8 +373,8 @@ def _wave_one(rows: list[Instruction]) -> None:
                      summary="tensor d = bit ? a : scalar, the bits of iteration r at sel + r * lanes / 8",
                      example="VSELS.f32 [0x20000], [0x0], 2.0, [0x18000], mask=(0xFF00FF, 0)"))
     # 0xA0..0xCF: more register (vector function) instructions, pipe V.
-    rows.append(_row("VCONV", "reg-conv", 0xA0, DESTINATIONS, (_v("vd"), _v("va"), _p("pm")), (ROUND, PART),
-                     pipe="V", timing="reg.convert", family="vconv", op="conv", source_types=SOURCES,
+    rows.append(_row("VCONV", "reg-conv", 0xA0, DESTINATIONS, (_v("vd"), _v("va"), _p("pm")), (ROUND, PART, SAT),
+                     pipe="V", timing="reg.convert", family="vconv", op="conv", pairs=PAIRS,
                      summary="register d = S converted to D (part= places narrow lanes); inactive lanes zero",
                      example="VCONV.f16.f32 V0, V1, P0, part=1"))
     rows.append(_row("VDUP", "reg-dup-scalar", 0xA1, T.REG_TYPES, (_v("vd"), scalar, _p("pm")), pipe="V",
@@ -406,6 +414,7 @@ def _wave_one(rows: list[Instruction]) -> None:
                      family="plogic", op="not", summary="Pd = not Pa, all 256 bits",
                      example="PNOT P0, P1"))
     _mask_rearrangement(rows)
+    _register_rearrangement(rows)
     # More scalar instructions, pipe S.
     rows.append(_row("MOV", "scalar-mov-wide", 0x57, (), (_s("sd", writes=True), Operand("src", Kind.IMM, imm_bits=64)),
                      pipe="S", timing="scalar.alu", family="mov", op="mov",
@@ -453,6 +462,32 @@ def _mask_rearrangement(rows: list[Instruction]) -> None:
         rows.append(_row(mn, "mask-pair", opcode, T.MASK_WIDTHS, (_p("pd0"), _p("pd1"), _p("pa"), _p("pb")),
                          pipe="V", timing="reg.mask_permute", family="prearrange", op=op, summary=text,
                          example=f"{mn}.b16 P2, P3, P0, P1", distinct=("pd0", "pd1")))
+
+
+def _register_rearrangement(rows: list[Instruction]) -> None:
+    """CONTRACT 13.3 and 13.6: register interleave, de-interleave, pack and unpack, and the histogram
+    (950, in functions). Sources are read before a destination is written (13.12)."""
+    for opcode, mn, op, text in ((0xB9, "VINTLV", "intlv", "Vd0 = the first, Vd1 the last L elements of a0, b0, "
+                                                           "a1, b1, ..."),
+                                 (0xBA, "VDINTLV", "dintlv", "Vd0 = the even, Vd1 the odd elements of Va then Vb")):
+        rows.append(_row(mn, "reg-pair", opcode, T.ALL_DATA, (_v("vd0"), _v("vd1"), _v("va"), _v("vb")), pipe="V",
+                         timing="reg.interleave", family="vrearrange", op=op, summary=text, kernel=False,
+                         example=f"{mn}.f16 V2, V3, V0, V1", distinct=("vd0", "vd1")))
+    rows.append(_row("VPACK", "reg-half", 0xBB, tuple(sorted({d for d, _ in T.PACK_PAIRS})), (_v("vd"), _v("va")),
+                     (HALF,), pipe="V", timing="reg.pack", family="vrearrange", op="pack", pairs=T.PACK_PAIRS,
+                     summary="element i (part=hi: L_S + i) of Vd as D = the low bits of lane i of Va as S; the "
+                             "other half 0",
+                     example="VPACK.u8.s16 V1, V0, part=hi"))
+    rows.append(_row("VUNPACK", "reg-half", 0xBC, tuple(sorted({d for d, _ in T.UNPACK_PAIRS})),
+                     (_v("vd"), _v("va")), (HALF,), pipe="V", timing="reg.pack", family="vrearrange", op="unpack",
+                     pairs=T.UNPACK_PAIRS,
+                     summary="lane i of Vd as D = element i (part=hi: L_D + i) of Va as S, sign- or zero-extended by S",
+                     example="VUNPACK.s32.s16 V1, V0"))
+    rows.append(_row("VHIST", "reg-histogram", 0xBD, (), (_v("vd"), _v("va"), _p("pm")), pipe="V",
+                     timing="reg.histogram", family="vhist", op="hist", conditions=HISTOGRAMS, part="K.BINn",
+                     summary="Vd's 128 u16 counters += the active u8 lanes of Va equal to b + n (FREQ) or in "
+                             "b..b + n (CUM), b = 0 (BIN0) or 128 (BIN1); wraps",
+                     example="VHIST.CUM.BIN1 V1, V0, P0"))
 
 
 def _bitwise(rows: list[Instruction]) -> None:

@@ -46,7 +46,9 @@ def inst_text(inst: Inst, labels: dict[int, str] | None = None) -> str:
     for spec, value in zip(row.keywords, inst.keywords, strict=True):
         if value is None or (value == spec.default and not spec.required):
             continue
-        if spec.choices:
+        if spec.flag:
+            parts.append(spec.name)
+        elif spec.choices:
             parts.append(f"{spec.name}={spec.choices[value]}")
         else:
             parts.append(f"{spec.name}=P{value}" if spec.preg else f"{spec.name}={value}")

@@ -30,7 +30,6 @@ from hypothesis import strategies as st
 import isa
 from isa import BARRIER_PIPES, CORE_VALUES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
 from isa.conversions import EXACT_PAIRS, ODD_PAIRS
-from isa.conversions import PAIRS as CONVERSION_PAIRS
 from isa.program import DataRecord, Program
 from isa.text import inst_text
 from isa.types import SCALAR_MEMORY, TYPES
@@ -186,8 +185,8 @@ def inst_of_row(draw, row: isa.Instruction, targets: st.SearchStrategy[int] | No
         choices = st.sampled_from(row.types)
         type_name = draw(st.one_of(choices, st.sampled_from(unlocking)) if unlocking else choices)
     source = cond = None
-    if row.source_types:  # VCONV.D.S: a pair that exists
-        type_name, source_name = draw(st.sampled_from(sorted(CONVERSION_PAIRS)))
+    if row.source_types:  # VCONV.D.S, VPACK.D.S: a pair that exists
+        type_name, source_name = draw(st.sampled_from(row.pairs))
         source = TYPES[source_name]
     if row.conditions:
         cond = draw(st.sampled_from(row.conditions))

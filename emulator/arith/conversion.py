@@ -70,13 +70,18 @@ def round_to_int(x: np.ndarray, target: ElementType, mode: str = "rint") -> np.n
     return r.astype(np.int64).astype(dtype_of(target))
 
 
-def converter(dst: ElementType, src: ElementType, mode: str | None):
-    """``fn(values of src) -> values of dst`` for VCONV.dst.src with ``round=mode`` (None: rint)."""
+def converter(dst: ElementType, src: ElementType, mode: str | None, saturate: bool = False):
+    """``fn(values of src) -> values of dst`` for VCONV.dst.src with ``round=mode`` (None: rint) and,
+    with ``saturate`` (``sat``), a float narrowed to a float of smaller range clamped to D's largest
+    finite value of its sign (inf too; NaN stays NaN); ``sat`` changes no other pair."""
     mode = mode or "rint"
     out = dtype_of(dst)
     if src.is_float and dst.is_float:
         if dst.size > src.size:  # widening: exact
             return lambda a: a.astype(out)
+        top = _MAX[dst.name]
+        if saturate and top < _MAX[src.name]:  # clamped first, exactly in float64: D's max rounds to itself
+            return lambda a: round_to_float(np.clip(a.astype(F64), -top, top), dst.name, mode)
         return lambda a: round_to_float(a.astype(F64), dst.name, mode)
     if src.is_float:
         return lambda a: round_to_int(a.astype(F64), dst, mode)

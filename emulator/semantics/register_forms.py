@@ -44,7 +44,7 @@ def conv_layout(inst: Inst) -> tuple:
     elements of the narrower type to a lane of the wider."""
     dst, src = inst.type, inst.source
     width = max(dst.size, src.size)
-    return (conversion.converter(dst, src, inst.round_mode), inst.kw("part") or 0, width,
+    return (conversion.converter(dst, src, inst.round_mode, saturate=bool(inst.kw("sat"))), inst.kw("part") or 0, width,
             width // min(dst.size, src.size), dst.size < src.size)
 
 

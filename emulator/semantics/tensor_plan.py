@@ -102,7 +102,7 @@ def kernel_of(inst: Inst):
     sources arrive as booleans; a compare returns booleans, which the shape packs into bits."""
     family, op = inst.row.family, inst.row.op
     if family == "tensor_conv":
-        convert = conversion.converter(inst.type, inst.source, inst.round_mode)
+        convert = conversion.converter(inst.type, inst.source, inst.round_mode, saturate=bool(inst.kw("sat")))
         return lambda srcs, scalar=None: convert(srcs[0])
     if family == "tensor_compare":
         return numerics.compare_kernel(inst.cond, inst.type)

@@ -26,7 +26,7 @@ from attrs import frozen
 from emulator.profiles.profile import Profile
 from emulator.timing.banks import BankRules, conflict_cycles
 from isa import Inst
-from isa.classes import CLASSES, INDEX, ONE, STRIDED
+from isa.classes import CLASSES, CYCLES, INDEX, ONE, STRIDED
 
 _WIDTH_INDEX = {1: 0, 2: 1, 4: 2}
 # A row's scheduling class (its ``timing``) is a record of ``isa.classes``: how it is scheduled (its
@@ -70,10 +70,8 @@ def elements_per_cycle(entry, inst: Inst, width: int):
 
 
 def _rate_keys(row) -> list[str]:
-    if row.source_types:
-        from isa.conversions import PAIRS  # noqa: PLC0415  (only for the check at import)
-
-        return sorted(f"{d}.{s}" for d, s in PAIRS)
+    if row.pairs:
+        return sorted(f"{d}.{s}" for d, s in row.pairs)
     return list(row.types)
 
 
@@ -97,8 +95,9 @@ def check_classes(table, profiles, classes=CLASSES) -> list[str]:
             continue
         for profile in profiles:
             section, key = cls.price
-            if key not in profile[section]:
-                problems.append(f"{row.mnemonic} ({row.form}): profile {profile.name} lacks {section}.{key}")
+            for needed in (key, cls.cycles) if cls.cycles else (key,):
+                if needed not in profile[section]:
+                    problems.append(f"{row.mnemonic} ({row.form}): profile {profile.name} lacks {section}.{needed}")
             for rate in _rates(row, cls):  # the lanes' rate, in its section's elements_per_cycle
                 entry = profile[section]["elements_per_cycle"].get(rate)
                 if entry is None:
@@ -205,6 +204,9 @@ class CostModel:
             latency = latency[inst.cond]
         if cls.occupancy == ONE:
             return Cost(1, latency)
+        if cls.occupancy == CYCLES:  # its own cycles (VINTLV, VPACK, VHIST: CONTRACT 13.9)
+            cycles = reg[cls.cycles]
+            return Cost(cycles, latency + cycles - 1 if cls.after_cycles else latency)
         if cls.occupancy == STRIDED:  # a block-strided VLD / VST: the documented half rate (more if its banks need it)
             return Cost(1 if inst.kw("blk") is None else reg["strided_access_cycles"], latency)
         size = inst.type.size

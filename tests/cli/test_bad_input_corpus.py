@@ -796,7 +796,57 @@ OPTIONS = [
     usage("unknown-option", run_ok("--bogus"), "--bogus"),
 ]
 
-CASES = [*ASSEMBLER, *RANGES, *FAULTS, *FILES, *LOADS, *DUMPS, *PROFILES, *OPTIONS]
+# ---------------------------------------------------------------------------------------------------
+# Part three, register rearrangement (CONTRACT 13.3, 13.6, 13.12): VINTLV, VDINTLV, VPACK, VUNPACK,
+# VHIST and VCONV ..., sat
+# ---------------------------------------------------------------------------------------------------
+
+def _in_function(line: str) -> str:
+    return f"VF.BEGIN\n    {line}\nVF.END\nHALT\n"
+
+
+def _refused_on_a2(case_id: str, source: str, line: int, col: int, *words: str) -> Case:
+    """Valid on the 950, refused on the a2 when loaded: exit 2, ``FILE:LINE:COL: error: MESSAGE`` first
+    (then the statement, as the loader quotes it), nothing on stdout."""
+    def build(d: Path) -> list:
+        return ["run", _write_prog(d, source), "--report", "none", "--profile", "a2"]
+
+    def check(r, d: Path) -> None:
+        _status(r, 2)
+        head = f"{d / PROG}:{line}:{col}: error:"
+        first = r.stderr.splitlines()[0]
+        _check(first.startswith(head), f"{first!r} does not start with {head!r}")
+        _has(first, *words)
+        _check(r.stdout == "", "a refused program printed a report")
+
+    return Case(case_id, build, check)
+
+
+REGISTER_REARRANGEMENT = [
+    asm_error("vintlv-same-destinations", _in_function("VINTLV.f16 V2, V2, V0, V1"), 2, 20,
+              "VINTLV needs two different destination registers"),
+    asm_error("vdintlv-same-destinations", _in_function("VDINTLV.u8 V3, V3, V0, V0"), 2, 20,
+              "VDINTLV needs two different destination registers"),
+    asm_error("vintlv-64-bit-type", _in_function("VINTLV.s64 V2, V3, V0, V1"), 2, 12, ".s64"),
+    asm_error("vpack-pair-not-supported", _in_function("VPACK.u8.s32 V1, V0"), 2, 11,
+              "VPACK.u8.s16, VPACK.u8.u16, VPACK.u16.s32, VPACK.u16.u32"),
+    asm_error("vpack-signed-destination", _in_function("VPACK.s8.s16 V1, V0"), 2, 11,
+              "VPACK.u8.s16, VPACK.u8.u16, VPACK.u16.s32, VPACK.u16.u32"),
+    asm_error("vunpack-sign-mismatch", _in_function("VUNPACK.s16.u8 V1, V0"), 2, 13,
+              "VUNPACK.s16.s8, VUNPACK.u16.u8, VUNPACK.s32.s16, VUNPACK.u32.u16"),
+    asm_error("vunpack-one-type", _in_function("VUNPACK.s16 V1, V0"), 2, 13, "VUNPACK.D.S"),
+    asm_error("vpack-part-number", _in_function("VPACK.u8.s16 V1, V0, part=1"), 2, 31, "part=", "lo", "hi"),
+    asm_error("vhist-no-bin", _in_function("VHIST.FREQ V1, V0, P0"), 2, 11, "VHIST.FREQ.BIN0", "VHIST.CUM.BIN1"),
+    asm_error("vhist-bin2", _in_function("VHIST.CUM.BIN2 V1, V0, P0"), 2, 11, "VHIST.CUM.BIN1"),
+    asm_error("vhist-typed", _in_function("VHIST.f16 V1, V0, P0"), 2, 11, "VHIST.K.BINn"),
+    asm_error("vconv-sat-with-value", _in_function("VCONV.f16.f32 V1, V0, P0, sat=1"), 2, 31, "sat"),
+    asm_error("vconv-sat-twice", _in_function("VCONV.f16.f32 V1, V0, P0, sat, sat"), 2, 36, "sat"),
+    asm_error("vadd-takes-no-sat", _in_function("VADD.f16 V1, V0, V0, P0, sat"), 2, 30, "VADD"),
+    _refused_on_a2("vconv-sat-tensor-on-a2", "VCONV.f16.f32 [0x200], [0x0], sat\nHALT\n", 1, 1,
+                   "VCONV.f16.f32 sat needs the 950 profile", "a2"),
+]
+
+CASES = [*ASSEMBLER, *RANGES, *FAULTS, *FILES, *LOADS, *DUMPS, *PROFILES, *OPTIONS, *REGISTER_REARRANGEMENT]
 PARAMS = [pytest.param(case, id=case.id, marks=case.marks) for case in CASES]
 
 

@@ -44,7 +44,6 @@ from emulator.report import race_messages
 from emulator.trace import trace_events
 from isa import GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef, encode, problems
 from isa.conversions import EXACT_PAIRS, ONLY_950
-from isa.conversions import PAIRS as CONVERSION_PAIRS
 from isa.program import DataRecord, Program
 from isa.table import FUNCTION_SCALAR_FAMILIES
 from isa.types import TYPES
@@ -281,8 +280,8 @@ def instruction(draw, r: isa.Instruction) -> Inst | None:
     if etype is not None and any(kw.types for kw in r.keywords) and draw(st.booleans()):
         etype = TYPES[next(t for kw in r.keywords for t in kw.types)]  # carry= needs u32: use it often
     source = cond = None
-    if r.source_types:  # VCONV.D.S: a pair that exists
-        dst, src = draw(one_of(*sorted(CONVERSION_PAIRS)))
+    if r.source_types:  # VCONV.D.S, VPACK.D.S: a pair that exists
+        dst, src = draw(one_of(*r.pairs))
         etype, source = TYPES[dst], TYPES[src]
     if r.conditions:
         cond = draw(one_of(*r.conditions))
@@ -299,7 +298,7 @@ def instruction(draw, r: isa.Instruction) -> Inst | None:
             keywords[[k.name for k in r.keywords].index("post")] = 0
     if source is not None:  # a rounding mode the pair takes; part= within the pair's ratio
         names = [k.name for k in r.keywords]
-        if (etype.name, source.name) in EXACT_PAIRS:
+        if "round" in names and (etype.name, source.name) in EXACT_PAIRS:
             keywords[names.index("round")] = None
         if "part" in names and keywords[names.index("part")] is not None:
             keywords[names.index("part")] %= max(etype.size, source.size) // min(etype.size, source.size)
@@ -622,11 +621,13 @@ def profiles_for(program: Program) -> tuple[str, ...]:
         # division (CONTRACT 13.7)
         first = next((pc for pc, inst in decoded
                       if (inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950)
+                      or (inst.row.op == "conv" and inst.kw("sat"))  # a saturating conversion (CONTRACT 13.12)
                       or (inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float)), None)
     if first is None:
         return PROFILES
     with pytest.raises(ProgramError, match=r"need the 950 profile \(--profile 950\)|needs the 950 profile: the a2 "
-                                           r"divides only f16 and f32") as refused:
+                                           r"divides only f16 and f32|sat needs the 950 profile \(a2 has no "
+                                           r"saturating conversion\)") as refused:
         Machine(program, "a2")
     place = f"at pc 0x{first:04x}: " if program.source is None else f":{program.source[first].line}:"
     assert place in str(refused.value), str(refused.value)
