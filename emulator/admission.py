@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from emulator.faults import ProgramError
 from emulator.profiles.profile import Profile
-from isa import Inst
+from isa import Inst, decode_program
 from isa.conversions import ONLY_950
+from isa.functions import check
 from isa.program import Program
 from isa.text import inst_text
 
@@ -30,6 +31,17 @@ def check_profile_runs(program: Program, profile: Profile, decoded) -> None:
                                           f"{inst.type.name}) exists on the 950 only, and the {profile.name} "
                                           f"profile's instruction set is {profile['machine']['isa']}: such "
                                           f"conversions need the 950 profile (--profile 950)")
+
+
+def check_program(program: Program, profile: Profile) -> None:
+    """Raise ProgramError, located, when ``profile`` would refuse ``program`` at load: what ``vcore
+    asm --profile`` checks without running it (the function rules too, for a ``.vbin``)."""
+    decoded = decode_program(program.words)
+    check_profile_runs(program, profile, decoded)
+    problems = check(decoded)[1]
+    if problems:
+        pc, message = problems[0]
+        refuse(program, pc, dict(decoded)[pc], message)
 
 
 def _check_functions_allowed(program: Program, profile: Profile, decoded) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from click.core import ParameterSource
 
 from assembler import AsmError, disassemble, listing, parse_define
-from emulator import Fault, ProfileError, ProgramError, load_profile
+from emulator import Fault, ProfileError, ProgramError, check_program, load_profile
 from emulator.faults import check_range
 from emulator.kernel.cores import MAX_CORES, load
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
@@ -123,12 +123,24 @@ def main() -> None:
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="output .vbin (default: SOURCE with .vbin)")
 @click.option("--listing", "show_listing", is_flag=True, help="print address, words and source line")
+@click.option("--profile", "profile_name", default="950", show_default=True,
+              help="the profile the program must run on: 950, a2, or FILE.toml (register code, integer "
+                   "division and 950-only conversions are refused on the a2)")
 @define_option
-def asm_command(source: str, output: str | None, show_listing: bool, defines) -> None:
+def asm_command(source: str, output: str | None, show_listing: bool, profile_name: str, defines) -> None:
     """Assemble SOURCE into a .vbin file."""
-    program = _read(source, defines)
+    try:
+        profile = load_profile(profile_name)
+    except ProfileError as err:
+        _fail(f"vcore: error: {err}")
+    program = _read(source, defines, tell=False)
     if program.source is None:
         _fail(f"{source}: error: already a vcore binary, not assembly text")
+    try:
+        check_program(program, profile)
+    except ProgramError as err:
+        _fail(str(err))
+    _tell_warnings(program)
     _write(output or str(Path(source).with_suffix(".vbin")), to_bytes(program))
     if show_listing:
         click.echo(listing(program), nl=False)
