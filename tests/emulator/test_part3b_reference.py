@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import warnings
 
+import ml_dtypes
 import numpy as np
 import pytest
 import strategies
@@ -158,8 +159,6 @@ def assert_bytes(got, want, what: str, base: int = 0) -> None:
 def assert_floats(got, want, t: str, what: str, base: int = 0) -> None:
     """As assert_bytes, but a NaN equals any NaN of type ``t`` (13.12 and 6.1 say only that NaN stays
     NaN, not which payload); every other bit pattern must match exactly."""
-    import ml_dtypes  # noqa: PLC0415
-
     dtype = {"f16": np.float16, "f32": np.float32, "bf16": ml_dtypes.bfloat16}.get(t)
     if dtype is None:
         return assert_bytes(got, want, what, base)
