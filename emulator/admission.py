@@ -22,6 +22,9 @@ def check_profile_runs(program: Program, profile: Profile, decoded) -> None:
             if inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float:
                 refuse(program, pc, inst, f"{inst.row.mnemonic}.{inst.type.name} needs the 950 profile: the "
                                           f"{profile.name} divides only f16 and f32")
+            if inst.row.family == "trans5hd" and inst.type.name == "bf16":
+                refuse(program, pc, inst, f"VTRANS5HD.bf16 needs the 950 profile ({profile.name} has no bf16 "
+                                          f"TransDataTo5HD)")
             if inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950:
                 refuse(program, pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} (from {inst.source.name} to "
                                           f"{inst.type.name}) exists on the 950 only, and the {profile.name} "
