@@ -201,11 +201,14 @@ def test_5hd_bf16_is_refused_on_a2():
         machine(f"VTRANS5HD.bf16 [{DST_LIST:#x}], [{SRC_LIST:#x}]\nHALT\n", "a2")
 
 
+def byte_code(i: int, e: int) -> int:
+    """Byte e of source block i: 16 * i + e in the low half, (16 * i + e - 16) xor 0x5A in the high half
+    (each half's 256 bytes all distinct, and the halves told apart)."""
+    return 16 * i + e if e < 16 else (16 * i + e - 16) ^ 0x5A
+
+
 def byte_codes(addresses) -> dict:
-    """Source block i holds 0x10 * (i % 16) + (e % 16), e in 0..31, plus 0x80 in its high half... kept
-    simple: byte e of block i is 32 * i + e (mod 256 all distinct for i < 8; i >= 8 wraps, still
-    distinct per (i, e) within a half)."""
-    return {a: ((32 * i + np.arange(32)) % 256).astype(np.uint8) for i, a in enumerate(addresses)}
+    return {a: np.array([byte_code(i, e) for e in range(32)], dtype=np.uint8) for i, a in enumerate(addresses)}
 
 
 @pytest.mark.parametrize(("srchigh", "dsthigh"), [(0, 0), (1, 0), (0, 1), (1, 1)])
@@ -219,8 +222,8 @@ def test_5hd_8_bit_fills_half_blocks(t, srchigh, dsthigh):
     hs, hd = 16 * srchigh, 16 * dsthigh
     for j, d in enumerate(DST_BLOCKS):
         block = m.ub[d:d + 32]
-        # byte hd + i of destination block j = byte hs + j of source block i = (32 * i + hs + j) % 256
-        assert list(block[hd:hd + 16]) == [(32 * i + hs + j) % 256 for i in range(16)], j
+        # byte hd + i of destination block j = byte hs + j of source block i
+        assert list(block[hd:hd + 16]) == [byte_code(i, hs + j) for i in range(16)], j
         other = block[16 - hd:32 - hd]
         assert (other == 0xEE).all(), j  # the other half is not written
 
@@ -229,7 +232,7 @@ def test_5hd_8_bit_default_is_the_low_halves():
     m, r = run(f"VTRANS5HD.u8 [{DST_LIST:#x}], [{SRC_LIST:#x}]\nHALT\n", "a2",
                {**lists(), **byte_codes(SRC_BLOCKS)})
     assert r.fault is None, r.fault
-    assert list(m.ub[DST_BLOCKS[1]:DST_BLOCKS[1] + 4]) == [1, 33, 65, 97]
+    assert list(m.ub[DST_BLOCKS[1]:DST_BLOCKS[1] + 4]) == [1, 17, 33, 49]  # byte 1 of blocks 0..3
 
 
 @pytest.mark.parametrize(("repeat", "srcrep", "dstrep", "offsets"), [
@@ -293,15 +296,15 @@ def test_5hd_chained_iterations_keep_their_order():
 @pytest.mark.parametrize(("src", "dst", "extra", "message"), [
     ([0x4000] * 3 + [0x1234] + [0x4000] * 12, DST_BLOCKS, "",
      "VTRANS5HD: srclist[3] = 0x1234 is not 32-byte aligned"),
-    (SRC_BLOCKS, DST_BLOCKS[:7] + [0x40000] + DST_BLOCKS[8:], "",
+    (SRC_BLOCKS, [*DST_BLOCKS[:7], 0x40000, *DST_BLOCKS[8:]], "",
      "VTRANS5HD: dstlist[7] = 0x40000 is outside UB (UB size 0x40000)"),
-    (SRC_BLOCKS, DST_BLOCKS[:7] + [0x3FFF0] + DST_BLOCKS[8:], "",
+    (SRC_BLOCKS, [*DST_BLOCKS[:7], 0x3FFF0, *DST_BLOCKS[8:]], "",
      "VTRANS5HD: dstlist[7] = 0x3fff0 is not 32-byte aligned"),
-    (SRC_BLOCKS, [0x3FFE0] + DST_BLOCKS[1:], ", repeat=2, dstrep=1",
+    (SRC_BLOCKS, [0x3FFE0, *DST_BLOCKS[1:]], ", repeat=2, dstrep=1",
      "VTRANS5HD: dstlist[0] = 0x3ffe0 plus iteration 1's offset 0x20 is outside UB (UB size 0x40000)"),
-    (SRC_BLOCKS, [0x3FFE0] + DST_BLOCKS[1:], ", dstrep=1",
+    (SRC_BLOCKS, [0x3FFE0, *DST_BLOCKS[1:]], ", dstrep=1",
      "VTRANS5HD: dstlist[0] = 0x3ffe0 plus iteration 0's offset 0x20 is outside UB (UB size 0x40000)"),
-    (SRC_BLOCKS, DST_BLOCKS[:2] + [SRC_BLOCKS[5]] + DST_BLOCKS[3:], "",
+    (SRC_BLOCKS, [*DST_BLOCKS[:2], SRC_BLOCKS[5], *DST_BLOCKS[3:]], "",
      f"VTRANS5HD: iteration 0's destination block {SRC_BLOCKS[5]:#x} (dstlist[2]) is its source block "
      f"srclist[5]"),
 ])
