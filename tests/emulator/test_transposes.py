@@ -383,3 +383,29 @@ def test_nchw_to_nc1hwc0():
         assert out[n, c1, h, w, k] == nchw[n, c1 * 16 + k, h, w]
     want = nchw.reshape(2, 2, 16, 16, 16).transpose(0, 1, 3, 4, 2)
     assert np.array_equal(out, want)
+
+
+# ----------------------------------------------------------------------------------------------
+# one numpy pass per instruction: Python work does not grow with the tiles or iterations
+
+
+def test_work_does_not_grow_with_tiles_or_iterations():
+    from tests.emulator.test_complexity import looped, python_calls
+
+    setup = ("".join(f".ub {0x100 + 8 * i:#x}, u64, {0x4000 + 32 * i:#x}\n" for i in range(16))
+             + "".join(f".ub {0x180 + 8 * j:#x}, u64, {0x8000 + 32 * j:#x}\n" for j in range(16)))
+
+    def program(repeat: int, tiles: int) -> str:
+        # chained tiles (the same tile in place, each repeat reading the one before's result), tiles
+        # apart, and TransDataTo5HD iterations a block apart (sources up to 0x6200, destinations 0xA200)
+        return setup + looped(f"VTRANS.f16 [0x20000], [0x20000], repeat={tiles}, dstrep=0, srcrep=0\n"
+                              f"VTRANS.u16 [0x30000], [0x10000], repeat={tiles}\n"
+                              f"VTRANS5HD.u8 [0x180], [0x100], repeat={repeat}, srcrep=1, dstrep=1")
+
+    for timed in (False, True):
+        python_calls(program(2, 2), timed=timed)  # warm caches and lazy imports
+        small, large = python_calls(program(2, 2), timed=timed), python_calls(program(255, 64), timed=timed)
+        # 20 runs of the loop: a Python step per tile or iteration would add thousands of calls; the
+        # chains' pointer jumping adds a few numpy calls per doubling (6 rounds for 64 tiles), once
+        # per static instruction and distance
+        assert large - small <= 100, (timed, small, large)
