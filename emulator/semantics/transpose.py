@@ -9,8 +9,10 @@ reads what an earlier one wrote. Transposing twice is the identity, so tile r's 
 original tile at the source of the first tile of its chain of such writes, transposed when the chain
 is of odd length (``chains``: worked out once per distance between the two addresses).
 
-VTRANS5HD reads its lists when it starts (its footprint is refined then: ``Job.refine``); iterations
-that read a block an earlier iteration wrote run in passes that keep that order (``ordered``).
+VTRANS5HD reads its lists when it starts: it is performed then, before it is placed
+(``Job.priced_at_start``), and its footprint refined to the blocks they name (``Job.refine``); until
+then its footprint is the whole UB. Iterations that read a block an earlier iteration wrote run in
+passes that keep that order (``ordered``).
 """
 
 from __future__ import annotations
@@ -226,8 +228,13 @@ def bind_trans5hd(inst: Inst, pc: int):
                 return _last_wins(view, dst, view[src].transpose(0, 2, 1))
             return ordered(view, src, dst, step)
 
-        reads, writes = footprint()
-        m.submit(Job(pc, perform, reads, writes, iterations=n, refine=footprint))
+        # Until the lists are read (at its start) the blocks could be anywhere in UB: the 950's V
+        # scoreboard orders it after every V result to UB; it is performed at its start, before it is
+        # placed, so the race checks and the order's see the blocks the lists name then.
+        whole = ("ub", (0, ub_size // BLOCK_BYTES))
+        job = Job(pc, perform, [*lists, whole], [whole], iterations=n, refine=footprint)
+        job.priced_at_start = True
+        m.submit(job)
         return next_pc
 
     return run

@@ -93,3 +93,34 @@ VTRANS5HD = "VTRANS5HD.f16 [0x180], [0x100]\n"
 ])
 def test_vtrans5hd_touches_exactly_its_lists_and_blocks(other, kinds):
     assert races(VTRANS5HD + other + "\nHALT\n", LISTS) == kinds
+
+
+def test_the_order_sees_the_blocks_the_lists_name_when_it_starts():
+    # a2: V instructions overlap unless a barrier orders them, so two with a common block are a (latent)
+    # race, and two without are not, whatever the lists held when the scalar unit handed it over (here
+    # zeros: the ST that writes them lands a cycle later)
+    def text(dst_block: int) -> str:
+        stores = "".join(f"MOV S2, {a:#x}\nST.u64 [{0x100 + 8 * i:#x}], S2\n" for i, a in enumerate(SRC))
+        stores += "".join(f"MOV S2, {dst_block + 64 * j:#x}\nST.u64 [{0x180 + 8 * j:#x}], S2\n" for j in range(16))
+        # (iteration 1 is 512 bytes on: had the zeros named its blocks, it would write 0x200..0x220 too)
+        return f"VTRANS.f16 [0x200], [0x1000]\n{stores}VTRANS5HD.f16 [0x180], [0x100], repeat=2, dstrep=16, " \
+               f"srcrep=16\nHALT\n"
+
+    m = vcore.Machine(assemble(text(0x8000)), "a2")
+    result = m.run()
+    assert result.fault is None and not result.races, (result.fault, result.races)
+    m = vcore.Machine(assemble(text(0x200)), "a2")
+    result = m.run()
+    assert [race.kind for race in result.races] == ["WAW"]
+
+
+def test_on_the_950_it_waits_for_the_v_result_its_blocks_hold():
+    # the 950's V scoreboard: VTRANS5HD reads the VADDS result at 0x4000.. (every other block), so it
+    # starts after that lands and transposes the sums, not the zeros before them
+    # (the lists written by ST after the VADDS is handed over)
+    stores = "".join(f"MOV S2, {a:#x}\nST.u64 [{0x100 + 8 * i:#x}], S2\n" for i, a in enumerate(SRC + DST))
+    text = (".ubfill 0x4000, f16, 512, 1.0\nVADDS.f16 [0x4000], [0x4000], 2.0, repeat=4\n" + stores + VTRANS5HD
+            + "HALT\n")
+    result = (m := vcore.Machine(assemble(text), "950")).run()
+    assert result.fault is None and not result.races
+    assert (m.ub[0x8000:0x8020].view("<f2") == 3.0).all()
