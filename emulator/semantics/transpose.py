@@ -185,7 +185,7 @@ def bind_trans5hd(inst: Inst, pc: int):
     hs, hd = 16 * (inst.kw("srchigh") or 0), 16 * (inst.kw("dsthigh") or 0)
     per_block = np.arange(16)
     next_pc = pc + inst.size
-    etype = inst.type
+    bits = TYPES[f"u{8 * size}"]  # the elements move as bits
 
     def run(m):
         if n == 0:
@@ -219,7 +219,7 @@ def bind_trans5hd(inst: Inst, pc: int):
             s = s_list[None, :] + s_off[:, None]  # (iterations, 16): the blocks' byte addresses
             d = d_list[None, :] + d_off[:, None]
             _overlap_fault(d, s)
-            view = m.view("ub", etype)
+            view = m.view("ub", bits)
             # source element e of block i at (s + hs) / size + e; destination element i of block j
             src = ((s + hs) // size)[:, :, None] + per_block
             dst = ((d + hd) // size)[:, :, None] + per_block
