@@ -69,10 +69,11 @@ def test_one_tile_is_transposed(profile, t):
     assert np.array_equal(u16_at(m, 0x1000, 256), tile_codes(0))  # the source is read only
 
 
-def test_repeat_and_strides_in_tiles():
+@pytest.mark.parametrize("profile", ["950", "a2"])  # [vcore] the repeat form on both profiles
+def test_repeat_and_strides_in_tiles(profile):
     # tile r at 0x1000 + r * 512 (srcrep=1) to 0x4000 + r * 1024 (dstrep=2): the 512 bytes between stay
     src = np.concatenate([tile_codes(r) for r in range(3)])
-    m, r = run("VTRANS.f16 [0x4000], [0x1000], repeat=3, dstrep=2, srcrep=1\nHALT\n", ub={
+    m, r = run("VTRANS.f16 [0x4000], [0x1000], repeat=3, dstrep=2, srcrep=1\nHALT\n", profile, ub={
         0x1000: src, 0x4000: np.full(3 * 512, SENTINEL, dtype="<u2")})
     assert r.fault is None, r.fault
     for k in range(3):
@@ -291,6 +292,22 @@ def test_5hd_chained_iterations_keep_their_order():
     for j in range(16):
         assert list(u16_at(m, 0x4200 + 32 * j, 16)) == [0x100 * i + j for i in range(16)]
         assert list(u16_at(m, 0x4400 + 32 * j, 16)) == [0x100 * j + i for i in range(16)]  # the original
+
+
+def test_5hd_a_block_written_twice_keeps_the_later_write():
+    # [vcore] dstlist[3] and dstlist[7] name one block: block order, so j = 7's elements are kept; with
+    # dstrep=0 two iterations write the same blocks: iteration 1's are kept (srcrep=16: its own sources)
+    dst = [0x8000 + 64 * j for j in range(16)]
+    dst[3] = dst[7]
+    later = {0x4200 + 32 * i: (0x1000 + 0x100 * i + np.arange(16)).astype("<u2") for i in range(16)}
+    src = [0x4000 + 32 * i for i in range(16)]
+    m, r = run(f"VTRANS5HD.u16 [{DST_LIST:#x}], [{SRC_LIST:#x}]\nHALT\n", ub={**lists(src, dst), **block_codes16(src)})
+    assert r.fault is None, r.fault
+    assert list(u16_at(m, dst[7], 16)) == [0x100 * i + 7 for i in range(16)]
+    m, r = run(f"VTRANS5HD.u16 [{DST_LIST:#x}], [{SRC_LIST:#x}], repeat=2, srcrep=16\nHALT\n",
+               ub={**lists(src, DST_BLOCKS), **block_codes16(src), **later})
+    assert r.fault is None, r.fault
+    assert list(u16_at(m, DST_BLOCKS[5], 16)) == [0x1000 + 0x100 * i + 5 for i in range(16)]
 
 
 @pytest.mark.parametrize(("src", "dst", "extra", "message"), [

@@ -124,3 +124,22 @@ def test_on_the_950_it_waits_for_the_v_result_its_blocks_hold():
     result = (m := vcore.Machine(assemble(text), "950")).run()
     assert result.fault is None and not result.races
     assert (m.ub[0x8000:0x8020].view("<f2") == 3.0).all()
+
+
+def test_on_the_950_it_waits_for_every_v_result_to_ub():
+    # [vcore] its blocks are known only when it has read its lists: the 950 scoreboard orders it after
+    # every V instruction still writing UB, here a VADDS on blocks it never names
+    def stall(profile: str) -> int:
+        text = "VADDS.f16 [0x10000], [0x10000], 2.0, repeat=100\n" + VTRANS5HD + "HALT\n"
+        m = vcore.Machine(assemble(text), profile)
+        for addr, data in LISTS.items():
+            m.write("ub", addr, data.view(np.uint8))
+        result = m.run()
+        assert result.fault is None and not result.races, (result.fault, result.races)
+        return next(e for e in result.per_pc if e.text.startswith("VTRANS5HD")).stalls.get("dependency", 0)
+
+    # VADDS holds V for issue 35 + 100 iterations at 2 cycles; its results land tensor.startup (1) later.
+    # The transpose takes V when VADDS frees it and, on the 950, waits that 1 cycle more for its results
+    # (a footprint of its own blocks would not have waited)
+    assert stall("950") == 1
+    assert stall("a2") == 0  # the a2 has no scoreboard: V instructions overlap
