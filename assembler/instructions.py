@@ -102,6 +102,9 @@ def _one_type(row: Instruction, allowed, suffix: str | None, loc, stmt: Statemen
     if etype is None:
         raise LocatedError(loc, f"unknown type '.{suffix}'{did_you_mean(suffix, TYPES)}")
     if etype.name not in allowed:
+        reason = dict(row.refused).get(etype.name)
+        if reason is not None:
+            raise LocatedError(loc, reason)
         raise LocatedError(loc, f"{row.mnemonic} does not take .{etype.name} (takes {choices})")
     return etype
 

@@ -26,6 +26,9 @@ def check_profile_runs(program: Program, profile: Profile, decoded) -> None:
             if inst.row.op == "conv" and inst.kw("sat"):  # SatMode (CONTRACT 13.12): the 950's alone
                 refuse(program, pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} sat needs the 950 profile "
                                           f"({profile.name} has no saturating conversion)")
+            if inst.row.family == "trans5hd" and inst.type.name == "bf16":
+                refuse(program, pc, inst, f"VTRANS5HD.bf16 needs the 950 profile ({profile.name} has no bf16 "
+                                          f"TransDataTo5HD)")
             if inst.row.op == "conv" and (inst.type.name, inst.source.name) in ONLY_950:
                 refuse(program, pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} (from {inst.source.name} to "
                                           f"{inst.type.name}) exists on the 950 only, and the {profile.name} "

@@ -33,7 +33,8 @@ ONE = "one"  # one cycle
 STRIDED = "strided"  # one cycle, or ``register.strided_access_cycles`` with ``blk=`` (more if its banks need)
 PRICE = "price"  # the priced figure itself (scalar, sync, DMA and function structure)
 CYCLES = "cycles"  # the cycles its ``register`` key ``cycles`` gives (a rearrangement of fixed size: VINTLV)
-OCCUPANCIES = (PER_OP, INDEX, ONE, STRIDED, PRICE, CYCLES)
+ITERATION = "iteration"  # a tensor class: its priced cycles an iteration (a list: by element size, 1 then 2 bytes)
+OCCUPANCIES = (PER_OP, INDEX, ONE, STRIDED, PRICE, CYCLES, ITERATION)
 
 
 @frozen
@@ -100,6 +101,14 @@ def _tensor(name: str, adds: tuple[str, ...] = (), int_extra: str = "") -> Sched
                       lands="occupancy + `tensor.startup`", pipe="V", adds=adds, int_extra=int_extra)
 
 
+def _tensor_iteration(name: str, what: str) -> SchedClass:
+    """A tensor class priced in cycles an iteration (``tensor.NAME``), not by lanes at an op's rate."""
+    return SchedClass(f"tensor.{name}", ("tensor", name), ITERATION,
+                      occupies=f"`tensor.issue` + `ceil(iterations x tensor.{name})` ({what}), that part at least "
+                               f"1 (unbanked: UB at its rate)",
+                      lands="occupancy + `tensor.startup`", pipe="V")
+
+
 def _reg(name: str, occupancy: str, units: tuple[str, ...], occupies: str, *, latency: str = "",
          rate: str = "", whole_ub: bool = False, adds: tuple[str, ...] = (), int_extra: str = "",
          after_cycles: bool = False) -> SchedClass:
@@ -129,6 +138,8 @@ CLASSES: dict[str, SchedClass] = {c.name: c for c in (
     *(_tensor(name) for name in ("binary", "unary", "transcendental", "fma", "reduce")),
     _tensor("divide", int_extra="int_div_extra"),
     _tensor("remainder", adds=("mul", "sub"), int_extra="int_div_extra"),
+    _tensor_iteration("transpose", "cycles a 512-byte tile"),
+    _tensor_iteration("trans5hd", "cycles an iteration, [8-bit, 16-bit]"),
     _reg("alu", PER_OP, ("exec",), _LANES),
     _reg("transcendental", PER_OP, ("exec", "transcendental"),
          _LANES + " (an execute slot for 1, and a transcendental unit for that); an integer VDIV: + "

@@ -60,6 +60,8 @@ FORMS: dict[str, Form] = {
     "tensor-fma": _tensor(_UB, _UB, _UB),
     "tensor-brcb": _tensor(_UB, _UB),
     "tensor-reduce": _tensor(_UB, _UB),
+    "tensor-transpose": _tensor(_UB, _UB),  # VTRANS: 16 x 16 tiles of 2-byte elements
+    "tensor-trans5hd": _tensor(_UB, _UB),  # VTRANS5HD: the operands are address lists of 16 datablocks
     # register instructions: inside a vector function
     "reg-load": _reg(_V, _UB),
     "reg-store": _reg(_UB, _V, _P),

@@ -219,6 +219,9 @@ class Instruction:
     type_rates: tuple[tuple[str, str], ...] = ()
     # Two operands (by name) that must name different registers (two destinations: PINTLV's Pd0, Pd1).
     distinct: tuple[str, ...] = ()
+    # Types the assembler refuses with a reason of their own, as (type, message) pairs: VTRANS5HD's
+    # 32-bit layout is documented only by a figure.
+    refused: tuple[tuple[str, str], ...] = ()
 
     def rate_of(self, type_name: str) -> str:
         """The ``elements_per_cycle`` entry that prices this row's lanes of ``type_name``."""

@@ -39,7 +39,7 @@ def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands
          pipe: str, timing: str, family: str, op: str, summary: str, example: str, mask: bool = False,
          pairs=(), conditions: tuple[str, ...] = (), part: str = "C",
          kernel: bool | None = None, type_rates: tuple[tuple[str, str], ...] = (),
-         distinct: tuple[str, ...] = ()) -> Instruction:
+         distinct: tuple[str, ...] = (), refused: tuple[tuple[str, str], ...] = ()) -> Instruction:
     """One row, its bit fields laid out. ``pairs``: the (D, S) pairs of a row with two types (its
     source types S are theirs). ``kernel`` defaults to whether its arithmetic is its op's element
     kernel: not for a type pair (a conversion, a pack) or a compare or reduction (a condition)."""
@@ -73,7 +73,7 @@ def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands
                        source_types=source_types, pairs=pairs, conditions=tuple(conditions), part=part,
                        example=example,
                        kernel=not source_types and not conditions if kernel is None else kernel,
-                       type_rates=tuple(type_rates), distinct=tuple(distinct))
+                       type_rates=tuple(type_rates), distinct=tuple(distinct), refused=tuple(refused))
 
 
 def _ub(name: str) -> Operand:
@@ -318,6 +318,7 @@ def _build() -> tuple[Instruction, ...]:
     _bitwise(rows)
     _fused(rows)
     _reductions(rows)
+    _transposes(rows)
     return tuple(rows)
 
 
@@ -609,6 +610,40 @@ def _reductions(rows: list[Instruction]) -> None:
                      summary="register: the sum, max or min of Pm's lanes of Va in lane 0 of Vd (and for MAX/MIN "
                              "its lane index in lane 1; s16/u16 SUM: a 32-bit sum in bytes 0..3); the rest zero",
                      example="VREDUCE.MAX.s16 V0, V1, P0"))
+
+
+TRANSPOSE_TYPES = ("s16", "u16", "f16")  # VTRANS: the documented 2-byte types (no bf16)
+TRANS5HD_TYPES = ("s8", "u8", "s16", "u16", "f16", "bf16")  # VTRANS5HD: bf16 on the 950 only
+_TRANS5HD_32 = "the 32-bit layout is documented only by a figure; split the data into 16-bit halves"
+# VTRANS5HD's example: the source list at 0x0 names the datablocks at 0x1000 + 32 * i, the destination
+# list at 0x80 those at 0x20000 + 32 * j (lists and blocks apart, as every tensor example's operands are).
+_TRANS5HD_EXAMPLE = (".ub 0x0, u64, " + ", ".join(hex(0x1000 + 32 * i) for i in range(16)) + "\n"
+                     ".ub 0x80, u64, " + ", ".join(hex(0x20000 + 32 * j) for j in range(16)) + "\n"
+                     "VTRANS5HD.f16 [0x80], [0x0]")
+
+
+def _transposes(rows: list[Instruction]) -> None:
+    """CONTRACT 13.5: the 16 x 16 transpose of 2-byte tiles and TransDataTo5HD's scattered datablocks."""
+    tiles = (Keyword("repeat", 12, 1, 4095, default=1, doc="tiles"),
+             _stride("dstrep", 12, 0, 1, "destination tile stride, in 512-byte tiles"),
+             _stride("srcrep", 12, 0, 1, "source tile stride, in 512-byte tiles"))
+    rows.append(_row("VTRANS", "tensor-transpose", 0xD8, TRANSPOSE_TYPES, (_ub("dst"), _ub("src")), tiles,
+                     pipe="V", timing="tensor.transpose", family="transpose", op="transpose", kernel=False,
+                     summary="tensor: tile r (16 x 16 elements, 512 bytes, at src + r * srcrep * 512) transposed "
+                             "to dst + r * dstrep * 512: d(y, x) = s(x, y); dst == src allowed",
+                     example="VTRANS.f16 [0x20000], [0x0]"))
+    halves = tuple(Keyword(name, 1, 0, 1, types=("s8", "u8"), doc=f"{what}: the high 16 bytes of each {side} "
+                           f"datablock (8-bit types; default 0, the low half)")
+                   for name, what, side in (("srchigh", "read", "source"), ("dsthigh", "write", "destination")))
+    lists = (REPEAT, _stride("dstrep", 16, 0, 0, "destination iteration stride, in datablocks"),
+             _stride("srcrep", 16, 0, 0, "source iteration stride, in datablocks"), *halves)
+    rows.append(_row("VTRANS5HD", "tensor-trans5hd", 0xD9, TRANS5HD_TYPES, (_ub("dstlist"), _ub("srclist")), lists,
+                     pipe="V", timing="tensor.trans5hd", family="trans5hd", op="trans5hd", kernel=False,
+                     summary="tensor: 16 source datablocks to 16 destination datablocks, their UB addresses two "
+                             "lists of 16 u64 read at the start; 16-bit: element i of block j = element j of "
+                             "block i; 8-bit: a half block each (srchigh=, dsthigh=); bf16 on the 950 only",
+                     example=_TRANS5HD_EXAMPLE,
+                     refused=tuple((t, f"VTRANS5HD.{t}: {_TRANS5HD_32}") for t in ("f32", "s32", "u32"))))
 
 
 TABLE: tuple[Instruction, ...] = _build()

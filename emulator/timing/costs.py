@@ -26,7 +26,7 @@ from attrs import frozen
 from emulator.profiles.profile import Profile
 from emulator.timing.banks import BankRules, conflict_cycles
 from isa import Inst
-from isa.classes import CLASSES, CYCLES, INDEX, ONE, STRIDED
+from isa.classes import CLASSES, CYCLES, INDEX, ITERATION, ONE, STRIDED
 
 _WIDTH_INDEX = {1: 0, 2: 1, 4: 2}
 # A row's scheduling class (its ``timing``) is a record of ``isa.classes``: how it is scheduled (its
@@ -163,6 +163,10 @@ class CostModel:
 
     # -- the other pipes -----------------------------------------------------------------------
     def tensor_iteration_cycles(self, inst: Inst) -> float:
+        cls = CLASSES[inst.row.timing]
+        if cls.occupancy == ITERATION:  # its priced cycles an iteration, by element size where a list
+            cycles = self.tensor[cls.price[1]]
+            return cycles[inst.type.size - 1] if isinstance(cycles, list) else cycles
         lanes = inst.lanes
         width = 0 if lanes == 128 else 1
         per_cycle = elements_per_cycle(self.tensor["elements_per_cycle"][inst.row.rate_of(inst.type.name)], inst,
@@ -171,7 +175,6 @@ class CostModel:
         if isinstance(sustained, list):  # per element width
             sustained = sustained[width]
         cycles = lanes / (per_cycle * sustained)
-        cls = CLASSES[inst.row.timing]
         for op in cls.adds:  # a remainder's multiply and subtract
             cycles += lanes / elements_per_cycle(self.tensor["elements_per_cycle"][op], inst, width)
         if cls.int_extra and not inst.type.is_float:  # an integer division's software sequence (CONTRACT 13.9)

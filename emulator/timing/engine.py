@@ -256,6 +256,7 @@ class Engine:
         self.movement.start_at(job, start)  # performed now: its perform prices it (``job.cost``)
         job.priced_at_start = False
         job.started = True
+        job.start = start  # (its footprint may be refined now: placing it goes by this start, no earlier)
         return True
 
     def _force_priced(self) -> bool:
@@ -291,6 +292,8 @@ class Engine:
             _footprints(job)
             if scoreboard is not None:
                 depends = scoreboard.depends(job, ready)
+                if job.started:  # performed at its start already (``_price_at_start``)
+                    depends = max(depends, job.start)
                 start = max(ready, depends)
                 self.accounting.stall(job.pc, "dependency", depends - ready)
         elif start + cost.latency < self.done[pipe]:  # DMAs overlap on their pipe but land in order

@@ -798,8 +798,14 @@ OPTIONS = [
 
 # ---------------------------------------------------------------------------------------------------
 # Part three, register rearrangement (CONTRACT 13.3, 13.6, 13.12): VINTLV, VDINTLV, VPACK, VUNPACK,
-# VHIST and VCONV ..., sat
+# VHIST and VCONV ..., sat; and transposes (CONTRACT 13.5): VTRANS and VTRANS5HD, every assembly error,
+# refusal and fault, the contract's texts word for word where it gives them
 # ---------------------------------------------------------------------------------------------------
+
+_5HD_SRC = ".ub 0x0, u64, " + ", ".join(hex(0x4000 + 32 * i) for i in range(16)) + "\n"
+_5HD_DST = ".ub 0x80, u64, " + ", ".join(hex(0x8000 + 32 * j) for j in range(16)) + "\n"
+_5HD_32 = "the 32-bit layout is documented only by a figure; split the data into 16-bit halves"
+
 
 def _in_function(line: str) -> str:
     return f"VF.BEGIN\n    {line}\nVF.END\nHALT\n"
@@ -846,7 +852,45 @@ REGISTER_REARRANGEMENT = [
                    "VCONV.f16.f32 sat needs the 950 profile", "a2"),
 ]
 
-CASES = [*ASSEMBLER, *RANGES, *FAULTS, *FILES, *LOADS, *DUMPS, *PROFILES, *OPTIONS, *REGISTER_REARRANGEMENT]
+TRANSPOSES = [
+    asm_error("vtrans-bf16", "VTRANS.bf16 [0x0], [0x200]\n", 1, 8, "VTRANS does not take .bf16"),
+    asm_error("vtrans-8-bit", "VTRANS.u8 [0x0], [0x200]\n", 1, 8, "VTRANS does not take .u8"),
+    asm_error("vtrans-32-bit", "VTRANS.f32 [0x0], [0x200]\n", 1, 8, "VTRANS does not take .f32"),
+    asm_error("vtrans-repeat-0", "VTRANS.f16 [0x0], [0x200], repeat=0\n", 1, 35, "repeat", "1..4095"),
+    asm_error("vtrans-srcrep-4096", "VTRANS.f16 [0x0], [0x200], srcrep=4096\n", 1, 35, "srcrep", "0..4095"),
+    asm_error("vtrans5hd-f32", "VTRANS5HD.f32 [0x80], [0x0]\n", 1, 11, f"VTRANS5HD.f32: {_5HD_32}"),
+    asm_error("vtrans5hd-s32", "VTRANS5HD.s32 [0x80], [0x0]\n", 1, 11, f"VTRANS5HD.s32: {_5HD_32}"),
+    asm_error("vtrans5hd-u32", "VTRANS5HD.u32 [0x80], [0x0]\n", 1, 11, f"VTRANS5HD.u32: {_5HD_32}"),
+    asm_error("vtrans5hd-srchigh-16-bit", "VTRANS5HD.f16 [0x80], [0x0], srchigh=1\n", 1, 38, "srchigh",
+              "s8 or u8"),
+    asm_error("vtrans5hd-dsthigh-16-bit", "VTRANS5HD.s16 [0x80], [0x0], dsthigh=0\n", 1, 38, "dsthigh",
+              "s8 or u8"),
+    asm_error("vtrans5hd-repeat-256", "VTRANS5HD.u8 [0x80], [0x0], repeat=256\n", 1, 36, "repeat", "0..255"),
+    _refused_on_a2("vtrans5hd-bf16-on-a2", "    VTRANS5HD.bf16 [0x80], [0x0]\n    HALT\n", 1, 5,
+                   "VTRANS5HD.bf16 needs the 950 profile (a2 has no bf16 TransDataTo5HD)"),
+    fault("vtrans-partial-overlap", "VTRANS.f16 [0x1100], [0x1000]\n", 1, 0x0,
+          "VTRANS: dst and src overlap other than exactly"),
+    fault("vtrans-partial-overlap-with-a-later-tile", "NOP\nVTRANS.f16 [0x1300], [0x1000], repeat=2\n", 2, 0x8,
+          "VTRANS: dst and src overlap other than exactly"),
+    fault("vtrans-misaligned-register", "MOV S1, 0x1010\nVTRANS.f16 [0x2000], [S1]\n", 2, 0x8, "align"),
+    fault("vtrans-past-ub", "VTRANS.f16 [0x3FE00], [0x0], repeat=2\n", 1, 0x0, "outside UB"),
+    fault("vtrans5hd-list-entry-misaligned",
+          ".ub 0x0, u64, 0x4000, 0x4020, 0x4040, 0x1234\n" + _5HD_DST + "VTRANS5HD.f16 [0x80], [0x0]\n", 3, 0x0,
+          "VTRANS5HD: srclist[3] = 0x1234 is not 32-byte aligned"),
+    fault("vtrans5hd-list-entry-outside-ub",
+          _5HD_SRC + ".ub 0x80, u64, 0x40000\n" + "VTRANS5HD.f16 [0x80], [0x0]\n", 3, 0x0,
+          "VTRANS5HD: dstlist[0] = 0x40000 is outside UB (UB size 0x40000)"),
+    fault("vtrans5hd-iteration-past-ub",
+          _5HD_SRC + ".ub 0x80, u64, 0x3FFE0\n" + "VTRANS5HD.f16 [0x80], [0x0], dstrep=1\n", 3, 0x0,
+          "VTRANS5HD: dstlist[0] = 0x3ffe0 plus iteration 0's offset 0x20 is outside UB (UB size 0x40000)"),
+    fault("vtrans5hd-destination-is-a-source",
+          _5HD_SRC + ".ub 0x80, u64, 0x8000, 0x4060\n" + "VTRANS5HD.u8 [0x80], [0x0]\n", 3, 0x0,
+          "VTRANS5HD: iteration 0's destination block 0x4060 (dstlist[1]) is its source block srclist[3]"),
+    fault("vtrans5hd-list-past-ub", "VTRANS5HD.f16 [0x3FFE0], [0x0]\n", 1, 0x0, "outside UB"),
+]
+
+CASES = [*ASSEMBLER, *RANGES, *FAULTS, *FILES, *LOADS, *DUMPS, *PROFILES, *OPTIONS, *REGISTER_REARRANGEMENT,
+         *TRANSPOSES]
 PARAMS = [pytest.param(case, id=case.id, marks=case.marks) for case in CASES]
 
 

@@ -260,10 +260,13 @@ def _run_briefly(program: Program, decoded) -> None:
     except Fault:
         return  # data past the end of a memory: a user error the CLI reports (exit 1)
     except ProgramError as err:
-        # only a2 refuses a valid program: it has no vector functions, nor the 950's own conversions (exit 2)
+        # only a2 refuses a valid program: it has no vector functions, nor the 950's own conversions, nor
+        # its integer division (13.7) or bf16 TransDataTo5HD (13.5) (exit 2)
         assert profile == "a2", str(err)
         assert any(inst.row.register or inst.row.structure
                    or (inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950)
+                   or (inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float)
+                   or (inst.row.family == "trans5hd" and inst.type.name == "bf16")
                    for _, inst in decoded), str(err)
         return
     except Exception as exc:

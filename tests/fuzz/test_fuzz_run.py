@@ -618,16 +618,18 @@ def profiles_for(program: Program) -> tuple[str, ...]:
     decoded = isa.decode_program(program.words)
     first = next((pc for pc, inst in decoded if inst.row.register or inst.row.structure), None)
     if first is None:  # nor one of the 950's own conversions (the a2's Cast table lacks them), nor an integer
-        # division (CONTRACT 13.7)
+        # division (CONTRACT 13.7), nor a bf16 TransDataTo5HD (13.5)
         first = next((pc for pc, inst in decoded
                       if (inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950)
                       or (inst.row.op == "conv" and inst.kw("sat"))  # a saturating conversion (CONTRACT 13.12)
-                      or (inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float)), None)
+                      or (inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float)
+                      or (inst.row.family == "trans5hd" and inst.type.name == "bf16")), None)
     if first is None:
         return PROFILES
     with pytest.raises(ProgramError, match=r"need the 950 profile \(--profile 950\)|needs the 950 profile: the a2 "
                                            r"divides only f16 and f32|sat needs the 950 profile \(a2 has no "
-                                           r"saturating conversion\)") as refused:
+                                           r"saturating conversion\)|needs the 950 profile \(a2 has no bf16 "
+                                           r"TransDataTo5HD\)") as refused:
         Machine(program, "a2")
     place = f"at pc 0x{first:04x}: " if program.source is None else f":{program.source[first].line}:"
     assert place in str(refused.value), str(refused.value)
