@@ -401,9 +401,12 @@ def test_speed():
         best = min(_timed(rules, reads, writes) for _ in range(3))
         assert best < 0.05, f"{rules.kind}: {best * 1e3:.1f} ms for {n} iterations"
         big = operands(op(0x0, 65536, rep=0), op(0x200, 65536, rep=0))
-        t = time.perf_counter()
-        out = conflict_cycles(rules, big, none_like(65536))
-        assert time.perf_counter() - t < 1.0
+        times = []
+        for _ in range(3):  # the best of three, as above: a busy machine slows one try, not all three
+            t = time.perf_counter()
+            out = conflict_cycles(rules, big, none_like(65536))
+            times.append(time.perf_counter() - t)
+        assert min(times) < 1.0, f"{rules.kind}: {min(times):.2f} s for 65536 iterations"
         # two distinct reads of the same groups (a2: +1, 950: same bank (g,0): +1)
         assert int(out.sum()) == 65536
 

@@ -46,7 +46,6 @@ pytestmark = pytest.mark.part3
 NOT_BUILT_DIST = pytest.mark.skip(reason="not built yet: VLD / VST dist= (13.1)")
 NOT_BUILT_GATHERM = pytest.mark.skip(reason="not built yet: VGATHERM and RSVDCNT (13.4)")
 NOT_BUILT_SQZ = pytest.mark.skip(reason="not built yet: VSQZ, CLRAR and AR (13.4)")
-NOT_BUILT_TRANS = pytest.mark.skip(reason="not built yet: VTRANS and VTRANS5HD (13.5)")
 NOT_BUILT_SORT = pytest.mark.skip(reason="not built yet: VSORT32, VMRGSORT and MRGCNT0..3 (13.6)")
 
 
@@ -595,7 +594,6 @@ def test_squeeze_example_ar_256():
 
 # -- 13.5: VTRANS, VTRANS5HD --------------------------------------------------------------------------
 
-@NOT_BUILT_TRANS
 @examples(30)
 @given(st.data())
 def test_vtrans_matches_the_reference(data):
@@ -624,7 +622,6 @@ def test_vtrans_matches_the_reference(data):
 LISTS, T5_SRC, T5_DST = 0x0, 0x1000, 0x8000
 
 
-@NOT_BUILT_TRANS
 @examples(30)
 @given(st.data())
 def test_vtrans5hd_matches_the_reference(data):
@@ -655,7 +652,6 @@ def test_vtrans5hd_matches_the_reference(data):
     assert_bytes(m.read("ub", 0, "u8", 0x9200), want, "VTRANS5HD")
 
 
-@NOT_BUILT_TRANS
 def test_vtrans5hd_repeat_one_offset_quirk():
     """13.5: with repeat=1 the offsets are rep * 32 (not 0): source block i at S_i + 32, destination
     block j at D_j + 64; with repeat=2 iteration 0 has offset 0."""
@@ -670,7 +666,6 @@ def test_vtrans5hd_repeat_one_offset_quirk():
         assert not m.read("ub", 0x2000 + 128 * j, "u8", 64).any()
 
 
-@NOT_BUILT_TRANS
 def test_nchw_to_nc1hwc0_scenario():
     """13.5: NCHW (2,32,16,16) f16 -> NC1HWC0 (2,2,16,16,16), one VTRANS5HD per (n, c1): S_i = the plane
     of channel 16 c1 + i, srcrep 1; D_j = output block j (16 channels of one pixel), dstrep 16; repeat 16
