@@ -32,7 +32,10 @@ INDEX = "index"  # the lanes of its index register (128; 64 for 32-bit types) at
 ONE = "one"  # one cycle
 STRIDED = "strided"  # one cycle, or ``register.strided_access_cycles`` with ``blk=`` (more if its banks need)
 PRICE = "price"  # the priced figure itself (scalar, sync, DMA and function structure)
-OCCUPANCIES = (PER_OP, INDEX, ONE, STRIDED, PRICE)
+# The cycles its profile key names (a tensor class: an iteration's; a register class: the instruction's,
+# its latency then ``after`` + those cycles), whatever the lanes: GatherMask, Sort32, MrgSort, Squeeze.
+FIXED = "fixed"
+OCCUPANCIES = (PER_OP, INDEX, ONE, STRIDED, PRICE, FIXED)
 
 
 @frozen
@@ -60,6 +63,7 @@ class SchedClass:
     # or a tensor iteration's.
     adds: tuple[str, ...] = ()
     int_extra: str = ""
+    after: str = ""  # a FIXED register class: the latency key its cycles are added to
 
     @property
     def family(self) -> str:
@@ -107,6 +111,11 @@ def _vf(name: str, occupies: str, lands: str = "-") -> SchedClass:
     return SchedClass(f"vf.{name}", ("register", f"vf_{name}"), occupies=occupies, lands=lands, pipe="V")
 
 
+def _fixed_tensor(name: str, occupies: str) -> SchedClass:
+    return SchedClass(f"tensor.{name}", ("tensor", name), FIXED, occupies=occupies,
+                      lands="occupancy + `tensor.startup`", pipe="V")
+
+
 _LANES = "`ceil(lanes / register.elements_per_cycle)`, at least 1"
 _STRIDED = "1; with `blk=` (block-strided) `max(strided_access_cycles, the cycles its 8 blocks need in the banks)`"
 _INDEX = "`ceil(lanes / elements_per_cycle.gather)`, with every UB port"
@@ -121,6 +130,12 @@ CLASSES: dict[str, SchedClass] = {c.name: c for c in (
     _tensor("divide", int_extra="int_div_extra"),
     _tensor("remainder", adds=("mul", "sub"), int_extra="int_div_extra"),
     _reg("alu", PER_OP, ("exec",), _LANES),
+    # CONTRACT 13.9: GatherMask an iteration, Sort32 an iteration, MrgSort a record written; Squeeze 5 cycles
+    _fixed_tensor("gathermask", "`tensor.issue` + `iterations * tensor.gathermask` (at least 1)"),
+    _fixed_tensor("sort32", "`tensor.issue` + `iterations * tensor.sort32` (at least 1)"),
+    _fixed_tensor("mrgsort", "`tensor.issue` + `ceil(records written * tensor.mrgsort)` (at least 1)"),
+    SchedClass("reg.squeeze", ("register", "squeeze"), FIXED, ("exec",), occupies="`squeeze`, issued alone "
+               "(`squeeze_single_issue`)", lands="`alu_latency` + `squeeze`", pipe="V", after="alu_latency"),
     _reg("transcendental", PER_OP, ("exec", "transcendental"),
          _LANES + " (an execute slot for 1, and a transcendental unit for that); an integer VDIV: + "
          "`int_div_extra`", int_extra="int_div_extra"),

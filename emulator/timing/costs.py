@@ -26,7 +26,7 @@ from attrs import frozen
 from emulator.profiles.profile import Profile
 from emulator.timing.banks import BankRules, conflict_cycles
 from isa import Inst
-from isa.classes import CLASSES, INDEX, ONE, STRIDED
+from isa.classes import CLASSES, FIXED, INDEX, ONE, STRIDED
 
 _WIDTH_INDEX = {1: 0, 2: 1, 4: 2}
 # A row's scheduling class (its ``timing``) is a record of ``isa.classes``: how it is scheduled (its
@@ -164,6 +164,9 @@ class CostModel:
 
     # -- the other pipes -----------------------------------------------------------------------
     def tensor_iteration_cycles(self, inst: Inst) -> float:
+        cls = CLASSES[inst.row.timing]
+        if cls.occupancy == FIXED:  # GatherMask, Sort32 an iteration, MrgSort a record (CONTRACT 13.9)
+            return self.tensor[cls.price[1]]
         lanes = inst.lanes
         width = 0 if lanes == 128 else 1
         per_cycle = elements_per_cycle(self.tensor["elements_per_cycle"][inst.row.rate_of(inst.type.name)], inst,
@@ -172,7 +175,6 @@ class CostModel:
         if isinstance(sustained, list):  # per element width
             sustained = sustained[width]
         cycles = lanes / (per_cycle * sustained)
-        cls = CLASSES[inst.row.timing]
         for op in cls.adds:  # a remainder's multiply and subtract
             cycles += lanes / elements_per_cycle(self.tensor["elements_per_cycle"][op], inst, width)
         if cls.int_extra and not inst.type.is_float:  # an integer division's software sequence (CONTRACT 13.9)
@@ -201,6 +203,8 @@ class CostModel:
         row, reg = inst.row, self.register
         cls = CLASSES[row.timing]
         latency = reg[cls.price[1]]
+        if cls.occupancy == FIXED:  # its own cycles, its result ``after`` + those cycles (VSQZ)
+            return Cost(latency, reg[cls.after] + latency)
         if isinstance(latency, dict):  # by operation (VREDUCE.O)
             latency = latency[inst.cond]
         if cls.occupancy == ONE:
