@@ -45,7 +45,7 @@ def compaction_problems(inst) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     if row.family == "gathermask":
         if inst.mask is not None and inst.mask.mode != MaskMode.CONTINUOUS:
-            found.append(("mask", GATHERMASK_MASK))
+            found.append(("count" if inst.mask.mode == MaskMode.COUNT else "mask", GATHERMASK_MASK))
         if row.form == "tensor-gathermask" and inst.kw("src1rep") is not None:
             found.append(("src1rep", FIXED_PATTERN_STRIDE))
         return found
