@@ -21,6 +21,7 @@ from isa import Inst
 
 _RSVDCNT = SPR_PLACES["RSVDCNT"][0]
 _AR = SPR_PLACES["AR"][0]
+RSVDCNT_EXACT = {"spr": (_RSVDCNT, 8, 8, 1)}
 
 
 def spr_span(name: str):
@@ -43,7 +44,7 @@ def fixed_pattern(pattern: int, count: int) -> np.ndarray:
     return i % 4 == pattern - 3
 
 
-@implements("gathermask", bank_rule=UNBANKED, refines=True)
+@implements("gathermask", bank_rule=UNBANKED, refines=True, forms=("tensor-gathermask", "tensor-gathermask-bits"))
 def bind_gathermask(inst: Inst, pc: int):
     """Iteration r's element i (i < M, the mask= count or every lane) is at src0 + (r * srcrep + i * w /
     32 * srcblk) * 32 + i * w % 32; the kept ones go to dst + k * w in order; RSVDCNT = their number."""
@@ -64,8 +65,9 @@ def bind_gathermask(inst: Inst, pc: int):
 
     def run(m):
         if repeat == 0:  # a no-operation that sets RSVDCNT to 0 (CONTRACT 13.4)
-            m.submit(Job(pc, lambda: ((m.spr, slice(_RSVDCNT, _RSVDCNT + 8), u64_bytes(0)),), (),
-                         [spr_span("RSVDCNT")]))
+            job = Job(pc, lambda: ((m.spr, slice(_RSVDCNT, _RSVDCNT + 8), u64_bytes(0)),), (), [spr_span("RSVDCNT")])
+            job.exact = RSVDCNT_EXACT
+            m.submit(job)
             return next_pc
         dst = m.ub_block_address(dst_ref, "destination")
         src = m.ub_block_address(src_ref, "source 0")
@@ -102,8 +104,10 @@ def bind_gathermask(inst: Inst, pc: int):
             return reads, written(int(keep().sum()))
 
         reach = written(repeat * count)  # at most every element; the kept ones once it starts (``refine``)
-        m.submit(Job(pc, perform, reads, written(int(keep_fixed.sum())) if fixed else reach, iterations=repeat,
-                     refine=None if fixed else refine))
+        job = Job(pc, perform, reads, written(int(keep_fixed.sum())) if fixed else reach, iterations=repeat,
+                  refine=None if fixed else refine)
+        job.exact = RSVDCNT_EXACT  # races on RSVDCNT are named on its 8 bytes
+        m.submit(job)
         return next_pc
 
     return run

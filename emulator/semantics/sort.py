@@ -40,7 +40,8 @@ def _address(m, ref, name: str, mnemonic: str, align: int) -> int:
     return addr
 
 
-@implements("sort", bank_rule=UNBANKED, refines=True)
+@implements("sort", bank_rule=UNBANKED, refines=True,
+            forms=("tensor-sort32", "tensor-merge2", "tensor-merge3", "tensor-merge4"))
 def bind_sort(inst: Inst, pc: int):
     if inst.row.op == "sort32":
         return _bind_sort32(inst, pc)
@@ -184,6 +185,7 @@ def _bind_mrgsort(inst: Inst, pc: int):
         job = Job(pc, perform, reads, [span("ub", dst, dst + total * 8), span("spr", _MRGCNT, _MRGCNT + 8)],
                   iterations=total, refine=refine if stop else None)
         job.priced_at_start = stop  # what it writes, and so its cycles, follow from the scores
+        job.exact = {"spr": (_MRGCNT, 8, 8, 1)}  # races on MRGCNT0..3 are named on their 8 bytes
         m.submit(job)
         return next_pc
 
