@@ -129,13 +129,11 @@ CLASSES: dict[str, SchedClass] = {c.name: c for c in (
     *(_tensor(name) for name in ("binary", "unary", "transcendental", "fma", "reduce")),
     _tensor("divide", int_extra="int_div_extra"),
     _tensor("remainder", adds=("mul", "sub"), int_extra="int_div_extra"),
-    _reg("alu", PER_OP, ("exec",), _LANES),
-    # CONTRACT 13.9: GatherMask an iteration, Sort32 an iteration, MrgSort a record written; Squeeze 5 cycles
+    # CONTRACT 13.9: GatherMask an iteration, Sort32 an iteration, MrgSort a record written
     _fixed_tensor("gathermask", "`tensor.issue` + `iterations * tensor.gathermask` (at least 1)"),
     _fixed_tensor("sort32", "`tensor.issue` + `iterations * tensor.sort32` (at least 1)"),
     _fixed_tensor("mrgsort", "`tensor.issue` + `ceil(records written * tensor.mrgsort)` (at least 1)"),
-    SchedClass("reg.squeeze", ("register", "squeeze"), FIXED, ("exec",), occupies="`squeeze`, issued alone "
-               "(`squeeze_single_issue`)", lands="`alu_latency` + `squeeze`", pipe="V", after="alu_latency"),
+    _reg("alu", PER_OP, ("exec",), _LANES),
     _reg("transcendental", PER_OP, ("exec", "transcendental"),
          _LANES + " (an execute slot for 1, and a transcendental unit for that); an integer VDIV: + "
          "`int_div_extra`", int_extra="int_div_extra"),
@@ -154,6 +152,9 @@ CLASSES: dict[str, SchedClass] = {c.name: c for c in (
     _reg("mask", ONE, ("exec",), "1"),
     # PPACK, PUNPACK, PINTLV, PDINTLV: 1 cycle, issued alone (`mask_permute_single_issue`; CONTRACT 13.9)
     _reg("mask_permute", ONE, ("exec",), "1, issued alone (`mask_permute_single_issue`)", latency="mask_latency"),
+    # VSQZ: 5 cycles, issued alone (CONTRACT 13.9)
+    SchedClass("reg.squeeze", ("register", "squeeze"), FIXED, ("exec",), occupies="`squeeze`, issued alone "
+               "(`squeeze_single_issue`)", lands="`alu_latency` + `squeeze`", pipe="V", after="alu_latency"),
     _reg("mask_load", ONE, ("load",), "1", latency="mask_latency"),
     _reg("mask_store", ONE, ("store",), "1", latency="mask_latency"),
     _vf("launch", "the function's whole run (below)", "the same"),

@@ -615,7 +615,7 @@ def _compaction_and_sort(rows: list[Instruction]) -> None:
                              "(ties in input order), 8 bytes each at dst + r * 256",
                      example="VSORT32.f32 [0x20000], [0x0], [0x10000]"))
     for queues, opcode in ((2, 0xD3), (3, 0xD4), (4, 0xD5)):
-        names = [f"[0x{8 * k:x}]" for k in range(queues)]  # (contiguous: 4 of them take repeat=N)
+        names = [f"[0x{0x20 * k:x}]" for k in range(queues)]  # (contiguous: 4 of them take repeat=N)
         rows.append(_row("VMRGSORT", f"tensor-merge{queues}", opcode, T.SORT_TYPES,
                          (_ub("dst"), *(_ub(f"q{k}") for k in range(queues))),
                          (REPEAT, _queue_lengths(queues), Keyword("stop", 1, 0, 1, default=0,
@@ -623,7 +623,7 @@ def _compaction_and_sort(rows: list[Instruction]) -> None:
                          pipe="V", timing="tensor.mrgsort", family="sort", op="mrgsort", kernel=False,
                          summary=f"tensor: merge {queues} queues of records sorted by descending score into dst; "
                                  "MRGCNT0..3 = the records taken from each",
-                         example=f"VMRGSORT.f32 [0x20000], {', '.join(names)}, len=({', '.join(['1'] * queues)})"))
+                         example=f"VMRGSORT.f32 [0x20000], {', '.join(names)}, len=({', '.join(['4'] * queues)})"))
     rows.append(_row("VSQZ", "reg-squeeze", 0xBE, T.SQUEEZE_TYPES, (_v("vd"), _v("va"), _p("pm")), pipe="V",
                      timing="reg.squeeze", family="vsqueeze", op="squeeze",
                      summary="register: the active lanes of Va, in order, to lanes 0..k-1 of Vd; the rest zero",

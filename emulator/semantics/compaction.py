@@ -113,7 +113,7 @@ def bind_gathermask(inst: Inst, pc: int):
     return run
 
 
-@implements("vsqueeze", bank_rule=NO_UB)
+@implements("vsqueeze", bank_rule=NO_UB, masked_lanes=True)
 def bind_vsqueeze(inst: Inst, pc: int):
     """Vd lanes 0..k-1 = the active lanes of Va in order, the rest 0; with ``ar``, AR += k * w. The
     function's AR is its context's ``spr`` (``Function.perform`` lands it)."""
