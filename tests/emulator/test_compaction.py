@@ -302,3 +302,15 @@ HALT
     result = kernel.run()
     assert result.fault is None
     assert kernel.read("gm", 0, "s64", 4).tolist() == [4, 64, 8, 128]
+
+
+@pytest.mark.parametrize(("writer", "reader", "start"), [
+    ("VGATHERM.u16 [0x1000], [0x0], 1", "MOV S1, RSVDCNT", 0),
+    ("VF.BEGIN\nPSET.b16 P0, ALL\nVSQZ.u16 V1, V0, P0, ar\nVF.END", "MOV S1, AR", 32),
+    ("VMRGSORT.f32 [0x1000], [0x0], [0x18], len=(3, 2)", "MOV S1, MRGCNT3", 70),
+])
+def test_a_read_the_timing_kept_apart_is_still_a_latent_race(writer, reader, start):
+    """Section 12: S reads long after V wrote, with nothing ordering them: a latent race on spr."""
+    _, result = run(f"{writer}\nMOV S2, 300\nwait:\nSUB S2, S2, 1\nBNE S2, 0, wait\n{reader}\nHALT\n")
+    races = [(r.kind, r.space, r.start, r.latent) for r in result.races]
+    assert races == [("RAW", "spr", start, True)]

@@ -227,3 +227,12 @@ def test_top_k_by_sort32_and_a_stopped_merge():
     counts = [result.scalars[f"S{k}"] for k in range(1, 5)]
     assert counts == [sum(1 for _, i in want if i // 32 == q) for q in range(4)]
     assert 32 in counts  # the queue that emptied
+
+
+def test_merge_ranks_nan_above_inf_and_equal_zeros_by_queue():
+    """[vcore] as in VSORT32: a NaN before +inf; -0 and +0 equal, so queue 0 first."""
+    q0 = records([(float("inf"), 0), (-0.0, 1)])
+    q1 = records([(NAN, 2), (0.0, 3)])
+    m, _ = run("VMRGSORT.f32 [0x1000], [0x0], [0x10], len=(2, 2)\n", [(0x0, q0), (0x10, q1)])
+    got = read_records(m, 0x1000, 4)
+    assert same(got, [(NAN, 2), (float("inf"), 0), (-0.0, 1), (0.0, 3)]), got
