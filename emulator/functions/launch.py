@@ -398,7 +398,7 @@ class Function:
             timed.add(jobs)
             timed.finish()
             return {k: (jobs[k].start, jobs[k].end) for k in wanted}
-        ctx = self._context(m, launched_s)
+        outer, ctx = ctx, self._context(m, launched_s)
         timed = TimedPerform(ctx, self.plans)
         expansion, scheduler = Expansion(self, ctx, budget), Scheduler(self)
         times: dict = {}
@@ -413,6 +413,7 @@ class Function:
             timed.run_until(scheduler.front)  # no job still to come starts before the front end's cycle
             chunk = jobs = None  # (only one chunk at a time is alive)
         timed.finish()
+        outer.spr[:] = ctx.spr  # (AR as this run left it: the launch lands it)
         return times
 
 

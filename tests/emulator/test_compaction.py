@@ -314,3 +314,10 @@ def test_a_read_the_timing_kept_apart_is_still_a_latent_race(writer, reader, sta
     _, result = run(f"{writer}\nMOV S2, 300\nwait:\nSUB S2, S2, 1\nBNE S2, 0, wait\n{reader}\nHALT\n")
     races = [(r.kind, r.space, r.start, r.latent) for r in result.races]
     assert races == [("RAW", "spr", start, True)]
+
+
+def test_ar_counts_every_pass_of_a_long_launch():
+    """A launch of more items than it keeps at once (9000 passes) lands AR as its last pass left it."""
+    _, result = run("VF.BEGIN\nPSET.b32 P0, VL3\nLOOP 9000\nVSQZ.f32 V1, V0, P0, ar\nENDLOOP\nVF.END\n"
+                    "BARRIER ALL\nMOV S1, AR\nHALT\n")
+    assert s(result, 1) == 9000 * 3 * 4
