@@ -21,14 +21,14 @@ import attrs
 from assembler.diagnostics import LocatedError, Location, did_you_mean
 from assembler.syntax import Binary, Bits, Defined, Group, Mem, Name, Num, Reg, Unary
 from isa import CORE_VALUES
+from isa.model import SPECIAL_REGISTERS
 from isa.types import ElementType
 from isa.values import float_bits, int_bits
 
 REGISTER_NAME = re.compile(r"[VvPpSs][0-9]+$")
 CORE_WORDS = {"BLOCKIDX": "block index, 0..N-1", "BLOCKNUM": "number of cores N"}
-# Names of special registers, reserved (in any case) so that a program that takes them as a label or a
-# constant does not change meaning when instructions read them; no instruction of vcore reads them yet.
-SPECIAL_REGISTERS = ("RSVDCNT", "AR", "MRGCNT0", "MRGCNT1", "MRGCNT2", "MRGCNT3")
+# Names of special registers (isa.model.SPECIAL_REGISTERS: RSVDCNT, AR, MRGCNT0..3), reserved in any case:
+# MOV Sd, RSVDCNT reads one, so none can be a label or a constant.
 MAX_SHIFT = 127
 MAX_MAGNITUDE = 1 << 128  # expressions stay far inside this, and no input can make a huge integer
 

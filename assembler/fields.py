@@ -14,6 +14,7 @@ from assembler.diagnostics import LocatedError, did_you_mean
 from assembler.expressions import Symbols
 from assembler.syntax import Field, Group, Name, Reg, Statement
 from isa import Instruction, Mask, MaskMode
+from isa.compaction import pack_entries
 
 
 def keyword_values(symbols: Symbols, row: Instruction, stmt: Statement) -> tuple[tuple, Mask | None,
@@ -45,6 +46,8 @@ def keyword_values(symbols: Symbols, row: Instruction, stmt: Statement) -> tuple
             if not (isinstance(f.value, Reg) and f.value.bank == "P"):
                 raise LocatedError(f.value_loc, f"{spec.name}= takes a mask register P0..P7")
             values.append(f.value.index)
+        elif spec.entries:
+            values.append(_entries(symbols, spec, f))
         elif spec.choices:
             name = f.value.name.lower() if isinstance(f.value, Name) else None
             if name not in spec.choices:
@@ -64,7 +67,35 @@ def keyword_values(symbols: Symbols, row: Instruction, stmt: Statement) -> tuple
         if isinstance(value, Group):
             if len(value.items) != 2:
                 raise LocatedError(value.loc, "a bit mask is written (LOW, HIGH)")
+            for item in value.items:
+                if isinstance(item, Reg):
+                    raise LocatedError(item.loc, f"register {item.bank}{item.index} cannot stand in an expression")
             mask = Mask(MaskMode.BITS, *(symbols.mask_word(item) for item in value.items))
         else:
             mask = Mask(MaskMode.CONTINUOUS, symbols.eval_int(value))
     return tuple(values), mask, given
+
+
+def _entries(symbols: Symbols, spec, f: Field) -> int:
+    """A tuple field (VMRGSORT's ``len=(L0, L1, ...)``): one entry per queue, each an expression
+    0..``entry_max`` or a scalar register, packed as ``isa.compaction.pack_entries`` lays them out."""
+    items = f.value.items if isinstance(f.value, Group) else None
+    if items is None:
+        raise LocatedError(f.value_loc, f"{spec.name}= is written ({', '.join(f'L{k}' for k in range(spec.entries))})"
+                                        f": one length per queue")
+    if len(items) != spec.entries:
+        raise LocatedError(f.value_loc, f"{spec.name}= gives {len(items)} lengths for {spec.entries} queues: one "
+                                        f"length per queue")
+    entries = []
+    for item in items:
+        if isinstance(item, Reg):
+            if item.bank != "S":
+                raise LocatedError(item.loc, f"bad register {item.bank}{item.index}: a length is an expression "
+                                             f"or a scalar register S0..S31")
+            entries.append(spec.entry_max + 1 + item.index)
+            continue
+        value = symbols.eval_int(item)
+        if not 0 <= value <= spec.entry_max:
+            raise LocatedError(item.loc, f"{spec.name}: {value} out of range 0..{spec.entry_max}")
+        entries.append(value)
+    return pack_entries(spec, entries)

@@ -38,10 +38,10 @@ def select_row(stmt: Statement) -> Instruction:
     rows = MNEMONICS.get(stmt.mnemonic)
     if rows is None:
         raise LocatedError(stmt.mnemonic_loc, unknown_mnemonic(stmt.mnemonic, all_mnemonics(), stmt.suffix))
-    for row in rows:
-        if all(shape_fits(o.kind, n) for o, n in zip(row.operands, stmt.operands, strict=False)):
-            return row
-    return rows[0]
+    fitting = [row for row in rows if all(shape_fits(o.kind, n) for o, n in zip(row.operands, stmt.operands,
+                                                                                strict=False))]
+    # A row of as many operands as written first (VSQZ Vd, Va, Pm, ar; VMRGSORT's 2, 3 or 4 queues).
+    return next((row for row in fitting if len(row.operands) == len(stmt.operands)), fitting[0] if fitting else rows[0])
 
 
 def size_of(row: Instruction, stmt: Statement) -> int:

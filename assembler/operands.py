@@ -14,7 +14,7 @@ from assembler.diagnostics import LocatedError
 from assembler.expressions import Symbols
 from assembler.syntax import Group, Mem, Name, Reg
 from isa import CORE_VALUES, Kind, RegOrImm
-from isa.model import GmRef, UbRef
+from isa.model import AR_VALUES, SPECIAL_REGISTERS, SPR_VALUES, GmRef, UbRef
 from isa.types import ElementType
 
 KIND_WORDS = {
@@ -33,6 +33,9 @@ KIND_WORDS = {
     Kind.EVENT: "an event number 0..7",
     Kind.PATTERN: "a mask pattern",
     Kind.CORE: "BLOCKIDX or BLOCKNUM",
+    Kind.SPR: "a special register RSVDCNT or MRGCNT0..MRGCNT3",
+    Kind.AR: "AR",
+    Kind.FIXED: "a pattern number 1..7",
 }
 
 
@@ -49,11 +52,15 @@ def shape_fits(kind: Kind, node) -> bool:
     if kind in (Kind.SREG,):
         return isinstance(node, Reg) and node.bank == "S"
     if kind in (Kind.SCALAR, Kind.SRC, Kind.IMM):
-        if kind is Kind.IMM and isinstance(node, Name) and node.name.upper() in CORE_VALUES:
-            return False  # MOV Sd, BLOCKIDX is its own form
+        if kind is Kind.IMM and isinstance(node, Name) and node.name.upper() in (*CORE_VALUES, *SPECIAL_REGISTERS):
+            return False  # MOV Sd, BLOCKIDX and MOV Sd, RSVDCNT are forms of their own
         return (isinstance(node, Reg) and node.bank == "S") or not isinstance(node, (Reg, Mem, Group))
     if kind is Kind.CORE:
         return isinstance(node, Name) and node.name.upper() in CORE_VALUES
+    if kind is Kind.SPR:
+        return isinstance(node, Name) and node.name.upper() in SPR_VALUES
+    if kind is Kind.AR:
+        return isinstance(node, Name) and node.name.upper() in AR_VALUES
     return not isinstance(node, (Reg, Mem, Group))
 
 
@@ -84,7 +91,7 @@ def operand_value(symbols: Symbols, operand, node, etype: ElementType | None):
         if kind is Kind.IMM and value >= 1 << 63:  # MOV: a 64-bit pattern written unsigned, kept as Sd holds it
             value -= 1 << 64
         return RegOrImm(None, value)
-    if kind in (Kind.TARGET, Kind.EVENT):
+    if kind in (Kind.TARGET, Kind.EVENT, Kind.FIXED):
         return symbols.eval_int(node)
     # PIPE, BARRIER_PIPE, PATTERN: a bare name.
     if not isinstance(node, Name):

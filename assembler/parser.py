@@ -168,12 +168,22 @@ def parse_operand(cur: _Cursor):
         return reg
     if tok.is_op("(") and _is_group(cur):
         cur.next()
-        items = [parse_expr(cur)]
+        items = [_group_item(cur)]
         while cur.tok.is_op(","):
             cur.next()
-            items.append(parse_expr(cur))
+            items.append(_group_item(cur))
         close = cur.expect_op(")", "')'")
         return Group(tuple(items), span(tok.location, close.location))
+    return parse_expr(cur)
+
+
+def _group_item(cur: _Cursor):
+    """An entry of a ``(A, B, ...)`` group: an expression, or a register alone (VMRGSORT's ``len=(32, S3)``;
+    a field that takes constants says so)."""
+    reg = register_of(cur.tok)
+    if reg is not None and (cur.peek().is_op(",") or cur.peek().is_op(")")):
+        cur.next()
+        return reg
     return parse_expr(cur)
 
 

@@ -29,6 +29,12 @@ def check_profile_runs(program: Program, profile: Profile, decoded) -> None:
             if inst.row.family == "trans5hd" and inst.type.name == "bf16":
                 refuse(program, pc, inst, f"VTRANS5HD.bf16 needs the 950 profile ({profile.name} has no bf16 "
                                           f"TransDataTo5HD)")
+            if inst.row.family == "gathermask" and inst.type.size == 1:
+                refuse(program, pc, inst, f"VGATHERM.{inst.type.name} needs the 950 profile ({profile.name} has no "
+                                          f"8-bit GatherMask)")
+            if inst.row.form == "scalar-mov-ar":
+                refuse(program, pc, inst, f"MOV Sd, AR needs the 950 profile ({profile.name} has no AR register: "
+                                          f"it counts the bytes of the 950's register Squeeze)")
             if inst.row.op == "conv" and (inst.type.name, inst.source.name) in ONLY_950:
                 refuse(program, pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} (from {inst.source.name} to "
                                           f"{inst.type.name}) exists on the 950 only, and the {profile.name} "
@@ -61,11 +67,33 @@ def _check_functions_allowed(program: Program, profile: Profile, decoded) -> Non
                               f"functions: {need} need the 950 profile (--profile 950)")
 
 
+REPEAT_ZERO_950 = "repeat=0 is not guaranteed to be a no-operation on the 950"
+# The tensor instructions whose 950 form is a register sequence the documents do not promise to skip
+# at repeat=0 (CONTRACT 13.4, 13.6): vcore runs it as a no-operation, and warns on the 950.
+_WARN_REPEAT_ZERO = ("gathermask", "sort")
+
+
+def profile_warnings(program: Program, profile: Profile) -> list[str]:
+    """The warnings a program gets when it is loaded for ``profile``, located like the assembler's:
+    on the 950, ``repeat=0`` on VGATHERM, VSORT32 and VMRGSORT."""
+    if profile["machine"]["isa"] != "950":
+        return []
+    found = []
+    for pc, inst in decode_program(program.words):
+        if inst.row.family in _WARN_REPEAT_ZERO and inst.kw("repeat") == 0:
+            found.append(_located(program, pc, inst, "warning", REPEAT_ZERO_950))
+    return found
+
+
+def _located(program: Program, pc: int, inst: Inst, severity: str, message: str) -> str:
+    src = (program.source or {}).get(pc)
+    if src is None:
+        return f"{program.filename}: {severity}: {message}\n  at pc 0x{pc:04x}: {inst_text(inst)}"
+    return (f"{program.filename}:{src.line}:{src.col}: {severity}: {message}\n"
+            f"    {src.text}\n    ^{'~' * (len(src.text.split()[0]) - 1)}")
+
+
 def refuse(program: Program, pc: int, inst: Inst, message: str) -> None:
     """Raise ProgramError for the instruction at ``pc``: its source line and a caret when the program
     has its source, else its pc and disassembly."""
-    src = (program.source or {}).get(pc)
-    if src is None:
-        raise ProgramError(f"{program.filename}: error: {message}\n  at pc 0x{pc:04x}: {inst_text(inst)}")
-    raise ProgramError(f"{program.filename}:{src.line}:{src.col}: error: {message}\n"
-                       f"    {src.text}\n    ^{'~' * (len(src.text.split()[0]) - 1)}")
+    raise ProgramError(_located(program, pc, inst, "error", message))

@@ -116,6 +116,11 @@ class Machine:
         return self.state.gm
 
     @property
+    def spr(self) -> np.ndarray:
+        """The special registers' bytes (``emulator.state.SPR_PLACES``: RSVDCNT, AR, MRGCNT0..3)."""
+        return self.state.spr
+
+    @property
     def s(self) -> list:
         """S0..S31 (a list, changed in place)."""
         return self.state.s

@@ -74,6 +74,13 @@ def register_file() -> tuple:
     return v, np.zeros((8, 256), dtype=np.bool_), _RegisterViews(v), _RegisterRows(v)
 
 
+# The special registers the vector unit writes and the scalar unit reads (CONTRACT 13.4, 13.6), as the bytes
+# of the race space ``spr``: name -> (byte offset, bytes). Each instruction's register is a block of its own,
+# so that only accesses to one register meet: RSVDCNT (VGATHERM), AR (VSQZ ..., ar; CLRAR), MRGCNT0..3 (VMRGSORT).
+SPR_PLACES = {"RSVDCNT": (0, 8), "AR": (32, 8), **{f"MRGCNT{k}": (64 + 2 * k, 2) for k in range(4)}}
+SPR_BYTES = 96
+
+
 class State:
     """The architectural state: it owns UB, GM, the scalar, vector and mask registers, and their typed
     views. Memories are uint8 arrays; registers are plain arrays too."""
@@ -85,6 +92,7 @@ class State:
         self.gm = np.zeros(gm_size, dtype=np.uint8)
         self.s = [0] * 32
         self.v, self.p, self.v_as, self.v_rows = register_file()
+        self.spr = np.zeros(SPR_BYTES, dtype=np.uint8)  # the special registers (``SPR_PLACES``), zero at the start
         self.views: dict = {}  # (space, element type name) -> a typed view of the whole memory
         self.lane_masks: dict = {1: {}, 2: {}, 4: {}}  # per lane width: mask bytes -> lane_mask()
 
@@ -104,7 +112,7 @@ class State:
         return found
 
     def memory(self, space: str) -> np.ndarray:
-        return self.ub if space == "ub" else self.gm
+        return self.ub if space == "ub" else self.gm if space == "gm" else self.spr
 
     def view(self, space: str, etype) -> np.ndarray:
         """A typed view of a whole memory (its size is a multiple of every element size)."""

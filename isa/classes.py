@@ -63,9 +63,11 @@ class SchedClass:
     adds: tuple[str, ...] = ()
     int_extra: str = ""
     # CYCLES: the ``register`` key of its cycles; ``after_cycles``: its latency counts from its last cycle
-    # (it lands ``latency + cycles - 1`` after it issues), not from its first.
+    # (it lands ``latency + cycles - 1`` after it issues), not from its first; ``after_all``: it lands
+    # ``latency + cycles`` after it issues (VSQZ: `alu_latency` + 5, CONTRACT 13.9).
     cycles: str = ""
     after_cycles: bool = False
+    after_all: bool = False
 
     @property
     def family(self) -> str:
@@ -111,14 +113,16 @@ def _tensor_iteration(name: str, what: str) -> SchedClass:
 
 def _reg(name: str, occupancy: str, units: tuple[str, ...], occupies: str, *, latency: str = "",
          rate: str = "", whole_ub: bool = False, adds: tuple[str, ...] = (), int_extra: str = "",
-         after_cycles: bool = False) -> SchedClass:
+         after_cycles: bool = False, after_all: bool = False) -> SchedClass:
     key = latency or f"{name}_latency"
     lands = {"reduce_latency": "`reduce_latency.SUM`, `.MAX`, `.MIN`"}.get(key, f"`{key}`")
     if after_cycles:
         lands += f" + `{name}` - 1 (after its last cycle)"
+    if after_all:
+        lands += f" + `{name}`"
     return SchedClass(f"reg.{name}", ("register", key), occupancy, units, rate, whole_ub, occupies, lands, "V",
                       adds=adds, int_extra=int_extra, cycles=name if occupancy == CYCLES else "",
-                      after_cycles=after_cycles)
+                      after_cycles=after_cycles, after_all=after_all)
 
 
 def _vf(name: str, occupies: str, lands: str = "-") -> SchedClass:
@@ -140,6 +144,10 @@ CLASSES: dict[str, SchedClass] = {c.name: c for c in (
     _tensor("remainder", adds=("mul", "sub"), int_extra="int_div_extra"),
     _tensor_iteration("transpose", "cycles a 512-byte tile"),
     _tensor_iteration("trans5hd", "cycles an iteration, [8-bit, 16-bit]"),
+    # CONTRACT 13.9: GatherMask an iteration, Sort32 an iteration, MrgSort a record written
+    _tensor_iteration("gathermask", "cycles an iteration"),
+    _tensor_iteration("sort32", "cycles an iteration of 32 records"),
+    _tensor_iteration("mrgsort", "cycles a record written: its iterations are the records"),
     _reg("alu", PER_OP, ("exec",), _LANES),
     _reg("transcendental", PER_OP, ("exec", "transcendental"),
          _LANES + " (an execute slot for 1, and a transcendental unit for that); an integer VDIV: + "
@@ -166,6 +174,9 @@ CLASSES: dict[str, SchedClass] = {c.name: c for c in (
     _reg("pack", CYCLES, ("exec",), "`pack`, issued alone (`pack_single_issue`)", latency="alu_latency"),
     _reg("histogram", CYCLES, ("exec",), "`histogram`, issued alone (`histogram_single_issue`)",
          latency="alu_latency", after_cycles=True),
+    # VSQZ: 5 cycles, issued alone, its result `alu_latency` + 5 after it issues (CONTRACT 13.9)
+    _reg("squeeze", CYCLES, ("exec",), "`squeeze`, issued alone (`squeeze_single_issue`)", latency="alu_latency",
+         after_all=True),
     _reg("mask_load", ONE, ("load",), "1", latency="mask_latency"),
     _reg("mask_store", ONE, ("store",), "1", latency="mask_latency"),
     _vf("launch", "the function's whole run (below)", "the same"),
@@ -204,7 +215,7 @@ def class_problems(cls: SchedClass) -> list[str]:
     elif cls.units:
         found.append(f"scheduling class {cls.name!r} holds units {cls.units!r}, and only a register class "
                      f"runs inside a vector function")
-    if (cls.occupancy == CYCLES) != bool(cls.cycles) or (cls.after_cycles and not cls.cycles):
+    if (cls.occupancy == CYCLES) != bool(cls.cycles) or ((cls.after_cycles or cls.after_all) and not cls.cycles):
         found.append(f"scheduling class {cls.name!r}: a key of its cycles is for the {CYCLES!r} occupancy alone")
     if (cls.occupancy == INDEX) != bool(cls.rate):
         found.append(f"scheduling class {cls.name!r}: a rate is for the {INDEX!r} occupancy alone")

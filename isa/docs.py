@@ -22,6 +22,9 @@ _KIND_DOC = {
     Kind.BARRIER_PIPE: "S, V, MTE2, MTE3, ALL (3 bits)",
     Kind.EVENT: "event 0..7 (3 bits)",
     Kind.CORE: "BLOCKIDX BLOCKNUM (1 bit)",
+    Kind.SPR: "RSVDCNT MRGCNT0 MRGCNT1 MRGCNT2 MRGCNT3 (3 bits)",
+    Kind.AR: "AR (1 bit, always 0)",
+    Kind.FIXED: "GatherMask pattern 1..7 (3 bits)",
     Kind.PATTERN: "ALL ALLF VL1 VL2 VL3 VL4 VL8 VL16 VL32 VL64 VL128 M3 M4 H Q (4 bits)",
 }
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from attrs import frozen
 
+from isa.compaction import compaction_problems, entries_of
 from isa.conversions import ROUND_MODES, pair_problem
 from isa.model import (
+    AR_VALUES,
     BARRIER_PIPES,
     CORE_VALUES,
     GM_ABS_BITS,
@@ -17,6 +19,7 @@ from isa.model import (
     MASK_EXT_WORDS,
     PATTERNS,
     PIPES,
+    SPR_VALUES,
     UB_ABS_BITS,
     UB_OFFSET_BITS,
     WORD_BITS,
@@ -151,6 +154,12 @@ def operand_problem(operand: Operand, value, etype: ElementType | None) -> str |
         return None if value in PATTERNS else "pattern must be one of " + ", ".join(PATTERNS)
     if kind is Kind.CORE:
         return None if value in CORE_VALUES else "expected " + " or ".join(CORE_VALUES)
+    if kind is Kind.SPR:
+        return None if value in SPR_VALUES else "expected " + ", ".join(SPR_VALUES)
+    if kind is Kind.AR:
+        return None if value in AR_VALUES else "expected AR"
+    if kind is Kind.FIXED:
+        return None if isinstance(value, int) and 1 <= value <= 7 else f"pattern {value} out of range 1..7"
     raise AssertionError(kind)
 
 
@@ -192,6 +201,9 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
             continue
         if spec.types and (etype is None or etype.name not in spec.types):
             found.append((spec.name, f"field {spec.name}= needs type " + " or ".join(spec.types)))
+        elif spec.entries and spec.lo <= value <= spec.hi:
+            found += [(spec.name, f"{spec.name}: entry {k} is neither 0..{spec.entry_max} nor a register S0..S31")
+                      for k, e in enumerate(entries_of(spec, value)) if e > spec.entry_max + 32][:1]
         elif not spec.lo <= value <= spec.hi:
             what = "mask register" if spec.preg else "value"
             found.append((spec.name, f"{spec.name}: {what} {value} out of range {spec.lo}..{spec.hi}"))
@@ -214,7 +226,8 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
         base = next(v for o, v in zip(row.operands, inst.operands, strict=True) if o.kind is Kind.UB)
         if base.reg is None:
             found.append(("post", "post= needs a register base [Sn]"))
-    if inst.mask is not None:
+    found += compaction_problems(inst)
+    if inst.mask is not None and not (row.family == "gathermask" and inst.mask.mode != MaskMode.CONTINUOUS):
         found += _mask_problems(inst.mask, inst.lanes, etype.name if inst.source is None else
                                 f"{etype.name}.{inst.source.name}")
         if inst.mask.mode == MaskMode.COUNT and inst.kw("repeat") != 1:
@@ -294,6 +307,10 @@ def _operand_raw(operand: Operand, value) -> int:
         return PATTERNS.index(value)
     if kind is Kind.CORE:
         return CORE_VALUES.index(value)
+    if kind is Kind.SPR:
+        return SPR_VALUES.index(value)
+    if kind is Kind.AR:
+        return 0
     return value
 
 
@@ -337,6 +354,10 @@ def _operand_value(operand: Operand, raw: int):
         return PATTERNS[raw] if raw < len(PATTERNS) else _Bad("pattern code out of range")
     if kind is Kind.CORE:
         return CORE_VALUES[raw]
+    if kind is Kind.SPR:
+        return SPR_VALUES[raw] if raw < len(SPR_VALUES) else _Bad("special register code out of range")
+    if kind is Kind.AR:
+        return "AR" if raw == 0 else _Bad("reserved bit set")
     return raw
 
 

@@ -62,6 +62,10 @@ FORMS: dict[str, Form] = {
     "tensor-reduce": _tensor(_UB, _UB),
     "tensor-transpose": _tensor(_UB, _UB),  # VTRANS: 16 x 16 tiles of 2-byte elements
     "tensor-trans5hd": _tensor(_UB, _UB),  # VTRANS5HD: the operands are address lists of 16 datablocks
+    "tensor-gathermask": _tensor(_UB, _UB, Kind.FIXED),
+    "tensor-gathermask-bits": _tensor(_UB, _UB, _UB),
+    "tensor-sort32": _tensor(_UB, _UB, _UB),
+    **{f"tensor-merge{n}": _tensor(_UB, *(_UB,) * n) for n in (2, 3, 4)},
     # register instructions: inside a vector function
     "reg-load": _reg(_V, _UB),
     "reg-store": _reg(_UB, _V, _P),
@@ -93,10 +97,15 @@ FORMS: dict[str, Form] = {
     "reg-pair": _reg(_V, _V, _V, _V),
     "reg-half": _reg(_V, _V),
     "reg-histogram": _reg(_V, _V, _P),
+    "reg-squeeze": _reg(_V, _V, _P),
+    "reg-squeeze-ar": _reg(_V, _V, _P, Kind.AR),
+    "spr-clear": _reg(),
     # the scalar unit
     "scalar-mov": _of("scalar", (_S, Kind.IMM)),
     "scalar-mov-wide": _of("scalar", (_S, Kind.IMM)),
     "scalar-mov-core": _of("scalar", (_S, Kind.CORE)),
+    "scalar-mov-spr": _of("scalar", (_S, Kind.SPR)),
+    "scalar-mov-ar": _of("scalar", (_S, Kind.AR)),
     "scalar-alu": _of("scalar", (_S, _S, _SRC)),
     "scalar-load-ub": _of("scalar", (_S, Kind.UB_BYTE)),
     "scalar-load-gm": _of("scalar", (_S, Kind.GM)),

@@ -85,6 +85,11 @@ def layout(items: Iterable[tuple[int, Instruction]], bare_registers: bool = Fals
                 closed.append(Loop(loops.pop(), pc))
             else:
                 problems.append((pc, "ENDLOOP without a LOOP before it in this function"))
+        elif row.family == "mov_spr":
+            name = "AR" if row.op == "ar" else "RSVDCNT (or MRGCNTk)"
+            problems.append((pc, f"MOV Sd, {name} cannot be inside a vector function: the scalar unit reads "
+                                 f"the special register, after VF.END (ordered after the V work that writes it by "
+                                 f"a V-to-S flag or BARRIER ALL)"))
         elif not allowed_inside(row):
             what = (f"{row.mnemonic} with UB operands is a tensor instruction, which" if row.family == "tensor"
                     else row.mnemonic)

@@ -31,6 +31,9 @@ class Kind(enum.Enum):
     EVENT = "event"  # 0..7
     PATTERN = "pattern"  # PSET patterns
     CORE = "core"  # BLOCKIDX | BLOCKNUM: the core's block index, the number of cores
+    SPR = "spr"  # RSVDCNT | MRGCNT0..3: a special register the scalar unit reads (MOV Sd, RSVDCNT)
+    AR = "ar"  # AR: the Squeeze byte count register (MOV Sd, AR; VSQZ's ``ar``)
+    FIXED = "fixed"  # a GatherMask fixed pattern 1..7
 
 
 PIPES = ("S", "V", "MTE2", "MTE3")
@@ -41,6 +44,10 @@ HISTOGRAMS = ("FREQ.BIN0", "FREQ.BIN1", "CUM.BIN0", "CUM.BIN1")  # VHIST.K.BINn
 # The dotted part a row may take between its mnemonic and its type: its letter in the syntax -> its name.
 PARTS = {"C": "condition", "O": "operation", "K.BINn": "histogram mode"}
 CORE_VALUES = ("BLOCKIDX", "BLOCKNUM")  # MOV Sd, BLOCKIDX: reserved names, never labels or constants
+# Special registers the vector unit writes and the scalar unit reads (MOV Sd, RSVDCNT): reserved names.
+SPR_VALUES = ("RSVDCNT", "MRGCNT0", "MRGCNT1", "MRGCNT2", "MRGCNT3")
+AR_VALUES = ("AR",)
+SPECIAL_REGISTERS = (*SPR_VALUES[:1], *AR_VALUES, *SPR_VALUES[1:])
 PATTERNS = ("ALL", "ALLF", "VL1", "VL2", "VL3", "VL4", "VL8", "VL16", "VL32", "VL64", "VL128", "M3", "M4", "H", "Q")
 
 # UB operand: 19 bits. Bit 18 clear: bits [0:18) are an absolute byte address (0..0x3FFFF, the
@@ -74,6 +81,9 @@ KIND_BITS = {
     Kind.EVENT: 3,
     Kind.PATTERN: 4,
     Kind.CORE: 1,
+    Kind.SPR: 3,
+    Kind.AR: 1,
+    Kind.FIXED: 3,
 }
 # SRC and IMM: one flag bit (set: a register in the low 5 bits) plus a signed immediate whose
 # width the row gives (``Operand.imm_bits``).
@@ -138,6 +148,11 @@ class Keyword:
     doc: str = ""
     choices: tuple[str, ...] = ()  # a field written as a name (round=floor): the value is its index
     flag: bool = False  # a field written as its bare name (``, sat``): 1 when written, 0 (its default) when not
+    # A field written as a tuple ``len=(L0, L1)``: ``entries`` entries of ``bits // entries`` bits each
+    # (entry k at bits k * width), each an expression 0..``entry_max`` or a scalar register (encoded
+    # as ``entry_max + 1 + n`` for Sn).
+    entries: int = 0
+    entry_max: int = 0
 
     @property
     def optional(self) -> bool:
@@ -272,11 +287,16 @@ class Instruction:
             Kind.EVENT: "EVENT",
             Kind.PATTERN: "PATTERN",
             Kind.CORE: "BLOCKIDX|BLOCKNUM",
+            Kind.SPR: "RSVDCNT|MRGCNT0..3",
+            Kind.AR: "AR",
+            Kind.FIXED: "PATTERN",
         }
         parts = [f"{shapes[o.kind]}" if o.kind in (Kind.UB, Kind.GM) else f"{o.name}:{shapes[o.kind]}"
                  for o in self.operands]
         for kw in self.keywords:
             value = "Pn" if kw.preg else "|".join(kw.choices) if kw.choices else "N"
+            if kw.entries:
+                value = "(" + ", ".join(f"L{k}" for k in range(kw.entries)) + ")"
             written = kw.name if kw.flag else f"{kw.name}={value}"
             parts.append(written if kw.required else f"[{written}]")
         if self.has_mask:

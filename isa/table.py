@@ -319,6 +319,7 @@ def _build() -> tuple[Instruction, ...]:
     _fused(rows)
     _reductions(rows)
     _transposes(rows)
+    _compaction_and_sort(rows)
     return tuple(rows)
 
 
@@ -644,6 +645,75 @@ def _transposes(rows: list[Instruction]) -> None:
                              "block i; 8-bit: a half block each (srchigh=, dsthigh=); bf16 on the 950 only",
                      example=_TRANS5HD_EXAMPLE,
                      refused=tuple((t, f"VTRANS5HD.{t}: {_TRANS5HD_32}") for t in ("f32", "s32", "u32"))))
+
+
+GATHERMASK_FIELDS = (
+    REPEAT,
+    _stride("srcblk", 16, 0, 1, "source block stride, in datablocks"),
+    _stride("srcrep", 12, 0, 8, "source repeat stride, in datablocks"),
+    Keyword("src1rep", 8, 0, 255, doc="pattern repeat stride, in datablocks ([src1] form only; default 0)"),
+)
+LEN_ENTRY_BITS = 13  # a VMRGSORT queue length: 0..4095, or 4096 + n for Sn
+QUEUE_LENGTH_MAX = 4095
+
+
+def _queue_lengths(queues: int) -> Keyword:
+    return Keyword("len", LEN_ENTRY_BITS * queues, 0, (1 << (LEN_ENTRY_BITS * queues)) - 1, required=True,
+                   entries=queues, entry_max=QUEUE_LENGTH_MAX,
+                   doc="each queue's length in records: an expression 0..4095 or Sn")
+
+
+def _compaction_and_sort(rows: list[Instruction]) -> None:
+    """CONTRACT 13.4 and 13.6: GatherMask, Squeeze and the AR register, Sort32 and MrgSort, and the
+    scalar unit's reads of the special registers they write (RSVDCNT, AR, MRGCNT0..3)."""
+    gm_types = T.GATHERMASK_TYPES
+    rows.append(_row("VGATHERM", "tensor-gathermask", 0xD0, gm_types,
+                     (_ub("dst"), _ub("src0"), Operand("pattern", Kind.FIXED)), GATHERMASK_FIELDS, pipe="V",
+                     timing="tensor.gathermask", family="gathermask", op="gathermask", mask=True,
+                     summary="tensor: the elements a fixed pattern keeps (1 even, 2 odd, 3..6 the first..fourth of "
+                             "each 4, 7 all), densely from dst; RSVDCNT = their number",
+                     example="VGATHERM.f16 [0x20000], [0x0], 1"))
+    rows.append(_row("VGATHERM", "tensor-gathermask-bits", 0xD1, gm_types,
+                     (_ub("dst"), _ub("src0"), _ub("src1")), GATHERMASK_FIELDS, pipe="V",
+                     timing="tensor.gathermask", family="gathermask", op="gathermask", mask=True,
+                     summary="tensor: the elements whose bit of src1 is set, densely from dst; RSVDCNT = their "
+                             "number (the bits of iteration r at src1 + r * src1rep * 32)",
+                     example="VGATHERM.u32 [0x20000], [0x0], [0x18000], mask=40"))
+    rows.append(_row("VSORT32", "tensor-sort32", 0xD2, T.SORT_TYPES, (_ub("dst"), _ub("score"), _ub("index")),
+                     (REPEAT,), pipe="V", timing="tensor.sort32", family="sort", op="sort32", kernel=False,
+                     summary="tensor: each iteration's 32 (score, u32 index) records sorted by descending score "
+                             "(ties in input order), 8 bytes each at dst + r * 256",
+                     example="VSORT32.f32 [0x20000], [0x0], [0x10000]"))
+    for queues, opcode in ((2, 0xD3), (3, 0xD4), (4, 0xD5)):
+        names = [f"[0x{0x20 * k:x}]" for k in range(queues)]  # (contiguous: 4 of them take repeat=N)
+        rows.append(_row("VMRGSORT", f"tensor-merge{queues}", opcode, T.SORT_TYPES,
+                         (_ub("dst"), *(_ub(f"q{k}") for k in range(queues))),
+                         (REPEAT, _queue_lengths(queues), Keyword("stop", 1, 0, 1, default=0,
+                                                                    doc="1: stop once a queue is empty")),
+                         pipe="V", timing="tensor.mrgsort", family="sort", op="mrgsort", kernel=False,
+                         summary=f"tensor: merge {queues} queues of records sorted by descending score into dst; "
+                                 "MRGCNT0..3 = the records taken from each",
+                         example=f"VMRGSORT.f32 [0x20000], {', '.join(names)}, len=({', '.join(['4'] * queues)})"))
+    rows.append(_row("VSQZ", "reg-squeeze", 0xBE, T.SQUEEZE_TYPES, (_v("vd"), _v("va"), _p("pm")), pipe="V",
+                     timing="reg.squeeze", family="vsqueeze", op="squeeze",
+                     summary="register: the active lanes of Va, in order, to lanes 0..k-1 of Vd; the rest zero",
+                     example="VSQZ.f32 V0, V1, P0"))
+    rows.append(_row("VSQZ", "reg-squeeze-ar", 0xC5, T.SQUEEZE_TYPES,
+                     (_v("vd"), _v("va"), _p("pm"), Operand("ar", Kind.AR)), pipe="V",
+                     timing="reg.squeeze", family="vsqueeze", op="squeeze",
+                     summary="register: VSQZ, and AR grows by the bytes kept (k * size)",
+                     example="VSQZ.f32 V0, V1, P0, ar"))
+    rows.append(_row("CLRAR", "spr-clear", 0xBF, (), (), pipe="V", timing="reg.mask", family="clrar", op="clrar",
+                     summary="AR = 0 (inside a vector function)", example="CLRAR"))
+    rows.append(_row("MOV", "scalar-mov-spr", 0x4A, (), (_s("sd", writes=True), Operand("src", Kind.SPR)),
+                     pipe="S", timing="scalar.alu", family="mov_spr", op="spr",
+                     summary="Sd = RSVDCNT (VGATHERM's count) or MRGCNTk (VMRGSORT's records taken from queue k); "
+                             "order the read after the V instruction by a flag",
+                     example="MOV S1, RSVDCNT"))
+    rows.append(_row("MOV", "scalar-mov-ar", 0x4B, (), (_s("sd", writes=True), Operand("src", Kind.AR)),
+                     pipe="S", timing="scalar.alu", family="mov_spr", op="ar",
+                     summary="Sd = AR, the bytes VSQZ ..., ar kept since CLRAR (950; outside vector functions)",
+                     example="MOV S1, AR"))
 
 
 TABLE: tuple[Instruction, ...] = _build()

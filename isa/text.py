@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from isa.compaction import entries_of, entry_register
 from isa.encoding import Inst
 from isa.model import Kind, MaskMode
 from isa.values import format_bits
@@ -36,6 +37,11 @@ def operand_text(kind: Kind, value, inst: Inst, labels: dict[int, str]) -> str:
     return str(value)
 
 
+def _entry_text(spec, entry: int) -> str:
+    reg = entry_register(spec, entry)
+    return str(entry) if reg is None else f"S{reg}"
+
+
 def inst_text(inst: Inst, labels: dict[int, str] | None = None) -> str:
     """One instruction as assembly; defaults are left out."""
     row = inst.row
@@ -48,6 +54,8 @@ def inst_text(inst: Inst, labels: dict[int, str] | None = None) -> str:
             continue
         if spec.flag:
             parts.append(spec.name)
+        elif spec.entries:
+            parts.append(f"{spec.name}=({', '.join(_entry_text(spec, e) for e in entries_of(spec, value))})")
         elif spec.choices:
             parts.append(f"{spec.name}={spec.choices[value]}")
         else:

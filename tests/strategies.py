@@ -29,7 +29,9 @@ from hypothesis import strategies as st
 
 import isa
 from isa import BARRIER_PIPES, CORE_VALUES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
+from isa.compaction import pack_entries, sort_alignments
 from isa.conversions import EXACT_PAIRS, ODD_PAIRS
+from isa.model import SPR_VALUES
 from isa.program import DataRecord, Program
 from isa.text import inst_text
 from isa.types import SCALAR_MEMORY, TYPES
@@ -150,6 +152,12 @@ def operand_value(operand: isa.Operand, type_name: str | None, targets: st.Searc
         return st.sampled_from(PATTERNS)
     if kind is Kind.CORE:
         return st.sampled_from(CORE_VALUES)
+    if kind is Kind.SPR:
+        return st.sampled_from(SPR_VALUES)
+    if kind is Kind.AR:
+        return st.just("AR")
+    if kind is Kind.FIXED:
+        return edgy_int(1, 7)
     raise AssertionError(kind)
 
 
@@ -158,6 +166,9 @@ def keyword_value(spec: isa.Keyword, type_name: str | None):
     if spec.types and type_name not in spec.types:
         return st.none()  # e.g. carry= only exists for u32
     values = edgy_int(spec.lo, spec.hi)
+    if spec.entries:  # a tuple field (VMRGSORT's len=): each entry a constant or a register
+        entry = st.one_of(edgy_int(0, spec.entry_max), edgy_int(0, 31).map(lambda r: spec.entry_max + 1 + r))
+        return st.lists(entry, min_size=spec.entries, max_size=spec.entries).map(lambda e: pack_entries(spec, e))
     if spec.optional:
         return st.one_of(st.none(), values)
     if spec.required:
@@ -206,8 +217,21 @@ def inst_of_row(draw, row: isa.Instruction, targets: st.SearchStrategy[int] | No
         if spec.name == "part" and value is not None and source is not None:  # (PPACK's part is lo or hi)
             value %= max(TYPES[type_name].size, source.size) // min(TYPES[type_name].size, source.size)
         keywords.append(value)
+    if row.family == "gathermask" and row.form == "tensor-gathermask":  # (src1rep= is the bits form's)
+        keywords = [None if spec.name == "src1rep" else v for spec, v in zip(row.keywords, keywords, strict=True)]
+    if row.family == "sort":  # the alignments a sort's constant addresses need; repeat=N>1 its own rules
+        inst = Inst(row, TYPES[type_name], operands, tuple(keywords))
+        aligns = sort_alignments(inst)
+        operands = tuple(UbRef(v.reg, v.offset - v.offset % aligns[o.name]) if v.reg is None else v
+                         for o, v in zip(row.operands, operands, strict=True))
+        if draw(st.booleans()):
+            keywords = [min(v, 1) if spec.name == "repeat" else v
+                        for spec, v in zip(row.keywords, keywords, strict=True)]
     mask = None
-    if row.has_mask:
+    if row.has_mask and row.family == "gathermask":  # mask=N alone
+        counts = st.builds(Mask, st.just(MaskMode.CONTINUOUS), edgy_int(1, TYPES[type_name].lanes))
+        mask = draw(st.one_of(st.none(), counts))
+    elif row.has_mask:
         lanes = TYPES[type_name].lanes if source is None else min(TYPES[type_name].lanes, source.lanes)
         mask = draw(mask_value(lanes))
         if mask is not None and mask.mode == MaskMode.COUNT:
@@ -271,6 +295,7 @@ def loop(count: int | RegOrImm) -> Inst:
 
 # CONTRACT section 7, read directly (not from isa/functions.py): what a function may hold.
 FUNCTION_SCALARS = frozenset({"MOV", "ADD", "SUB", "MUL", "AND", "OR", "XOR", "SHL", "SHR"})
+SPR_READS = ("scalar-mov-spr", "scalar-mov-ar")
 MAX_LOOP_DEPTH = 4
 
 
@@ -281,7 +306,8 @@ def needs_function(row: isa.Instruction) -> bool:
 
 def may_be_inside(row: isa.Instruction) -> bool:
     """Whether the row may stand inside a function (VF.END, which closes it, aside)."""
-    return needs_function(row) or row.mnemonic in FUNCTION_SCALARS
+    # (13.10: MOV Sd, AR is not valid inside; RSVDCNT and MRGCNTk are read by the scalar unit too)
+    return needs_function(row) or (row.mnemonic in FUNCTION_SCALARS and row.form not in SPR_READS)
 
 
 def context(row: isa.Instruction) -> tuple[tuple[Inst, ...], tuple[Inst, ...]]:
@@ -424,7 +450,7 @@ def outside_functions(insts: Sequence[Inst]) -> list[Inst]:
 
 
 OUTSIDE_ROWS = tuple(r for r in isa.TABLE if not needs_function(r) and r.mnemonic not in ("VF.BEGIN", "VF.END"))
-INSIDE_ROWS = tuple(r for r in isa.TABLE if r.register or r.mnemonic in FUNCTION_SCALARS)
+INSIDE_ROWS = tuple(r for r in isa.TABLE if r.register or (r.mnemonic in FUNCTION_SCALARS and r.form not in SPR_READS))
 
 
 def _of_rows(rows, targets) -> st.SearchStrategy[Inst]:

@@ -17,6 +17,7 @@ from click.core import ParameterSource
 
 from assembler import AsmError, disassemble, listing, parse_define
 from emulator import Fault, ProfileError, ProgramError, check_program, load_profile
+from emulator.admission import profile_warnings
 from emulator.faults import check_range
 from emulator.kernel.cores import MAX_CORES, load
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
@@ -99,11 +100,14 @@ def _read(path: str, defines=(), blob: bytes | None = None, tell: bool = True):
     return program
 
 
-def _tell_warnings(program) -> None:
+def _tell_warnings(program, profile=None) -> None:
     """The assembler's warnings: the program is valid, but likely not what was meant. Told after any
-    error that refuses the program would be, so that an error's message is the first line."""
+    error that refuses the program would be, so that an error's message is the first line. With a
+    profile, those its load adds (``emulator.admission.profile_warnings``: repeat=0 on the 950)."""
     for warning in program.warnings:
         click.echo(warning.format(), err=True)
+    for message in profile_warnings(program, profile) if profile is not None else ():
+        click.echo(message, err=True)
 
 
 def _write(path: str, data) -> None:
@@ -140,7 +144,7 @@ def asm_command(source: str, output: str | None, show_listing: bool, profile_nam
         check_program(program, profile)
     except ProgramError as err:
         _fail(str(err))
-    _tell_warnings(program)
+    _tell_warnings(program, profile)
     _write(output or str(Path(source).with_suffix(".vbin")), to_bytes(program))
     if show_listing:
         click.echo(listing(program), nl=False)
@@ -334,7 +338,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
         _fail(str(err))
     except Fault as err:
         _fail_loading(err, program_path)
-    _tell_warnings(program)
+    _tell_warnings(program, profile)
     for label, spec, data in [*own_loads, *((f"vcore: error: --load {s.name}", s, d)
                                             for s, d in zip(load_specs, load_data, strict=True))]:
         try:
@@ -411,7 +415,7 @@ def debug_command(program_path, profile_name, loads, gm_size, defines) -> None:
         _fail(str(err))
     except Fault as err:
         _fail_loading(err, program_path)
-    _tell_warnings(program)
+    _tell_warnings(program, profile)
     session(debugger)
 
 

@@ -31,6 +31,7 @@ class FunctionContext(State):
             self.v.fill(0)
             self.p.fill(False)
             self.ub, self.views = m.workspace.scratch(state.ub)
+        self.spr = state.spr.copy()  # AR as VSQZ ..., ar and CLRAR leave it (``Function.perform`` sets it again)
         self.lane_masks = state.lane_masks  # keyed by a mask's bytes: the same in every state
         self.gm = state.gm
         self.items = items

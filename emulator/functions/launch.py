@@ -47,6 +47,7 @@ from emulator.functions.steps import Stepper
 from emulator.functions.timed import TimedPerform
 from emulator.jobs import Job, footprint, land
 from emulator.semantics.registry import MASKED_LANES, NO_UB, implements
+from emulator.state import SPR_PLACES
 from emulator.timing.accounting import TRACE_LIMIT
 from emulator.timing.costs import Cost
 from emulator.timing.ub_ports import ports_of
@@ -104,6 +105,9 @@ class Function:
         self._block_state: BlockState | None = None
         self.fast_shapes: dict = {}  # a loop's body index -> its shape in closed form, or None (fast_loops)
         self.loop_schedules: dict = {}  # what scheduling a loop in closed form did, by its entry (steady)
+        # AR, when it reads or writes it (VSQZ ..., ar; CLRAR): its V job's footprint in the space spr
+        self.ar = {"spr": (None, AR_BLOCK, AR_BLOCK + 1)} if any(b.inst.row.family == "clrar" or (
+            b.inst.row.family == "vsqueeze" and len(b.inst.operands) == 4) for b in body) else None
 
     # The body's fields, as its readers (the expansion, the scheduler, the stepper) ask for them.
     @property
@@ -221,7 +225,8 @@ class Function:
         priced = plan.refined
         if not priced:
             engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
-        job = Job(self.begin, None, footprint_reads=plan.reads, footprint_writes=plan.writes)
+        job = Job(self.begin, None, footprint_reads=plan.reads if self.ar is None else {**plan.reads, **self.ar},
+                  footprint_writes=plan.writes if self.ar is None else {**plan.writes, **self.ar})
         job.cost = Cost(plan.cycles, plan.cycles)
         job.priced_at_start = priced
         if accounting.tracing:
@@ -283,6 +288,7 @@ class Function:
         scratch = ctx.ub
         lo, hi = byte_span(plan.reads, plan.writes)
         scratch[lo:hi] = m.ub[lo:hi]
+        ctx.spr[:] = m.spr
         items = plan.items
         order = None
         if self.may_race and not plan.apart:  # (a stream's accesses never meet: nothing to check)
@@ -312,18 +318,20 @@ class Function:
         if races:
             # Nothing orders some accesses: the data is what their scheduled times give.
             scratch[lo:hi] = m.ub[lo:hi]
+            ctx.spr[:] = m.spr
             wanted = {k for race in races for k in (race[2], race[4])}
             times = self._timed(m, ctx, items, launched_s, budget, wanted)
             report(m.engine, races, times.__getitem__)
+        ar = () if self.ar is None else ((m.spr, slice(*AR_BYTES), ctx.spr[slice(*AR_BYTES)]),)
         entry = plan.writes.get("ub")
         if entry is None:
-            return ()
+            return ar
         runs, first, end = entry
         if runs is None:
             where = slice(first * BLOCK_BYTES, end * BLOCK_BYTES)
         else:
             where = np.concatenate([np.arange(a * BLOCK_BYTES, b * BLOCK_BYTES) for a, b in runs])
-        return m.ub, where, scratch[where]
+        return ((m.ub, where, scratch[where]), *ar)
 
     def _passes(self, m, ctx: FunctionContext, loop: FastLoop, order: InnerOrder, first: int) -> None:
         """Passes ``first`` on of a loop in closed form, run pass by pass (its jobs made again from S as
@@ -390,7 +398,7 @@ class Function:
             timed.add(jobs)
             timed.finish()
             return {k: (jobs[k].start, jobs[k].end) for k in wanted}
-        ctx = self._context(m, launched_s)
+        outer, ctx = ctx, self._context(m, launched_s)
         timed = TimedPerform(ctx, self.plans)
         expansion, scheduler = Expansion(self, ctx, budget), Scheduler(self)
         times: dict = {}
@@ -405,6 +413,7 @@ class Function:
             timed.run_until(scheduler.front)  # no job still to come starts before the front end's cycle
             chunk = jobs = None  # (only one chunk at a time is alive)
         timed.finish()
+        outer.spr[:] = ctx.spr  # (AR as this run left it: the launch lands it)
         return times
 
 
@@ -421,6 +430,9 @@ def _note_slices(slices: list, items: list, plans: dict, keep: bool = True) -> l
 
 
 
+_AR = SPR_PLACES["AR"]
+AR_BYTES = (_AR[0], _AR[0] + _AR[1])
+AR_BLOCK = _AR[0] // BLOCK_BYTES
 CHUNK = 8192  # items a launch lays out and performs at a time: a longer launch keeps none of them
 
 

@@ -32,7 +32,9 @@ from emulator.order.races import precise
 
 PIPE_INDEX = {"S": 0, "V": 1, "MTE2": 2, "MTE3": 3}
 _V = PIPE_INDEX["V"]
-_MEMORY = ("ub", "gm")  # the spaces checked: a register is touched by one pipe
+# The spaces checked: a register is touched by one pipe, but the special registers (spr: RSVDCNT, AR,
+# MRGCNT0..3) are written by V and read by S (CONTRACT 13.10).
+_MEMORY = ("ub", "gm", "spr")
 _EXACT_KEPT = 4096  # byte-exact accesses (LD, ST, an unaligned DMA's GM side) kept to narrow a race
 
 
@@ -156,7 +158,7 @@ class Order:
     stamps each job S hands over (``Job.s_clock``) with what ``event`` returned for S."""
 
     def __init__(self, sizes: dict[str, int], v_ordered: bool, races) -> None:
-        self.sizes = sizes  # space -> its size in bytes (ub, gm)
+        self.sizes = sizes  # space -> its size in bytes (ub, gm, spr)
         self.races = races
         self.clocks = {pipe: [0, 0, 0, 0] for pipe in PIPE_INDEX}
         self.s_seen = dict.fromkeys(PIPE_INDEX)  # per pipe, the S clock it last took in

@@ -164,7 +164,7 @@ class CostModel:
     # -- the other pipes -----------------------------------------------------------------------
     def tensor_iteration_cycles(self, inst: Inst) -> float:
         cls = CLASSES[inst.row.timing]
-        if cls.occupancy == ITERATION:  # its priced cycles an iteration, by element size where a list
+        if cls.occupancy == ITERATION:  # its cycles an iteration (MrgSort: a record), by element size if a list
             cycles = self.tensor[cls.price[1]]
             return cycles[inst.type.size - 1] if isinstance(cycles, list) else cycles
         lanes = inst.lanes
@@ -209,7 +209,8 @@ class CostModel:
             return Cost(1, latency)
         if cls.occupancy == CYCLES:  # its own cycles (VINTLV, VPACK, VHIST: CONTRACT 13.9)
             cycles = reg[cls.cycles]
-            return Cost(cycles, latency + cycles - 1 if cls.after_cycles else latency)
+            return Cost(cycles, latency + cycles - 1 if cls.after_cycles else latency + cycles if cls.after_all
+                        else latency)
         if cls.occupancy == STRIDED:  # a block-strided VLD / VST: the documented half rate (more if its banks need it)
             return Cost(1 if inst.kw("blk") is None else reg["strided_access_cycles"], latency)
         size = inst.type.size

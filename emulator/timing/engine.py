@@ -20,6 +20,7 @@ from emulator.jobs import PIPES, QUEUED, Job, footprint
 from emulator.order.happens_before import Order
 from emulator.order.races import Race, RaceCheck, describe_race, overlap
 from emulator.result import TraceLog
+from emulator.state import SPR_BYTES
 from emulator.timing.accounting import TRACE_LIMIT, Accounting, PcStats
 from emulator.timing.costs import Cost, CostModel
 from emulator.timing.data_movement import DataMovement
@@ -67,7 +68,7 @@ class Engine:
         self.flags = Flags(code.describe, trace)
         self.scoreboard = Scoreboard() if in_order_v else None  # the 950's; a2's V does not order itself
         self.race_check = RaceCheck(code, strict, in_order_v)
-        self.order = Order({"ub": ub_size, "gm": gm.size}, in_order_v, self.race_check)
+        self.order = Order({"ub": ub_size, "gm": gm.size, "spr": SPR_BYTES}, in_order_v, self.race_check)
         self.movement = DataMovement(self.race_check.at_start, code.fault_at)
         self.program_order = ProgramOrder(gm, in_order_v, self.unscheduled)
         # Called with (job, pipe, clock, cost) as each data job on V, MTE2 or MTE3 is placed (a watched

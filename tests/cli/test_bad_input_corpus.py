@@ -820,9 +820,11 @@ def _refused_on_a2(case_id: str, source: str, line: int, col: int, *words: str) 
     def check(r, d: Path) -> None:
         _status(r, 2)
         head = f"{d / PROG}:{line}:{col}: error:"
-        first = r.stderr.splitlines()[0]
-        _check(first.startswith(head), f"{first!r} does not start with {head!r}")
-        _has(first, *words)
+        lines = r.stderr.splitlines()
+        _check(bool(lines) and lines[0].startswith(head), f"{r.stderr[-3000:]!r} does not start with {head!r}")
+        _has(lines[0], *words)
+        _check(lines[1].strip() == source.split("\n")[line - 1].strip() and lines[2].strip().startswith("^"),
+               f"the statement and a caret do not follow: {r.stderr[-3000:]!r}")
         _check(r.stdout == "", "a refused program printed a report")
 
     return Case(case_id, build, check)
@@ -889,8 +891,48 @@ TRANSPOSES = [
     fault("vtrans5hd-list-past-ub", "VTRANS5HD.f16 [0x3FFE0], [0x0]\n", 1, 0x0, "outside UB"),
 ]
 
+# -- part three: compaction and sort (CONTRACT 13.4, 13.6, 13.10) --
+_SPR_FLAG = "SETFLAG V, S, 0\nWAITFLAG V, S, 0\n"
+COMPACTION_SORT = [
+    asm_error("spr-gathermask-src1rep-fixed", "VGATHERM.f16 [0x100], [0x0], 1, src1rep=1\n", 1, 41,
+              "src1rep has no effect with a fixed pattern"),
+    asm_error("spr-gathermask-bit-mask", "VGATHERM.f16 [0x100], [0x0], 1, mask=(1, 0)\n", 1, 38,
+              "VGATHERM takes mask=N (elements per iteration), not a bit mask or count="),
+    asm_error("spr-gathermask-count", "VGATHERM.u32 [0x100], [0x0], [0x200], count=40\n", 1, 45,
+              "VGATHERM takes mask=N (elements per iteration), not a bit mask or count="),
+    asm_error("spr-gathermask-pattern-8", "VGATHERM.f16 [0x100], [0x0], 8\n", 1, 30, "pattern 8 out of range 1..7"),
+    asm_error("spr-mov-ar-inside-function", "VF.BEGIN\nMOV S1, AR\nVF.END\n", 2, 1,
+              "MOV Sd, AR cannot be inside a vector function"),
+    asm_error("spr-sort32-misaligned-score", "VSORT32.f32 [0x1000], [0x40], [0x800]\n", 1, 23,
+              "VSORT32 score address 0x40 is not aligned to 128 bytes"),
+    asm_error("spr-mrgsort-repeat-two-queues", "VMRGSORT.f32 [0x1000], [0x0], [0x18], len=(3, 2), repeat=2\n", 1, 58,
+              "VMRGSORT repeat=2 needs 4 contiguous queues of equal length and stop=0"),
+    asm_error("spr-mrgsort-len-count", "VMRGSORT.f32 [0x1000], [0x0], [0x18], len=(3, 2, 1)\n", 1, 43,
+              "len= gives 3 lengths for 2 queues"),
+    asm_error("spr-mrgsort-len-range", "VMRGSORT.f32 [0x1000], [0x0], [0x18], len=(3, 4096)\n", 1, 47,
+              "len: 4096 out of range 0..4095"),
+    _refused_on_a2("spr-a2-gathermask-s8", "NOP\nVGATHERM.s8 [0x100], [0x0], 7\n", 2, 1,
+                "VGATHERM.s8 needs the 950 profile (a2 has no 8-bit GatherMask)"),
+    _refused_on_a2("spr-a2-mov-ar", "MOV S1, AR\n", 1, 1, "MOV Sd, AR needs the 950 profile"),
+    fault("spr-gathermask-overlap", "VGATHERM.u16 [0x20], [0x0], 7\nHALT\n", 1, 0x0,
+          "VGATHERM: dst overlaps src0 other than exactly"),
+    fault("spr-mrgsort-overlap", "VMRGSORT.f32 [0x0], [0x10], [0x100], len=(3, 2)\nHALT\n", 1, 0x0,
+          "VMRGSORT: dst overlaps q0"),
+    fault("spr-mrgsort-register-length", "MOV S5, 4096\nVMRGSORT.f32 [0x1000], [0x0], [0x18], len=(S5, 2)\n", 2, 0x8,
+          "out of range 0..4095"),
+    fault("spr-mrgsort-repeat-registers", "MOV S1, 0x20\n"
+          "VMRGSORT.f32 [0x1000], [0x0], [S1], [0x30], [0x48], len=(3, 3, 3, 3), repeat=2\n", 2, 0x8,
+          "VMRGSORT repeat=2 needs 4 contiguous queues of equal length and stop=0"),
+    fault("spr-sort32-misaligned-register", "MOV S1, 0x20\nVSORT32.f16 [0x1000], [S1], [0x800]\n", 2, 0x8,
+          "VSORT32 score address 0x20 is not aligned to 64 bytes"),
+    fault("spr-strict-race-on-rsvdcnt", "VGATHERM.u16 [0x1000], [0x0], 1\nMOV S1, RSVDCNT\nHALT\n", 2, 0x10,
+          "spr", args=("--strict",)),
+    warning("spr-repeat-zero-on-the-950", "VSORT32.f16 [0x1000], [0x0], [0x800], repeat=0\nHALT\n",
+            "repeat=0 is not guaranteed to be a no-operation on the 950"),
+]
+
 CASES = [*ASSEMBLER, *RANGES, *FAULTS, *FILES, *LOADS, *DUMPS, *PROFILES, *OPTIONS, *REGISTER_REARRANGEMENT,
-         *TRANSPOSES]
+         *TRANSPOSES, *COMPACTION_SORT]
 PARAMS = [pytest.param(case, id=case.id, marks=case.marks) for case in CASES]
 
 

@@ -135,10 +135,14 @@ def test_the_forms_a_binder_lays_out_are_those_of_its_rows():
     from isa.forms import FORMS
 
     tensor_forms = {form for form, record in FORMS.items() if "tensor" in record.classes}
-    # the transposes' forms have binders of their own (emulator.semantics.transpose), and lay out those alone
-    own = {"tensor-transpose", "tensor-trans5hd"}
+    # the transposes' forms have binders of their own (emulator.semantics.transpose), and lay out those alone;
+    # GatherMask and the sorts are shapes of their own (CONTRACT 13.4, 13.6), each naming its forms
     assert registry.FORMS_OF["transpose"] == ("tensor-transpose",)
     assert registry.FORMS_OF["trans5hd"] == ("tensor-trans5hd",)
+    sorts = set(registry.FORMS_OF["gathermask"]) | set(registry.FORMS_OF["sort"])
+    assert sorts == {"tensor-gathermask", "tensor-gathermask-bits", "tensor-sort32", "tensor-merge2", "tensor-merge3",
+                     "tensor-merge4"}
+    own = {"tensor-transpose", "tensor-trans5hd"} | sorts
     assert set(registry.FORMS_OF["tensor"]) == tensor_forms - own
 
 

@@ -43,10 +43,9 @@ from tests import reference as R
 
 pytestmark = pytest.mark.part3
 
+# VSQZ ..., cnt=Sn (13.4) is not built yet: the tests leave it out until it is (then set this True).
+CNT_BUILT = False
 NOT_BUILT_DIST = pytest.mark.skip(reason="not built yet: VLD / VST dist= (13.1)")
-NOT_BUILT_GATHERM = pytest.mark.skip(reason="not built yet: VGATHERM and RSVDCNT (13.4)")
-NOT_BUILT_SQZ = pytest.mark.skip(reason="not built yet: VSQZ, CLRAR and AR (13.4)")
-NOT_BUILT_SORT = pytest.mark.skip(reason="not built yet: VSORT32, VMRGSORT and MRGCNT0..3 (13.6)")
 
 
 def examples(n: int):
@@ -445,7 +444,6 @@ def test_pack_store_footprint_is_the_bytes_written(lanes, race):
 SRC0, SRC1, DST = 0x0, 0x4000, 0x8000
 
 
-@NOT_BUILT_GATHERM
 @examples(40)
 @given(st.data())
 def test_gatherm_matches_the_reference(data):
@@ -481,7 +479,6 @@ def test_gatherm_matches_the_reference(data):
     assert m.s[5] == count, f"RSVDCNT {m.s[5]}, want {count}"
 
 
-@NOT_BUILT_GATHERM
 def test_gatherm_by_hand_and_repeat_zero():
     """Pattern 1 over u16 0..127 keeps the even indices (64 of them); mask=10 with repeat=2 keeps 0, 2,
     .. 8 and 128, .. 136; a UB pattern (bits 0, 2, 15) re-read every iteration (src1rep 0); repeat=0
@@ -513,7 +510,6 @@ def test_gatherm_by_hand_and_repeat_zero():
 
 # -- 13.4: VSQZ, CLRAR, AR ----------------------------------------------------------------------------
 
-@NOT_BUILT_SQZ
 @examples(30)
 @given(st.data())
 def test_vsqz_matches_the_reference(data):
@@ -522,7 +518,7 @@ def test_vsqz_matches_the_reference(data):
     pm = data.draw(masks(), label="P0")
     d = data.draw(st.sampled_from([1, 0]), label="Vd")              # 0: in place
     ar = data.draw(st.booleans(), label="ar")
-    cnt = data.draw(st.booleans(), label="cnt=S5")
+    cnt = CNT_BUILT and data.draw(st.booleans(), label="cnt=S5")
     v = {0: a} if d == 0 else {0: a, 1: data.draw(vregs("u8"), label="old Vd")}
     fields = (", ar" if ar else "") + (", cnt=S5" if cnt else "")
     m, vs, _, ss = run_function(f"MOV S5, 99\nCLRAR\nVSQZ.{t} V{d}, V0, P0{fields}", v=v, p={0: pm},
@@ -533,8 +529,6 @@ def test_vsqz_matches_the_reference(data):
     assert m.s[6] == (R.vsqz_ar(0, t, k) if ar else 0), "AR"
 
 
-@NOT_BUILT_GATHERM
-@NOT_BUILT_SQZ
 def test_gatherm_leaves_ar_and_vsqz_leaves_rsvdcnt():
     """13.4 [vcore]: VGATHERM on the 950 sets RSVDCNT and leaves AR unchanged; VSQZ ..., ar leaves RSVDCNT."""
     m = run_tensor("""
@@ -555,7 +549,7 @@ def test_gatherm_leaves_ar_and_vsqz_leaves_rsvdcnt():
     assert m.read("ub", 0x1000, "u16", 32).tolist() == list(range(0, 128, 4))
 
 
-@NOT_BUILT_SQZ
+@pytest.mark.skipif(not CNT_BUILT, reason="not built yet: VSQZ ..., cnt=Sn (13.4)")
 def test_squeeze_example_ar_256():
     """The GetSpr / squeeze.asc example (13.4): four 64-lane f32 registers squeezed with M4 into a
     64-float output; AR = 256. Also: AR is 0 at the start, accumulates across functions until CLRAR."""
@@ -697,7 +691,6 @@ def scores(draw, t: str, n: int):
     return [draw(one) for _ in range(n)]
 
 
-@NOT_BUILT_SORT
 @examples(40)
 @given(st.data())
 def test_vsort32_matches_the_reference(data):
@@ -728,7 +721,6 @@ def sorted_queue(t: str, score_bits: list, tail: np.ndarray) -> np.ndarray:
 QBASE, QDST = 0x0, 0x2000
 
 
-@NOT_BUILT_SORT
 @examples(40)
 @given(st.data())
 def test_vmrgsort_matches_the_reference(data):
@@ -755,7 +747,6 @@ def test_vmrgsort_matches_the_reference(data):
     assert [m.s[20 + k] for k in range(nq)] == counts[:nq], "MRGCNTk of the queues given"
 
 
-@NOT_BUILT_SORT
 def test_vmrgsort_by_hand_ties_stop_and_empty_queues():
     """Queue 0 = (5, 3, 1), queue 1 = (4, 3, 2): the tie on 3 takes queue 0 first; stop=1 ends after
     the record that empties queue 1 (2), MRGCNT = 2, 3; a queue of length 0 with stop=1 writes nothing;
@@ -791,7 +782,6 @@ def test_vmrgsort_by_hand_ties_stop_and_empty_queues():
     assert (m.s[6], m.s[7]) == (3, 0)
 
 
-@NOT_BUILT_SORT
 def test_mrgcnt_of_a_queue_not_given_reads_0():
     """Reading (13.6 is silent): after a merge of 2 queues, MRGCNT2 and MRGCNT3 read 0, even when an
     earlier 4-queue merge left them at 1."""
@@ -808,7 +798,6 @@ def test_mrgcnt_of_a_queue_not_given_reads_0():
     assert (m.s[1], m.s[2], m.s[3]) == (1, 0, 0)
 
 
-@NOT_BUILT_SORT
 def test_vmrgsort_repeat():
     """repeat=2 with 4 contiguous queues of 8 records: each iteration merges its own 32 records."""
     rng = np.random.default_rng(3)
@@ -825,7 +814,6 @@ def test_vmrgsort_repeat():
     assert m.s[1] == 8
 
 
-@NOT_BUILT_SORT
 def test_top_k():
     """Top-k as 13.6 puts it: VSORT32 over 4 groups of 32, a VMRGSORT of the 4 sorted queues with
     stop=1; the first sum(MRGCNT) records are the largest scores, in order."""

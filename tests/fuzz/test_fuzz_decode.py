@@ -260,13 +260,17 @@ def _run_briefly(program: Program, decoded) -> None:
     except Fault:
         return  # data past the end of a memory: a user error the CLI reports (exit 1)
     except ProgramError as err:
-        # only a2 refuses a valid program: it has no vector functions, nor the 950's own conversions, nor
-        # its integer division (13.7) or bf16 TransDataTo5HD (13.5) (exit 2)
+        # only a2 refuses a valid program: it has no vector functions, nor the 950's own conversions and other
+        # instructions (exit 2)
         assert profile == "a2", str(err)
         assert any(inst.row.register or inst.row.structure
                    or (inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950)
+                   # CONTRACT 13.7: integer division; 13.4: 8-bit GatherMask and the AR register are the 950's;
+                   # 13.5: bf16 TransDataTo5HD; 13.12: a saturating conversion
                    or (inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float)
+                   or (inst.row.family == "gathermask" and inst.type.size == 1) or inst.row.form == "scalar-mov-ar"
                    or (inst.row.family == "trans5hd" and inst.type.name == "bf16")
+                   or (inst.row.op == "conv" and bool(inst.kw("sat")))
                    for _, inst in decoded), str(err)
         return
     except Exception as exc:

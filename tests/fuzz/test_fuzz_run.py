@@ -43,7 +43,9 @@ from emulator import Fault, Machine, ProgramError
 from emulator.report import race_messages
 from emulator.trace import trace_events
 from isa import GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef, encode, problems
+from isa.compaction import pack_entries
 from isa.conversions import EXACT_PAIRS, ONLY_950
+from isa.model import SPR_VALUES
 from isa.program import DataRecord, Program
 from isa.table import FUNCTION_SCALAR_FAMILIES
 from isa.types import TYPES
@@ -225,6 +227,12 @@ def operand_value(draw, operand: isa.Operand, etype):
         return draw(one_of(*isa.PATTERNS))
     if kind is Kind.CORE:
         return draw(one_of(*isa.CORE_VALUES))
+    if kind is Kind.SPR:  # MOV Sd, RSVDCNT / MRGCNTk
+        return draw(one_of(*SPR_VALUES))
+    if kind is Kind.AR:
+        return "AR"
+    if kind is Kind.FIXED:  # a GatherMask pattern
+        return draw(ints(1, 7))
     raise AssertionError(kind)
 
 
@@ -247,6 +255,12 @@ def keyword_value(draw, spec: isa.Keyword, etype):
         return None if draw(st.booleans()) else draw(ints(0, 4))
     elif name == "blocks":
         value = mostly(draw, ints(1, 8), edge)
+    elif name == "src1rep":  # VGATHERM's pattern stride: optional, no default
+        return None if draw(st.booleans()) else draw(ints(0, 4))
+    elif spec.entries:  # VMRGSORT's len=(L0, ...): small lengths, sometimes a register
+        entries = [draw(ints(0, 8)) if draw(ints(0, 3)) else spec.entry_max + 1 + sreg(draw)
+                   for _ in range(spec.entries)]
+        return pack_entries(spec, entries)
     elif name == "len":
         value = mostly(draw, ints(1, 16), edge)
     elif name in ("srcgap", "dstgap"):
@@ -303,7 +317,11 @@ def instruction(draw, r: isa.Instruction) -> Inst | None:
         if "part" in names and keywords[names.index("part")] is not None:
             keywords[names.index("part")] %= max(etype.size, source.size) // min(etype.size, source.size)
     mask = None
-    if r.has_mask:
+    if r.family == "gathermask":  # mask=N alone; src1rep= with the [src1] form alone (CONTRACT 13.4)
+        if r.form == "tensor-gathermask":
+            keywords[[k.name for k in r.keywords].index("src1rep")] = None
+        mask = None if draw(st.booleans()) else Mask(MaskMode.CONTINUOUS, draw(edgy(1, etype.lanes)))
+    elif r.has_mask:
         mask = mask_value(draw, etype.lanes if source is None else min(etype.lanes, source.lanes))
     if mask is not None and mask.mode == MaskMode.COUNT:
         keywords[[k.name for k in r.keywords].index("repeat")] = 1
@@ -623,13 +641,14 @@ def profiles_for(program: Program) -> tuple[str, ...]:
                       if (inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950)
                       or (inst.row.op == "conv" and inst.kw("sat"))  # a saturating conversion (CONTRACT 13.12)
                       or (inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float)
-                      or (inst.row.family == "trans5hd" and inst.type.name == "bf16")), None)
+                      or (inst.row.family == "trans5hd" and inst.type.name == "bf16")
+                      # CONTRACT 13.4: 8-bit GatherMask and the AR register are the 950's
+                      or (inst.row.family == "gathermask" and inst.type.size == 1)
+                      or inst.row.form == "scalar-mov-ar"), None)
     if first is None:
         return PROFILES
     with pytest.raises(ProgramError, match=r"need the 950 profile \(--profile 950\)|needs the 950 profile: the a2 "
-                                           r"divides only f16 and f32|sat needs the 950 profile \(a2 has no "
-                                           r"saturating conversion\)|needs the 950 profile \(a2 has no bf16 "
-                                           r"TransDataTo5HD\)") as refused:
+                                           r"divides only f16 and f32|needs the 950 profile \(a2 has no") as refused:
         Machine(program, "a2")
     place = f"at pc 0x{first:04x}: " if program.source is None else f":{program.source[first].line}:"
     assert place in str(refused.value), str(refused.value)

@@ -406,6 +406,8 @@ def test_what_a_function_may_hold_is_the_contracts_list():
     scalars = {"MOV", "ADD", "SUB", "MUL", "AND", "OR", "XOR", "SHL", "SHR"}
     for row in TABLE:
         want = row.register or row.mnemonic in scalars | {"LOOP", "ENDLOOP", "MEMBAR", "VF.END"}
+        if row.form in ("scalar-mov-spr", "scalar-mov-ar"):  # 13.10: MOV Sd, AR is not (the scalar unit reads)
+            want = False
         assert allowed_inside(row) == want, (row.mnemonic, row.form)
 
 
