@@ -268,7 +268,7 @@ class Instruction:
         parts = [f"{shapes[o.kind]}" if o.kind in (Kind.UB, Kind.GM) else f"{o.name}:{shapes[o.kind]}"
                  for o in self.operands]
         for kw in self.keywords:
-            value = "Pn" if kw.preg else "|".join(kw.choices) if kw.choices else "N"
+            value = "Pn" if kw.preg else "MODE" if kw.name == "dist" else "|".join(kw.choices) if kw.choices else "N"
             parts.append(f"{kw.name}={value}" if kw.required else f"[{kw.name}={value}]")
         if self.has_mask:
             parts += ["[mask=N|(LOW,HIGH)]", "[count=N]"]

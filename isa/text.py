@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from isa import dist
 from isa.encoding import Inst
 from isa.model import Kind, MaskMode
 from isa.values import format_bits
@@ -46,7 +47,9 @@ def inst_text(inst: Inst, labels: dict[int, str] | None = None) -> str:
     for spec, value in zip(row.keywords, inst.keywords, strict=True):
         if value is None or (value == spec.default and not spec.required):
             continue
-        if spec.choices:
+        if spec.name == "dist":  # the mode's name: its family and T's width (isa.dist)
+            parts.append(f"dist={dist.mode_of(inst).name}")
+        elif spec.choices:
             parts.append(f"{spec.name}={spec.choices[value]}")
         else:
             parts.append(f"{spec.name}=P{value}" if spec.preg else f"{spec.name}={value}")

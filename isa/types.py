@@ -74,6 +74,7 @@ GATHER_REG_TYPES = ALL_DATA
 SCATTER_TYPES = ("f16", "bf16", "f32", "s16", "u16", "s32", "u32")
 MASK_WIDTHS = ("b8", "b16", "b32")
 INT_16_32 = ("s16", "u16", "s32", "u32")
+INT_8_16 = ("s8", "u8", "s16", "u16")  # the pack stores' T (CONTRACT 13.1: they keep low bits)
 INT_DIVIDE = INT_16_32  # VDIV's and VREM's integer types (CONTRACT 13.7: the 950 only; a software sequence there)
 DUP_REG_TYPES = REG_TYPES
 ARANGE_TENSOR = ("f16", "f32", "s16", "s32")
