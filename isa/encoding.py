@@ -257,7 +257,7 @@ def _placement_problems(inst: Inst) -> list[tuple[str, str]]:
     ref = next(v for o, v in zip(inst.row.operands, inst.operands, strict=True) if o.kind is Kind.UB)
     what = f"{inst.row.mnemonic} dist={mode.name}"
     if ref.reg is None and ref.offset % mode.align:
-        found.append(("addr", f"{what} needs a {mode.align}-byte aligned address; 0x{ref.offset:x} is not"))
+        found.append(("addr", f"{what} needs a {mode.align}-byte aligned address; 0x{ref.offset:X} is not"))
     post = inst.kw("post") if inst.row.keyword("post") is not None else None
     if post and (post * inst.type.size) % mode.align:
         found.append(("post", f"{what} needs a post= step of a multiple of {mode.align} bytes; post={post} "

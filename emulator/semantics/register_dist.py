@@ -83,7 +83,8 @@ def mode_accessor(inst: Inst, ref, mode: dist.Mode):
         s = m.s
         addr = offset if reg is None else s[reg] + offset
         if addr % align:
-            raise Fault(f"{what}: address {hex_signed(addr)} is not {align}-byte aligned")
+            shown = hex_signed(addr).upper().replace("0X", "0x")  # (as the contract prints it: 0x3F010)
+            raise Fault(f"{what}: address {shown} is not {align}-byte aligned")
         if addr < 0 or addr + extent > m.ub.size:
             m.check_ub(addr, addr + extent, what)
         if step:
