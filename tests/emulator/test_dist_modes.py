@@ -235,7 +235,8 @@ def test_the_quant_example_of_the_contract():
     got = m.read("ub", 0x3000, "s8", 128).tolist()
     assert got[:80] == want
     assert got[80:] == [0x55] * 48
-    assert want[:3] == [-27, -26, -25] and want[-1] == 32  # by hand: -59.75 * 0.5 + 3 = -26.875 -> -27; 58.75 * 0.5 + 3 = 32.375 -> 32
+    # by hand: -59.75 * 0.5 + 3 = -26.875 -> -27; 58.75 * 0.5 + 3 = 32.375 -> 32
+    assert want[:3] == [-27, -26, -25] and want[-1] == 32
 
 
 # -- faults and errors ----------------------------------------------------------------------------------------
