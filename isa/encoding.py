@@ -256,6 +256,8 @@ def _placement_problems(inst: Inst) -> list[tuple[str, str]]:
     found = []
     ref = next(v for o, v in zip(inst.row.operands, inst.operands, strict=True) if o.kind is Kind.UB)
     what = f"{inst.row.mnemonic} dist={mode.name}"
+    if inst.row.keyword("blk") is not None and inst.kw("blk") is not None:
+        found.append(("blk", f"blk= is valid only with dist=norm, not with {what}"))
     if ref.reg is None and ref.offset % mode.align:
         found.append(("addr", f"{what} needs a {mode.align}-byte aligned address; 0x{ref.offset:X} is not"))
     post = inst.kw("post") if inst.row.keyword("post") is not None else None

@@ -302,6 +302,7 @@ def _error(body: str):
     ("VLD.f16 V0, V0, [S1], dist=dintlv_b16", "V0, [", "VLD dist=dintlv_b16 needs two different destination registers"),
     ("PLD P1, [S1 + 8], dist=us", "[", "offset 8 from a register must be a multiple of 16"),
     ("PST [S1], P1, dist=ds", "ds", "unknown store distribution 'ds'"),
+    ("VLD.f32 V0, [S1], blk=2, dist=blk", "2,", "blk= is valid only with dist=norm, not with VLD dist=blk"),
 ])
 def test_assembly_errors_of_13_1(body, at, message):
     """Each error of 13.1 with its text, at the operand it is about (``at``: where its text starts)."""
