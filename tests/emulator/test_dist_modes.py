@@ -302,6 +302,8 @@ def _error(body: str):
     ("VLD.f16 V0, V0, [S1], dist=dintlv_b16", "V0, [", "VLD dist=dintlv_b16 needs two different destination registers"),
     ("PLD P1, [S1 + 8], dist=us", "[", "offset 8 from a register must be a multiple of 16"),
     ("PST [S1], P1, dist=ds", "ds", "unknown store distribution 'ds'"),
+    ("VST.f32 [S1], V0, P0, dist=norm_b16", "norm",
+     "dist=norm_b16 stores 16-bit elements: write VST.f16, VST.bf16, VST.s16 or VST.u16, not VST.f32"),
     ("VLD.f32 V0, [S1], blk=2, dist=blk", "2,", "blk= is valid only with dist=norm, not with VLD dist=blk"),
 ])
 def test_assembly_errors_of_13_1(body, at, message):
@@ -378,3 +380,12 @@ def test_disassembly_reassembles_to_the_same_words(line):
     text = disassemble(program)
     assert assemble(text, "t.asm").words == program.words, text
     assert "dist=" in text.splitlines()[1]
+
+
+def test_words_of_a_family_without_a_mode_of_the_width_do_not_decode():
+    """VLD.f32 with the family us (us_b8 and us_b16 exist, no us_b32): the decoder refuses the word."""
+    import isa
+
+    word = _word("VLD.f32 V0, [S1], dist=brc_b32") & ~(7 << 61) | 2 << 61  # family 2 (us) in [61:64)
+    with pytest.raises(isa.DecodeError, match="dist=us has no mode of 32-bit elements"):
+        isa.decode([word])
