@@ -11,6 +11,7 @@ and ``count=`` (which excludes ``repeat=`` and ``mask=``) give the instruction's
 from __future__ import annotations
 
 from assembler.diagnostics import LocatedError, did_you_mean
+from assembler.distribution import written_mode
 from assembler.expressions import Symbols
 from assembler.syntax import Field, Group, Name, Reg, Statement
 from isa import Instruction, Mask, MaskMode
@@ -48,6 +49,8 @@ def keyword_values(symbols: Symbols, row: Instruction, stmt: Statement) -> tuple
             values.append(f.value.index)
         elif spec.entries:
             values.append(_entries(symbols, spec, f))
+        elif spec.name == "dist":  # a mode's name: its family, as the row numbers them (assembler.distribution)
+            values.append(spec.choices.index(written_mode(stmt, f).family))
         elif spec.choices:
             name = f.value.name.lower() if isinstance(f.value, Name) else None
             if name not in spec.choices:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from attrs import evolve
 
+from assembler import distribution
 from assembler.diagnostics import LocatedError, Location, did_you_mean
 from assembler.expressions import Symbols
 from assembler.fields import keyword_values
@@ -38,6 +39,8 @@ def select_row(stmt: Statement) -> Instruction:
     rows = MNEMONICS.get(stmt.mnemonic)
     if rows is None:
         raise LocatedError(stmt.mnemonic_loc, unknown_mnemonic(stmt.mnemonic, all_mnemonics(), stmt.suffix))
+    if rows[0].keyword("dist") is not None:  # VLD, VST, PLD, PST: the distribution mode picks the row
+        return distribution.select(rows, stmt)
     fitting = [row for row in rows if all(shape_fits(o.kind, n) for o, n in zip(row.operands, stmt.operands,
                                                                                 strict=False))]
     # A row of as many operands as written first (VSQZ Vd, Va, Pm, ar; VMRGSORT's 2, 3 or 4 queues).
@@ -111,6 +114,7 @@ def _one_type(row: Instruction, allowed, suffix: str | None, loc, stmt: Statemen
 
 def instruction(symbols: Symbols, row: Instruction, stmt: Statement, warn: Warn) -> Inst:
     """The statement as an instruction of ``row`` (a ``LocatedError`` at the first problem)."""
+    distribution.width_error(row, stmt)
     etype, source, cond = element_type(row, stmt)
     stmt = flags_written(row, stmt)
     if len(stmt.operands) > len(row.operands):

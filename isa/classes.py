@@ -130,7 +130,8 @@ def _vf(name: str, occupies: str, lands: str = "-") -> SchedClass:
 
 
 _LANES = "`ceil(lanes / register.elements_per_cycle)`, at least 1"
-_STRIDED = "1; with `blk=` (block-strided) `max(strided_access_cycles, the cycles its 8 blocks need in the banks)`"
+_STRIDED = ("1, or `dual_load` / `dual_store` for a `dist=` mode that moves 512 bytes (issued alone); with `blk=` "
+            "(block-strided) `max(strided_access_cycles, the cycles its 8 blocks need in the banks)`")
 _INDEX = "`ceil(lanes / elements_per_cycle.gather)`, with every UB port"
 _SCALAR_ON_S = "`scalar.*` on S"
 _SCALAR_MEMORY = "`scalar.*` on S (S waits for a load's value)"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
+from isa import dist
 from isa.compaction import compaction_problems, entries_of
 from isa.conversions import ROUND_MODES, pair_problem
 from isa.model import (
@@ -102,8 +103,9 @@ def _fits_signed(value: int, bits: int) -> bool:
     return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
 
 
-def operand_problem(operand: Operand, value, etype: ElementType | None) -> str | None:
-    """Why ``value`` cannot be this operand, or None. Shared by the assembler and the decoder."""
+def operand_problem(operand: Operand, value, etype: ElementType | None, unit: int = BLOCK_BYTES) -> str | None:
+    """Why ``value`` cannot be this operand, or None. Shared by the assembler and the decoder. ``unit``: the
+    alignment of a UB operand, the unit of an ``[Sn + EXPR]`` offset in the words (``isa.dist.alignment``)."""
     kind = operand.kind
     if kind is Kind.VREG:
         return None if isinstance(value, int) and 0 <= value < 32 else "vector register must be V0..V31"
@@ -115,11 +117,13 @@ def operand_problem(operand: Operand, value, etype: ElementType | None) -> str |
         if value.reg is None:
             top = (1 << UB_ABS_BITS) - 1
             return None if 0 <= value.offset <= top else f"UB address {value.offset} out of range 0..0x{top:x}"
-        if value.offset % BLOCK_BYTES:
-            return f"offset {value.offset} from a register must be a multiple of {BLOCK_BYTES} (datablocks)"
-        limit = (1 << (UB_OFFSET_BITS - 1)) * BLOCK_BYTES
+        if value.offset % unit:
+            return (f"offset {value.offset} from a register must be a multiple of {BLOCK_BYTES} (datablocks)"
+                    if unit == BLOCK_BYTES else f"offset {value.offset} from a register must be a multiple of "
+                                                f"{unit} (the mode's alignment)")
+        limit = (1 << (UB_OFFSET_BITS - 1)) * unit
         if not -limit <= value.offset < limit:
-            return f"UB offset {value.offset} out of range {-limit}..{limit - BLOCK_BYTES}"
+            return f"UB offset {value.offset} out of range {-limit}..{limit - unit}"
         return None
     if kind in (Kind.GM, Kind.UB_BYTE):  # one layout; a UB byte address is at most UB's largest size
         space = "GM" if kind is Kind.GM else "UB"
@@ -187,11 +191,15 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
         found.append(("mask", f"{row.mnemonic} takes no mask" if not row.has_mask else "an all-lanes mask is "
                               "written by leaving mask= out"))
         return found
+    mode_problem = _mode_problem(inst)
+    if mode_problem:
+        return [mode_problem]
+    unit = dist.alignment(inst)
     for operand, value in zip(row.operands, inst.operands, strict=True):
         if operand.kind in (Kind.SCALAR, Kind.SRC, Kind.IMM) and value.reg is not None and value.imm:
             found.append((operand.name, "a register operand carries no immediate"))
             continue
-        message = operand_problem(operand, value, etype)
+        message = operand_problem(operand, value, etype, unit)
         if message:
             found.append((operand.name, message))
     for spec, value in zip(row.keywords, inst.keywords, strict=True):
@@ -210,7 +218,10 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
     if row.distinct:
         first, second = (inst.operands[[o.name for o in row.operands].index(name)] for name in row.distinct)
         if first == second:
-            found.append((row.distinct[1], f"{row.mnemonic} needs two different destination registers"))
+            mode = dist.mode_of(inst)
+            found.append((row.distinct[1], f"{row.mnemonic}{f' dist={mode.name}' if mode else ''} needs two "
+                                           f"different destination registers"))
+    found += _placement_problems(inst)
     if row.pairs and not any(name == "round" for name, _ in found):  # (round= past the modes: said)
         found += _pair_problems(inst)
     if row.family in ("ld", "st"):
@@ -232,6 +243,40 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
                                 f"{etype.name}.{inst.source.name}")
         if inst.mask.mode == MaskMode.COUNT and inst.kw("repeat") != 1:
             found.append(("count", "count= cannot be combined with repeat="))
+    return found
+
+
+def _mode_problem(inst: Inst) -> tuple[str, str] | None:
+    """A ``dist=`` family that has no mode of the instruction's T width (words only: the assembler names the
+    mode as written first)."""
+    spec = inst.row.keyword("dist")
+    if spec is None or inst.kw("dist") is None or not 0 <= inst.kw("dist") <= spec.hi:
+        return None
+    if dist.mode_of(inst) is None:
+        family = spec.choices[inst.kw("dist")]
+        widths = sorted({m.width for m in dist.MODES if m.mnemonic == inst.row.mnemonic and m.family == family})
+        return "dist", (f"dist={family} has no mode of {inst.type.bits}-bit elements (it has "
+                        + ", ".join(f"{8 * w}-bit" for w in widths) + ")")
+    return None
+
+
+def _placement_problems(inst: Inst) -> list[tuple[str, str]]:
+    """A distribution mode's alignment rules on a constant address and on ``post=`` (CONTRACT 13.1); the
+    default mode (norm) keeps section 2.2's rules: its misaligned addresses fault when they are used."""
+    mode = dist.mode_of(inst)
+    if mode is None or mode.name == "norm":
+        return []
+    found = []
+    ref = next(v for o, v in zip(inst.row.operands, inst.operands, strict=True) if o.kind is Kind.UB)
+    what = f"{inst.row.mnemonic} dist={mode.name}"
+    if inst.row.keyword("blk") is not None and inst.kw("blk") is not None:
+        found.append(("blk", f"blk= is valid only with dist=norm, not with {what}"))
+    if ref.reg is None and ref.offset % mode.align:
+        found.append(("addr", f"{what} needs a {mode.align}-byte aligned address; 0x{ref.offset:X} is not"))
+    post = inst.kw("post") if inst.row.keyword("post") is not None else None
+    if post and (post * inst.type.size) % mode.align:
+        found.append(("post", f"{what} needs a post= step of a multiple of {mode.align} bytes; post={post} "
+                              f"moves {post * inst.type.size}"))
     return found
 
 
@@ -282,12 +327,12 @@ def _mask_problems(mask: Mask, lanes: int, what: str) -> list[tuple[str, str]]:
     return []
 
 
-def _operand_raw(operand: Operand, value) -> int:
+def _operand_raw(operand: Operand, value, unit: int) -> int:
     kind = operand.kind
     if kind is Kind.UB:
         if value.reg is None:
             return value.offset
-        blocks = (value.offset // BLOCK_BYTES) & ((1 << UB_OFFSET_BITS) - 1)
+        blocks = (value.offset // unit) & ((1 << UB_OFFSET_BITS) - 1)
         return 1 << UB_ABS_BITS | blocks << 5 | value.reg
     if kind in (Kind.GM, Kind.UB_BYTE):
         if value.reg is None:
@@ -325,12 +370,13 @@ class _Bad:
     why: str
 
 
-def _operand_value(operand: Operand, raw: int):
-    """The value behind raw operand bits, or a ``_Bad`` saying why the bits are not canonical."""
+def _operand_value(operand: Operand, raw: int, unit: int):
+    """The value behind raw operand bits, or a ``_Bad`` saying why the bits are not canonical (``unit``: a
+    UB offset's, ``isa.dist.alignment``)."""
     kind = operand.kind
     if kind is Kind.UB:
         if raw >> UB_ABS_BITS:
-            return UbRef(raw & 31, _signed((raw >> 5) & ((1 << UB_OFFSET_BITS) - 1), UB_OFFSET_BITS) * BLOCK_BYTES)
+            return UbRef(raw & 31, _signed((raw >> 5) & ((1 << UB_OFFSET_BITS) - 1), UB_OFFSET_BITS) * unit)
         return UbRef(None, raw)
     if kind in (Kind.GM, Kind.UB_BYTE):
         ref = GmRef if kind is Kind.GM else UbRef
@@ -371,10 +417,11 @@ def encode(inst: Inst) -> list[int]:
         bits |= inst.source.code << row.field("source_type").lo
     if row.conditions:
         bits |= row.conditions.index(inst.cond) << row.field("condition").lo
+    unit = dist.alignment(inst)
     for operand, value in zip(row.operands, inst.operands, strict=True):
-        bits |= _operand_raw(operand, value) << row.field(operand.name).lo
+        bits |= _operand_raw(operand, value, unit) << row.field(operand.name).lo
     for spec, value in zip(row.keywords, inst.keywords, strict=True):
-        if value is None:
+        if value is None or not spec.encoded_bits:
             continue
         raw = value & ((1 << spec.bits) - 1)
         if spec.optional:
@@ -386,6 +433,17 @@ def encode(inst: Inst) -> list[int]:
         if mode != MaskMode.ALL:
             bits |= (inst.mask.low | inst.mask.high << 64) << (row.words * WORD_BITS)
     return [(bits >> (WORD_BITS * k)) & WORD_MASK for k in range(inst.words)]
+
+
+def _unit_of(row: Instruction, etype: ElementType | None, keywords: list) -> int:
+    """The unit of a UB offset in the words of a row with these keyword values (its mode's alignment)."""
+    spec = row.keyword("dist")
+    if spec is None:
+        return BLOCK_BYTES
+    value = keywords[row.keywords.index(spec)]
+    if value is None or not 0 <= value < len(spec.choices):
+        return BLOCK_BYTES
+    return dist.alignment(Inst(row, etype, (), tuple(keywords)))
 
 
 def decode(words, index: int = 0) -> Inst:
@@ -423,14 +481,11 @@ def decode(words, index: int = 0) -> Inst:
         if take("condition") >= len(row.conditions):
             raise DecodeError(pc, f"{row.mnemonic}: {row.part_word} code {take('condition')} out of range")
         cond = row.conditions[take("condition")]
-    operands = []
-    for operand in row.operands:
-        value = _operand_value(operand, take(operand.name))
-        if isinstance(value, _Bad):
-            raise DecodeError(pc, f"{row.mnemonic} {operand.name}: {value.why}")
-        operands.append(value)
     keywords = []
     for spec in row.keywords:
+        if not spec.encoded_bits:  # a field of one choice: always that one
+            keywords.append(0)
+            continue
         raw = take(spec.name)
         if spec.optional:
             if not raw >> spec.bits:
@@ -440,6 +495,13 @@ def decode(words, index: int = 0) -> Inst:
                 continue
             raw &= (1 << spec.bits) - 1
         keywords.append(_signed(raw, spec.bits) if spec.signed else raw)
+    unit = _unit_of(row, etype, keywords)
+    operands = []
+    for operand in row.operands:
+        value = _operand_value(operand, take(operand.name), unit)
+        if isinstance(value, _Bad):
+            raise DecodeError(pc, f"{row.mnemonic} {operand.name}: {value.why}")
+        operands.append(value)
     mask = None
     if row.has_mask:
         mode = MaskMode(take("mask_mode"))

@@ -69,6 +69,10 @@ FORMS: dict[str, Form] = {
     # register instructions: inside a vector function
     "reg-load": _reg(_V, _UB),
     "reg-store": _reg(_UB, _V, _P),
+    "reg-load-pair": _reg(_V, _V, _UB),  # VLD dist=dintlv_bW (two destinations)
+    "reg-store-first": _reg(_UB, _V),  # VST dist=first_bW (no mask)
+    "reg-store-pair": _reg(_UB, _V, _V),  # VST dist=intlv_bW (two sources, no mask)
+    "reg-store-pack": _reg(_UB, _V, _P),  # VST dist=pack_bW / pack4_b32
     "reg-binary": _reg(_V, _V, _V, _P),
     "reg-unary": _reg(_V, _V, _P),
     "reg-scalar": _reg(_V, _V, _SCALAR, _P),

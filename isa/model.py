@@ -52,7 +52,8 @@ PATTERNS = ("ALL", "ALLF", "VL1", "VL2", "VL3", "VL4", "VL8", "VL16", "VL32", "V
 
 # UB operand: 19 bits. Bit 18 clear: bits [0:18) are an absolute byte address (0..0x3FFFF, the
 # largest UB of any profile). Bit 18 set: bits [0:5) name the base register Sn and bits [5:18)
-# hold a signed offset counted in 32-byte datablocks (every UB operand is 32-byte aligned).
+# hold a signed offset counted in units of the operand's alignment: 32-byte datablocks, or a
+# distribution mode's alignment (``isa.dist.alignment``: 1 for VLD dist=brc_b8).
 UB_BITS = 19
 UB_ABS_BITS = 18
 UB_OFFSET_BITS = 13
@@ -294,7 +295,7 @@ class Instruction:
         parts = [f"{shapes[o.kind]}" if o.kind in (Kind.UB, Kind.GM) else f"{o.name}:{shapes[o.kind]}"
                  for o in self.operands]
         for kw in self.keywords:
-            value = "Pn" if kw.preg else "|".join(kw.choices) if kw.choices else "N"
+            value = "Pn" if kw.preg else "MODE" if kw.name == "dist" else "|".join(kw.choices) if kw.choices else "N"
             if kw.entries:
                 value = "(" + ", ".join(f"L{k}" for k in range(kw.entries)) + ")"
             written = kw.name if kw.flag else f"{kw.name}={value}"

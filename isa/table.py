@@ -8,6 +8,7 @@ mode is not ALL is followed by two 64-bit mask words (see ``docs/encoding.md``).
 
 from __future__ import annotations
 
+from isa import dist as D  # noqa: N812  (the distribution modes, as D.keyword)
 from isa import types as T  # noqa: N812  (the type sets read as T.TENSOR_TYPES, like the docs)
 from isa.conversions import DESTINATIONS, PAIRS, ROUND_MODES
 from isa.model import (
@@ -60,8 +61,9 @@ def _row(mnemonic: str, form: str, opcode: int, types: tuple[str, ...], operands
         fields.append(BitField(operand.name, pos, operand.bits))
         pos += operand.bits
     for kw in keywords:
-        fields.append(BitField(kw.name, pos, kw.encoded_bits))
-        pos += kw.encoded_bits
+        if kw.encoded_bits:  # (a field of one choice, always written, takes no bits: dist=dintlv_bW)
+            fields.append(BitField(kw.name, pos, kw.encoded_bits))
+            pos += kw.encoded_bits
     if mask:
         fields.append(BitField("mask_mode", pos, MASK_MODE_BITS))
         pos += MASK_MODE_BITS
@@ -190,11 +192,12 @@ def _build() -> tuple[Instruction, ...]:
                      summary="tensor d = a - trunc(a / b) * b (the sign of a; a % 0 = a; 950 only), iterated over UB",
                      mask=True, example="VREM.s32 [0x20000], [0x0], [0x10000]"))
     # 0x20..0x3F: register (vector function) instructions, pipe V.
-    rows.append(_row("VLD", "reg-load", 0x20, T.ALL_DATA, (_v("vd"), _ub("addr")), (POST, BLK), pipe="V",
-                     timing="reg.load", family="vld", op="load", summary="load VL bytes of UB into Vd",
+    rows.append(_row("VLD", "reg-load", 0x20, T.ALL_DATA, (_v("vd"), _ub("addr")),
+                     (POST, BLK, D.keyword("VLD", D.VLD_ONE)), pipe="V", timing="reg.load", family="vld", op="load",
+                     summary="load VL bytes of UB into Vd (dist=: broadcast, up/down-sample, unpack, block modes)",
                      example="VLD.f32 V0, [S1]"))
-    rows.append(_row("VST", "reg-store", 0x21, T.ALL_DATA, (_ub("addr"), _v("vs"), _p("pm")), (POST, BLK),
-                     pipe="V", timing="reg.store", family="vst", op="store",
+    rows.append(_row("VST", "reg-store", 0x21, T.ALL_DATA, (_ub("addr"), _v("vs"), _p("pm")),
+                     (POST, BLK, D.keyword("VST", D.VST_NORM)), pipe="V", timing="reg.store", family="vst", op="store",
                      summary="store the active lanes of Vs to UB", example="VST.f32 [S1], V0, P0"))
     binary_examples = {"VADD": "VADD.f32 V0, V1, V2, P0", "VSUB": "VSUB.u32 V0, V1, V2, P0, carry=P1",
                        "VMUL": "VMUL.f16 V0, V1, V2, P0", "VMAX": "VMAX.s16 V0, V1, V2, P0",
@@ -238,10 +241,14 @@ def _build() -> tuple[Instruction, ...]:
     rows.append(_row("PUPDATE", "mask-update", 0x34, T.MASK_WIDTHS, (_p("pd"), _s("sc", writes=True)), pipe="V",
                      timing="reg.mask", family="pupdate", op="pupdate",
                      summary="Pd = first min(Sc, lanes) lanes; Sc = max(0, Sc - lanes)", example="PUPDATE.b16 P0, S2"))
-    rows.append(_row("PLD", "mask-load", 0x35, (), (_p("pd"), _ub("addr")), pipe="V", timing="reg.mask_load",
-                     family="pld", op="pld", summary="load 32 bytes of UB into Pd", example="PLD P0, [S1]"))
-    rows.append(_row("PST", "mask-store", 0x36, (), (_ub("addr"), _p("ps")), pipe="V", timing="reg.mask_store",
-                     family="pst", op="pst", summary="store Pd's 32 bytes to UB", example="PST [S1], P0"))
+    rows.append(_row("PLD", "mask-load", 0x35, (), (_p("pd"), _ub("addr")), (D.keyword("PLD", D.PLD_MODES),), pipe="V",
+                     timing="reg.mask_load", family="pld", op="pld",
+                     summary="load 32 bytes of UB into Pd (dist=us: 16 bytes, each bit twice; ds: 64, every other bit)",
+                     example="PLD P0, [S1]"))
+    rows.append(_row("PST", "mask-store", 0x36, (), (_ub("addr"), _p("ps")), (D.keyword("PST", D.PST_MODES),), pipe="V",
+                     timing="reg.mask_store", family="pst", op="pst",
+                     summary="store Pd's 32 bytes to UB (dist=pack: 16 bytes, every other bit)",
+                     example="PST [S1], P0"))
     rows.append(_row("VDIV", "reg-binary", 0x37, (*T.TENSOR_FLOAT, *T.INT_DIVIDE),
                      (_v("vd"), _v("va"), _v("vb"), _p("pm")),
                      pipe="V", timing="reg.transcendental", family="vbinary", op="div",
@@ -417,6 +424,7 @@ def _wave_one(rows: list[Instruction]) -> None:
                      example="PNOT P0, P1"))
     _mask_rearrangement(rows)
     _register_rearrangement(rows)
+    _distributions(rows)
     # More scalar instructions, pipe S.
     rows.append(_row("MOV", "scalar-mov-wide", 0x57, (), (_s("sd", writes=True), Operand("src", Kind.IMM, imm_bits=64)),
                      pipe="S", timing="scalar.alu", family="mov", op="mov",
@@ -490,6 +498,30 @@ def _register_rearrangement(rows: list[Instruction]) -> None:
                      summary="Vd's 128 u16 counters += the active u8 lanes of Va equal to b + n (FREQ) or in "
                              "b..b + n (CUM), b = 0 (BIN0) or 128 (BIN1); wraps",
                      example="VHIST.CUM.BIN1 V1, V0, P0"))
+
+
+def _distributions(rows: list[Instruction]) -> None:
+    """CONTRACT 13.1: the loads and stores whose distribution mode moves two registers or reads no mask, and
+    the pack stores (950, in functions); the other modes are VLD's and VST's ``dist=``."""
+    pair_post = (POST,)
+    rows.append(_row("VLD", "reg-load-pair", 0xC0, T.ALL_DATA, (_v("vd0"), _v("vd1"), _ub("addr")),
+                     (*pair_post, D.keyword("VLD", D.VLD_TWO, required=True)), pipe="V", timing="reg.load",
+                     family="vld_pair", op="load",
+                     summary="de-interleave 512 bytes of UB: even elements to Vd0, odd ones to Vd1",
+                     example="VLD.f16 V0, V1, [S1], dist=dintlv_b16", distinct=("vd0", "vd1")))
+    rows.append(_row("VST", "reg-store-first", 0xC1, T.ALL_DATA, (_ub("addr"), _v("vs")),
+                     (*pair_post, D.keyword("VST", D.VST_FIRST, required=True)), pipe="V", timing="reg.store",
+                     family="vst_first", op="store", summary="store lane 0 of Vs: one element (no mask)",
+                     example="VST.f32 [S1], V0, dist=first_b32"))
+    rows.append(_row("VST", "reg-store-pair", 0xC2, T.ALL_DATA, (_ub("addr"), _v("vs0"), _v("vs1")),
+                     (*pair_post, D.keyword("VST", D.VST_TWO, required=True)), pipe="V", timing="reg.store",
+                     family="vst_pair", op="store", summary="interleave Vs0 and Vs1 into 512 bytes of UB (no mask)",
+                     example="VST.s16 [S1], V0, V1, dist=intlv_b16"))
+    rows.append(_row("VST", "reg-store-pack", 0xC3, T.PACK_STORE_TYPES, (_ub("addr"), _v("vs"), _p("pm")),
+                     (*pair_post, D.keyword("VST", D.VST_PACK, required=True)), pipe="V", timing="reg.store",
+                     family="vst_pack", op="store",
+                     summary="store the low half (pack) or quarter (pack4) of each active wide lane, narrowed to T",
+                     example="VST.s8 [S1], V0, P0, dist=pack4_b32"))
 
 
 def _bitwise(rows: list[Instruction]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from isa import dist
 from isa.compaction import entries_of, entry_register
 from isa.encoding import Inst
 from isa.model import Kind, MaskMode
@@ -56,6 +57,8 @@ def inst_text(inst: Inst, labels: dict[int, str] | None = None) -> str:
             parts.append(spec.name)
         elif spec.entries:
             parts.append(f"{spec.name}=({', '.join(_entry_text(spec, e) for e in entries_of(spec, value))})")
+        elif spec.name == "dist":  # the mode's name: its family and T's width (isa.dist)
+            parts.append(f"dist={dist.mode_of(inst).name}")
         elif spec.choices:
             parts.append(f"{spec.name}={spec.choices[value]}")
         else:

@@ -74,6 +74,9 @@ GATHER_REG_TYPES = ALL_DATA
 SCATTER_TYPES = ("f16", "bf16", "f32", "s16", "u16", "s32", "u32")
 MASK_WIDTHS = ("b8", "b16", "b32")
 INT_16_32 = ("s16", "u16", "s32", "u32")
+# The pack stores' T (CONTRACT 13.1: T is the type in UB, of width 1 or 2; the store keeps a lane's low
+# bits whatever they encode, as the 950's Cast stores half results with DIST_PACK_B32)
+PACK_STORE_TYPES = ("s8", "u8", "e4m3", "e5m2", "s16", "u16", "f16", "bf16")
 INT_DIVIDE = INT_16_32  # VDIV's and VREM's integer types (CONTRACT 13.7: the 950 only; a software sequence there)
 # VPACK.D.S and VUNPACK.D.S: their (D, S) pairs (CONTRACT 13.3)
 PACK_PAIRS = (("u8", "s16"), ("u8", "u16"), ("u16", "s32"), ("u16", "u32"))

@@ -21,6 +21,7 @@ Import from a test with::
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Sequence
 
@@ -29,6 +30,7 @@ from hypothesis import strategies as st
 
 import isa
 from isa import BARRIER_PIPES, CORE_VALUES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
+from isa import dist as modes
 from isa.compaction import pack_entries, sort_alignments
 from isa.conversions import EXACT_PAIRS, ODD_PAIRS
 from isa.model import SPR_VALUES
@@ -239,7 +241,26 @@ def inst_of_row(draw, row: isa.Instruction, targets: st.SearchStrategy[int] | No
             keywords = [spec.default if spec.name == "repeat" else v
                         for spec, v in zip(row.keywords, keywords, strict=True)]
     etype = TYPES[type_name] if type_name is not None else None
+    if row.keyword("dist") is not None:  # a distribution mode's alignment binds the address and post= (13.1)
+        operands, keywords = _aligned_to_mode(Inst(row, etype, operands, tuple(keywords)), keywords)
     return Inst(row, etype, operands, tuple(keywords), mask, source, cond)
+
+
+def _aligned_to_mode(inst: Inst, keywords: list) -> tuple[tuple, list]:
+    """A drawn VLD/VST/PLD/PST with its constant address and ``post=`` moved down to its mode's alignment
+    (and no ``blk=`` but with norm), so that most draws of a mode are valid rather than filtered out."""
+    mode = modes.mode_of(inst)
+    if mode is None or mode.name == "norm":
+        return inst.operands, keywords
+    operands = tuple(UbRef(None, v.offset - v.offset % mode.align) if o.kind is Kind.UB and v.reg is None else v
+                     for o, v in zip(inst.row.operands, inst.operands, strict=True))
+    names = [spec.name for spec in inst.row.keywords]
+    if "blk" in names:
+        keywords[names.index("blk")] = None
+    if "post" in names and keywords[names.index("post")]:
+        step = mode.align // math.gcd(mode.align, inst.type.size)
+        keywords[names.index("post")] = keywords[names.index("post")] // step * step
+    return operands, keywords
 
 
 def valid(inst: Inst) -> bool:

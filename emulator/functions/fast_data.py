@@ -81,7 +81,7 @@ def _masked(result: np.ndarray, p: np.ndarray, width: int) -> np.ndarray:
 # -- a kernel per family: ``kernel_of(inst)`` -> ``run(env, base, step)``, or None (not in closed form) ----
 def _vld(inst: Inst):
     vd = inst.operands[0]
-    if inst.kw("blk") is not None:
+    if inst.kw("blk") is not None or inst.kw("dist"):  # (a distribution mode: emulator.semantics.register_dist)
         return None
 
     def run(env: Passes, base: int, step: int) -> None:

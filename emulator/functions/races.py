@@ -288,8 +288,8 @@ class InnerOrder:
     def _written(self, job, written) -> list:
         writes = as_writes(written)
         if len(writes) == 1 and len(writes[0]) == 4 and writes[0][0] is self.ub and writes[0][1].__class__ is slice:
-            _, index, _, where = writes[0]  # a masked store of a VL: the blocks of its active lanes
-            on = where.reshape(8, BLOCK_BYTES).any(axis=1)
+            _, index, _, where = writes[0]  # a masked store of aligned bytes: the blocks of its active lanes
+            on = where.reshape(-1, BLOCK_BYTES).any(axis=1)
             return _runs_of_bits(index.start // BLOCK_BYTES, int(np.packbits(on, bitorder="little")[0]))
         return _entry_runs(job.footprint_writes.get("ub"))
 

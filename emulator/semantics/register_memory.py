@@ -13,9 +13,10 @@ import numpy as np
 
 from emulator.faults import Fault, hex_signed
 from emulator.jobs import Job, blocks, footprint, preg, span, vreg
+from emulator.semantics.register_dist import bind_load, mask_bits, mode_accessor
 from emulator.semantics.registry import ACCESS_BEATS, WHOLE_UB, implements
 from emulator.state import ALL_LANES, active_lanes, lanes_to_mask
-from isa import Inst
+from isa import Inst, dist
 from isa.types import BLOCK_BYTES, TYPES, VL_BYTES
 
 _S_MIN, _S_MAX = -(1 << 63), (1 << 63) - 1  # a scalar register's range
@@ -63,6 +64,8 @@ def _accessor(inst: Inst, ref, what: str):
 
 @implements("vld", bank_rule=ACCESS_BEATS)
 def bind_vld(inst: Inst, pc: int):
+    if dist.mode_of(inst).name != "norm":  # a distribution mode (emulator.semantics.register_dist)
+        return bind_load(inst, pc)
     vd, ref = inst.operands
     next_pc = pc + inst.size
     access, blk = _accessor(inst, ref, "VLD")
@@ -219,24 +222,32 @@ def bind_vscatter(inst: Inst, pc: int):
 @implements("pld", "pst", bank_rule=ACCESS_BEATS)
 def bind_mask_memory(inst: Inst, pc: int):
     """PLD reads 32 bytes of UB into a mask register, one bit an entry (little-endian bit order);
-    PST writes a mask register's 256 entries to 32 bytes of UB the same way."""
+    PST writes a mask register's 256 entries to 32 bytes of UB the same way. With ``dist=`` (13.2):
+    PLD us reads 16 bytes, each bit twice; ds 64 bytes, every other bit; PST pack writes 16 bytes of
+    every other bit (``register_dist.mask_bits``)."""
     load = inst.row.family == "pld"
     reg, ref = inst.operands if load else inst.operands[::-1]
     what = inst.row.mnemonic
     next_pc = pc + inst.size
+    mode = dist.mode_of(inst)
+    name, nbytes = mode.name, mode.nbytes
+    access = mode_accessor(inst, ref, mode) if name != "norm" else None
 
     def run(m):
-        addr = m.ub_block_address(ref, what)
-        m.check_ub(addr, addr + 32, what)
-        ub = span("ub", addr, addr + 32)
+        if access is None:
+            addr = m.ub_block_address(ref, what)
+            m.check_ub(addr, addr + 32, what)
+        else:
+            addr = access(m)
+        ub = span("ub", addr, addr + nbytes)
         if load:
             def perform():
-                return m.p, reg, np.unpackbits(m.ub[addr:addr + 32], bitorder="little").astype(bool)
+                return m.p, reg, mask_bits(name, True, m.ub[addr:addr + nbytes])
 
             m.submit(Job(pc, perform, [ub], [preg(reg)]))
         else:
             def perform():
-                return m.ub, slice(addr, addr + 32), np.packbits(m.p[reg], bitorder="little")
+                return m.ub, slice(addr, addr + nbytes), mask_bits(name, False, m.p[reg])
 
             m.submit(Job(pc, perform, [preg(reg)], [ub]))
         return next_pc

@@ -25,7 +25,7 @@ from attrs import frozen
 
 from emulator.profiles.profile import Profile
 from emulator.timing.banks import BankRules, conflict_cycles
-from isa import Inst
+from isa import Inst, dist
 from isa.classes import CLASSES, CYCLES, INDEX, ITERATION, ONE, STRIDED
 
 _WIDTH_INDEX = {1: 0, 2: 1, 4: 2}
@@ -212,7 +212,10 @@ class CostModel:
             return Cost(cycles, latency + cycles - 1 if cls.after_cycles else latency + cycles if cls.after_all
                         else latency)
         if cls.occupancy == STRIDED:  # a block-strided VLD / VST: the documented half rate (more if its banks need it)
-            return Cost(1 if inst.kw("blk") is None else reg["strided_access_cycles"], latency)
+            if row.keyword("blk") is not None and inst.kw("blk") is not None:
+                return Cost(reg["strided_access_cycles"], latency)
+            mode = dist.mode_of(inst)  # a mode that moves 512 bytes: ``register.dual_load`` / ``dual_store``
+            return Cost(reg[f"dual_{cls.unit}"] if mode is not None and mode.wide else 1, latency)
         size = inst.type.size
         if cls.occupancy == INDEX:  # the lanes of its index register
             lanes = 64 if size == 4 else 128
@@ -228,8 +231,13 @@ class CostModel:
         return Cost(cycles, latency)
 
     def single_issue(self, inst: Inst) -> bool:
-        """Whether a register instruction issues alone: ``register.CLASS_single_issue`` (reductions)."""
-        return bool(self.register.get(f"{inst.row.timing.partition('.')[2]}_single_issue", False))
+        """Whether a register instruction issues alone: ``register.CLASS_single_issue`` (reductions, stores), or
+        for a load or store whose mode moves 512 bytes ``register.dual_UNIT_single_issue``."""
+        if self.register.get(f"{inst.row.timing.partition('.')[2]}_single_issue", False):
+            return True
+        mode = dist.mode_of(inst)
+        return bool(mode is not None and mode.wide and
+                    self.register.get(f"dual_{CLASSES[inst.row.timing].unit}_single_issue", False))
 
     def gm_bytes(self, job) -> int:
         """The GM bytes a DMA's bursts cost: each burst its length, plus a whole ``dma.gm_window`` for

@@ -931,8 +931,32 @@ COMPACTION_SORT = [
             "repeat=0 is not guaranteed to be a no-operation on the 950"),
 ]
 
+# -- part three: distribution modes of register loads and stores (CONTRACT 13.1, 13.2): assembly errors at
+# the operand, run-time faults with the pc and line --
+_DIST = "VF.BEGIN\nPSET.b32 P0, ALL\n{}\nVF.END\n"
+DIST_MODES = [
+    asm_error("dist-width", _DIST.format("VST.f16 [S1], V0, P0, dist=pack4_b32"), 3, 28,
+              "dist=pack4_b32 stores 8-bit elements: write VST.s8 or VST.u8, not VST.f16"),
+    asm_error("dist-unknown", _DIST.format("VLD.u16 V0, [S1], dist=unpack_16"), 3, 24,
+              "unknown load distribution 'unpack_16'; did you mean unpack_b16?"),
+    asm_error("dist-two-registers", _DIST.format("VLD.f32 V0, [S1], dist=dintlv_b32"), 3, 24,
+              "dist=dintlv_b32 loads two registers: VLD.T Vd0, Vd1, [Sa], dist=dintlv_b32"),
+    asm_error("dist-mask-ignored", _DIST.format("VST.s16 [S1], V0, V1, P0, dist=intlv_b16"), 3, 23,
+              "VST dist=intlv_b16 ignores the mask: remove the mask operand"),
+    asm_error("dist-same-destinations", _DIST.format("VLD.s16 V3, V3, [S1], dist=dintlv_b16"), 3, 13,
+              "VLD dist=dintlv_b16 needs two different destination registers"),
+    asm_error("dist-constant-misaligned", _DIST.format("VLD.f32 V0, [0x1002], dist=brc_b32"), 3, 13,
+              "VLD dist=brc_b32 needs a 4-byte aligned address; 0x1002 is not"),
+    asm_error("dist-pack-b64", _DIST.format("VST.u16 [S1], V0, P0, dist=pack_b64"), 3, 28,
+              "dist=pack_b64 needs 64-bit lanes, which vcore does not have"),
+    fault("dist-register-misaligned", "MOV S3, 0x3F010\n" + _DIST.format("VST.s8 [S3], V2, P0, dist=pack4_b32"),
+          4, 0x18, "VST dist=pack4_b32: address 0x3F010 is not 32-byte aligned"),
+    fault("dist-past-end-of-ub", "MOV S1, 0x3FF00\n" + _DIST.format("VLD.u8 V0, V1, [S1], dist=dintlv_b8"),
+          4, 0x18, "VLD dist=dintlv_b8", "UB"),
+]
+
 CASES = [*ASSEMBLER, *RANGES, *FAULTS, *FILES, *LOADS, *DUMPS, *PROFILES, *OPTIONS, *REGISTER_REARRANGEMENT,
-         *TRANSPOSES, *COMPACTION_SORT]
+         *TRANSPOSES, *COMPACTION_SORT, *DIST_MODES]
 PARAMS = [pytest.param(case, id=case.id, marks=case.marks) for case in CASES]
 
 

@@ -43,7 +43,6 @@ from tests import reference as R
 pytestmark = pytest.mark.part3
 # The instructions these tests name that vcore has not built yet (issue 31 is built in steps): the next
 # step deletes the mark from each test as its instruction lands.
-NOT_BUILT = pytest.mark.skip(reason="not built yet: PLD/PST dist= (13.2)")
 
 SETTINGS = settings(max_examples=60, deadline=None, database=None, print_blob=True,
                     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
@@ -349,7 +348,6 @@ def test_floormod_sequence_matches_the_reference(a, b, pm):
 
 # -- 13.2: PLD / PST with dist= -----------------------------------------------------------------------
 
-@NOT_BUILT
 @SETTINGS
 @given(st.data())
 def test_pld_dist_matches_the_reference(data):
@@ -366,7 +364,6 @@ def test_pld_dist_matches_the_reference(data):
     assert_mask(ps[d], R.pld(ub, addr, dist or "norm"), f"PLD dist={dist}")
 
 
-@NOT_BUILT
 @SETTINGS
 @given(st.data())
 def test_pst_dist_matches_the_reference(data):
@@ -383,7 +380,6 @@ def test_pst_dist_matches_the_reference(data):
     assert_bytes(m.read("ub", MEM_OUT, "u8", 256), want[MEM_OUT:MEM_OUT + 256], f"PST dist={dist}")
 
 
-@NOT_BUILT
 def test_pld_pst_by_hand():
     image = np.zeros(64, dtype=np.uint8)
     image[0], image[1], image[16], image[63] = 0b1010_0101, 0x01, 0x80, 0x80

@@ -91,7 +91,9 @@ def test_the_unit_of_each_ub_access_is_its_class():
     units = {(row.mnemonic, row.form): ub_unit(row) for row in TABLE if row.register and ub_unit(row)}
     assert units == {("VLD", "reg-load"): "load", ("VST", "reg-store"): "store",
                      ("VGATHER", "reg-gather-ub"): "load", ("VSCATTER", "reg-scatter"): "store",
-                     ("PLD", "mask-load"): "load", ("PST", "mask-store"): "store"}
+                     ("PLD", "mask-load"): "load", ("PST", "mask-store"): "store",
+                     ("VLD", "reg-load-pair"): "load", ("VST", "reg-store-first"): "store",
+                     ("VST", "reg-store-pack"): "store", ("VST", "reg-store-pair"): "store"}
 
 
 def test_a_new_memory_row_takes_its_classes_unit(monkeypatch):

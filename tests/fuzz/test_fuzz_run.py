@@ -458,7 +458,7 @@ def random_programs(draw) -> Program:
                 t = draw(one_of("u16", "u32"))
                 base = draw(one_of(0x7000, 0x7100, 0x7200))
                 insts.append(Inst(row("VLD", "reg-load"), TYPES[t], (draw(ints(0, 3)), UbRef(None, base)),
-                                  (0, None)))
+                                  (0, None, 0)))  # post=0, no blk=, dist=norm
 
     def function() -> None:
         insts.append(VF_BEGIN)

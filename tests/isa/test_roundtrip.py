@@ -319,7 +319,8 @@ def test_problems_accepts_only_what_round_trips(case):
         inst = Inst(_row("VADD", "tensor-binary"), TYPES["f16"], (UbRef(None, 0),) * 3, (1, 1, 1, 1, 8, 8, 8),
                     Mask(MaskMode.ALL))
     elif case == "mask-on-unmasked-row":
-        inst = Inst(_row("VLD", "reg-load"), TYPES["f16"], (0, UbRef(1, 0)), (0, None), Mask(MaskMode.CONTINUOUS, 3))
+        inst = Inst(_row("VLD", "reg-load"), TYPES["f16"], (0, UbRef(1, 0)), (0, None, 0),
+                    Mask(MaskMode.CONTINUOUS, 3))
     else:  # problems() itself crashes (AssertionError) on a mask for an untyped row
         inst = Inst(_row("NOP", "none"), None, (), (), Mask(MaskMode.CONTINUOUS, 3))
     if not problems(inst):
