@@ -15,6 +15,7 @@ import numpy as np
 
 from emulator.faults import Fault
 from emulator.jobs import NOTHING, Job, footprint, preg, runs_of, span, vreg
+from emulator.semantics.register_forms import runner
 from emulator.semantics.registry import NO_UB, UNBANKED, implements
 from emulator.state import SPR_PLACES, wrap64
 from isa import Inst
@@ -133,11 +134,7 @@ def bind_vsqueeze(inst: Inst, pc: int):
         ar = int(m.spr[_AR:_AR + 8].view("<u8")[0]) + len(kept) * w
         return (m.v, vd, out.reshape(-1)), (m.spr, slice(_AR, _AR + 8), u64_bytes(ar & (1 << 64) - 1))
 
-    def run(m):
-        m.submit_register(pc, lambda: perform(m), reads, writes)
-        return next_pc
-
-    return run
+    return runner(pc, next_pc, perform, reads, writes)
 
 
 @implements("clrar", bank_rule=NO_UB)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from emulator.jobs import NOTHING, Job, footprint, preg
+from emulator.semantics.register_forms import runner
 from emulator.semantics.registry import NO_UB, implements
 from emulator.state import lanes_to_mask
 from isa import Inst
@@ -115,8 +116,4 @@ def bind_prearrange(inst: Inst, pc: int):
 
     next_pc = pc + inst.size
 
-    def run(m):
-        m.submit_register(pc, lambda: perform(m), reads, writes)
-        return next_pc
-
-    return run
+    return runner(pc, next_pc, perform, reads, writes)

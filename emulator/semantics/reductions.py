@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from emulator.jobs import footprint, preg, vreg
+from emulator.semantics.register_forms import runner
 from emulator.semantics.registry import NO_UB, implements
 from emulator.state import ALL_LANES
 from isa import Inst
@@ -177,8 +178,4 @@ def bind_vreduce(inst: Inst, pc: int):
                 out[width:2 * width] = np.array(lane[0], dtype=unsigned).reshape(1).view(np.uint8)
         return m.v_rows["u8"], vd, out
 
-    def run(m):
-        m.submit_register(pc, lambda: perform(m), reads, writes)
-        return next_pc
-
-    return run
+    return runner(pc, next_pc, perform, reads, writes)

@@ -16,7 +16,7 @@ from isa import Inst, Kind
 from isa.values import dtype_of
 
 
-def _runner(pc: int, next_pc: int, perform, reads: dict, writes: dict):
+def runner(pc: int, next_pc: int, perform, reads: dict, writes: dict):
     """The run closure of a register instruction whose work is ``perform(m)`` and footprints static."""
 
     def run(m):
@@ -68,7 +68,7 @@ def bind_vconv(inst: Inst, pc: int):
             return m.v_rows[dst.name], vd, out
         return m.v_rows[dst.name], vd, _masked(m, pm, width, convert(a[part::k]))
 
-    return _runner(pc, next_pc, perform, reads, writes)
+    return runner(pc, next_pc, perform, reads, writes)
 
 
 @implements("vdup", bank_rule=NO_UB)
@@ -153,7 +153,7 @@ def bind_vselect(inst: Inst, pc: int):
         views = m.v_as[etype.name]
         return m.v_rows[etype.name], vd, np.where(m.p[pm][::width], views[va], views[vb])
 
-    return _runner(pc, next_pc, perform, reads, writes)
+    return runner(pc, next_pc, perform, reads, writes)
 
 
 LOGIC = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
@@ -174,7 +174,7 @@ def bind_plogic(inst: Inst, pc: int):
             return m.p, pd, np.where(m.p[sources[2]], m.p[sources[0]], m.p[sources[1]])
         return m.p, pd, LOGIC[op](m.p[sources[0]], m.p[sources[1]])
 
-    return _runner(pc, next_pc, perform, reads, writes)
+    return runner(pc, next_pc, perform, reads, writes)
 
 
 @implements("vfma", bank_rule=NO_UB, masked_lanes=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from emulator.jobs import footprint, preg, vreg
+from emulator.semantics.register_forms import runner
 from emulator.semantics.registry import NO_UB, implements
 from isa import Inst
 from isa.types import VL_BYTES
@@ -18,13 +19,6 @@ from isa.values import dtype_of
 
 COUNTERS = 128  # VHIST: Vd's u16 counters, for the values b .. b + 127
 
-
-def _runner(pc: int, next_pc: int, perform, reads: dict, writes: dict):
-    def run(m):
-        m.submit_register(pc, lambda: perform(m), reads, writes)
-        return next_pc
-
-    return run
 
 
 @implements("vrearrange", bank_rule=NO_UB)
@@ -45,7 +39,7 @@ def bind_vrearrange(inst: Inst, pc: int):
                 halves = np.concatenate((a, b)).reshape(-1, 2, w).transpose(1, 0, 2).reshape(2, VL_BYTES)
             return (m.v, vd0, halves[0]), (m.v, vd1, halves[1])
 
-        return _runner(pc, next_pc, perform, reads, writes)
+        return runner(pc, next_pc, perform, reads, writes)
     vd, va = inst.operands
     dst, src = inst.type, inst.source
     hi = bool(inst.kw("part"))
@@ -59,7 +53,7 @@ def bind_vrearrange(inst: Inst, pc: int):
             out[half] = m.v[va].reshape(-1, src.size)[:, :dst.size].reshape(-1)
             return m.v, vd, out
 
-        return _runner(pc, next_pc, perform, reads, writes)
+        return runner(pc, next_pc, perform, reads, writes)
     lanes = VL_BYTES // dst.size  # unpack: element i (hi: L_D + i) of Va (S), extended by S's sign, is lane i
     elements = slice(lanes, 2 * lanes) if hi else slice(0, lanes)
     out_dtype = dtype_of(dst)
@@ -67,7 +61,7 @@ def bind_vrearrange(inst: Inst, pc: int):
     def perform_unpack(m):
         return m.v_rows[dst.name], vd, m.v_as[src.name][va][elements].astype(out_dtype)
 
-    return _runner(pc, next_pc, perform_unpack, reads, writes)
+    return runner(pc, next_pc, perform_unpack, reads, writes)
 
 
 @implements("vhist", bank_rule=NO_UB)
@@ -88,4 +82,4 @@ def bind_vhist(inst: Inst, pc: int):
         total = m.v_as["u16"][vd].astype(np.int64) + counts
         return m.v_rows["u16"], vd, (total & 0xFFFF).astype(np.uint16)
 
-    return _runner(pc, pc + inst.size, perform, reads, writes)
+    return runner(pc, pc + inst.size, perform, reads, writes)
