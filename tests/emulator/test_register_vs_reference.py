@@ -26,7 +26,8 @@ The program runs as one vector function (CONTRACT 7). A function starts with its
 zero and they are gone at VF.END, so the initial V0..V23 and P0..P7 are loaded in a prologue and
 the final V0..V23, P0..P7 and S1..S15, S20 (the function's own copy of S: the registers the
 programs change) stored in an epilogue, through
-a scratch region of UB that the program may read but never writes (``emu_support.FunctionHarness``).
+a scratch region of UB that the program neither reads nor writes (``emu_support.FunctionHarness``): what
+it holds depends on where the harness stands, so a read of it would tell a whole run from one step at a time.
 The scalar unit's S registers must be unchanged after the function. UB accesses inside a function
 are not ordered among themselves, so a ``MEMBAR`` goes before every instruction whose UB bytes
 (rounded out to 32-byte blocks) meet those of an access since the last one, a write on either side;
@@ -182,7 +183,7 @@ def gen_vld(draw, state, steps):
     t = draw(st.sampled_from(ALL_DATA))
     blk = draw(st.one_of(st.none(), st.integers(0, 4)))
     span = 256 if blk is None else 7 * blk * 32 + 32
-    ref = _ub_ref(draw, state, span, 0, UB)
+    ref = _ub_ref(draw, state, span, 0, HARNESS)  # (below the harness's region: see gen_gather_ub)
     if ref is None:
         return
     a, off, addr_text = ref
@@ -324,12 +325,14 @@ def gen_gather_ub(draw, state, steps, image):
     w = 4 if size == 4 else 2
     lanes = 256 // w
     pm = draw(st.integers(0, 7))
-    ref = _ub_ref(draw, state, 32, 0, UB)
+    # Reads stay below the harness's region: its prologue and epilogue write there, so a whole function and
+    # the same steps run one at a time would see different data (a gather once read 0x363DC and differed).
+    ref = _ub_ref(draw, state, 32, 0, HARNESS)
     if ref is None:
         return
     a, off, addr_text = ref
     base = state.s[a] + off
-    max_idx = min((UB - base) // size - 1, (1 << (8 * w)) - 1)
+    max_idx = min((HARNESS - base) // size - 1, (1 << (8 * w)) - 1)
     small = draw(st.integers(1, 600))
     active = [bool(state.p[pm][lane * w]) for lane in range(lanes)]
     values = []
@@ -410,7 +413,7 @@ def gen_pupdate(draw, state, steps):
 
 
 def gen_pld(draw, state, steps):
-    ref = _ub_ref(draw, state, 32, 0, UB)
+    ref = _ub_ref(draw, state, 32, 0, HARNESS)  # (below the harness's region: see gen_gather_ub)
     if ref is None:
         return
     a, off, addr_text = ref
