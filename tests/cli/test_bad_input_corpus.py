@@ -14,7 +14,7 @@ hand on the source text), not from what the code happens to print: message wordi
 asserted where it is the name of the thing at fault (a field, a register, a file, an option).
 
 Speed: a subprocess costs about 0.3 s of CPU, so the selected cases are all launched at once,
-a few at a time on a thread pool, by one module fixture; each test then checks its own result.
+a few at a time on a thread pool, by one session fixture; each test then checks its own result.
 For the same reason every range edge of section 2 is also checked in one program (the case
 range-all-edges-in-one-file, one statement per line, each diagnostic at its own line) besides the
 sample that runs one program per case. Inputs are generated in temporary directories. Known bugs
@@ -37,9 +37,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-# The module fixture runs every selected case at once: under pytest-xdist the module must stay on one
-# worker (make test passes --dist loadgroup), or each worker would run all of them.
-pytestmark = pytest.mark.xdist_group("bad_input_corpus")
+# The session fixture runs every selected case at once: under pytest-xdist the module must stay on one
+# worker, or each worker would run all of them. make test passes --dist loadfile, which keeps a file on
+# one worker (loadgroup's xdist_group mark did not: with pytest 9 and xdist 3.8 its tests were spread
+# over the workers, and each ran the whole corpus, 115 s, again).
 VCORE = Path(sys.executable).with_name("vcore")
 WORKERS = max(2, min(4, (os.cpu_count() or 2) + 1))
 PROG = "prog.asm"
@@ -969,7 +970,9 @@ def test_case_ids_are_unique():
 # The runner: every selected case at once, on a few threads; each test checks its own outcome
 # ---------------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
+# Session-scoped: a module fixture is torn down whenever its worker runs another module's test between
+# two of this module's, and was made again (a second run of every case, 115 s, under make test's xdist).
+@pytest.fixture(scope="session")
 def outcomes(request, tmp_path_factory) -> dict[str, Outcome]:
     selected = {item.callspec.params["case"].id for item in request.session.items
                 if isinstance(getattr(getattr(item, "callspec", None), "params", {}).get("case"), Case)}
