@@ -16,8 +16,7 @@ import numpy as np
 from click.core import ParameterSource
 
 from assembler import AsmError, disassemble, listing, parse_define
-from emulator import Fault, ProfileError, ProgramError, check_program, load_profile
-from emulator.admission import profile_warnings
+from emulator import Fault, ProfileError, ProgramError, check_program, load_profile, profile_warnings
 from emulator.faults import check_range
 from emulator.kernel.cores import MAX_CORES, load
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
@@ -103,7 +102,7 @@ def _read(path: str, defines=(), blob: bytes | None = None, tell: bool = True):
 def _tell_warnings(program, profile=None) -> None:
     """The assembler's warnings: the program is valid, but likely not what was meant. Told after any
     error that refuses the program would be, so that an error's message is the first line. With a
-    profile, those its load adds (``emulator.admission.profile_warnings``: repeat=0 on the 950)."""
+    profile, those its load adds (``emulator.profile_warnings``: repeat=0 on the 950)."""
     for warning in program.warnings:
         click.echo(warning.format(), err=True)
     for message in profile_warnings(program, profile) if profile is not None else ():
