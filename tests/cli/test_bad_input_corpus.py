@@ -38,9 +38,9 @@ import numpy as np
 import pytest
 
 # The session fixture runs every selected case at once: under pytest-xdist the module must stay on one
-# worker, or each worker would run all of them. make test passes --dist loadfile, which keeps a file on
-# one worker (loadgroup's xdist_group mark did not: with pytest 9 and xdist 3.8 its tests were spread
-# over the workers, and each ran the whole corpus, 115 s, again).
+# worker (make test passes --dist loadgroup), or each worker runs all of them. With pytest 9 and xdist
+# 3.8 the group is not kept together and each worker runs the whole corpus (115 s): see the Makefile.
+pytestmark = pytest.mark.xdist_group("bad_input_corpus")
 VCORE = Path(sys.executable).with_name("vcore")
 WORKERS = max(2, min(4, (os.cpu_count() or 2) + 1))
 PROG = "prog.asm"
