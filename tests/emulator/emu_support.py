@@ -286,3 +286,19 @@ def run_function(body: str, *, ub=None, gm=None, writes=(), s=None, v=None, p=No
     r = m.run() if max_instructions is None else m.run(max_instructions=max_instructions)
     assert races or not r.races, f"unexpected races: {r.races}\n{h.text}"
     return m, r, h.registers(m)
+
+
+# -- bytes of masks and of element bit patterns (the part-three differential tests share these) -------
+
+def pack_mask(bits) -> np.ndarray:
+    """Mask bit k as bit k % 8 of byte k // 8 (CONTRACT 13.2)."""
+    return np.packbits(np.asarray(bits, dtype=bool), bitorder="little")
+
+
+def unpack_mask(data) -> np.ndarray:
+    return np.unpackbits(np.asarray(data, dtype=np.uint8), bitorder="little").astype(bool)
+
+
+def bits_bytes(bits, t: str) -> np.ndarray:
+    """Bit patterns (ints) of type ``t`` as little-endian bytes."""
+    return np.array([int(b) for b in bits], dtype=np.uint64).astype(f"<u{R.SIZE[t]}").view(np.uint8).copy()

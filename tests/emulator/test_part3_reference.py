@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import strategies
+from emu_support import bits_bytes, pack_mask, unpack_mask
 from hypothesis import HealthCheck, Phase, currently_in_test_context, given, note, settings
 from hypothesis import strategies as st
 
@@ -111,18 +112,6 @@ def run_tensor(text: str, ub: np.ndarray):
     return m
 
 
-def pack_mask(bits) -> np.ndarray:
-    """Mask bit k as bit k % 8 of byte k // 8 (CONTRACT 13.2)."""
-    return np.packbits(np.asarray(bits, dtype=bool), bitorder="little")
-
-
-def unpack_mask(data) -> np.ndarray:
-    return np.unpackbits(np.asarray(data, dtype=np.uint8), bitorder="little").astype(bool)
-
-
-def bits_bytes(bits, t: str) -> np.ndarray:
-    """Bit patterns (ints) of type ``t`` as little-endian bytes."""
-    return np.array([int(b) for b in bits], dtype=np.uint64).astype(UINT[R.SIZE[t]]).view(np.uint8).copy()
 
 
 def lane_list(data, t: str) -> list[int]:

@@ -35,6 +35,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 import strategies
+from emu_support import bits_bytes, pack_mask, unpack_mask
 from hypothesis import HealthCheck, Phase, currently_in_test_context, given, note, settings
 from hypothesis import strategies as st
 
@@ -132,16 +133,6 @@ def image_of(writes, size: int) -> np.ndarray:
     return ub
 
 
-def pack_mask(bits) -> np.ndarray:
-    return np.packbits(np.asarray(bits, dtype=bool), bitorder="little")
-
-
-def unpack_mask(data) -> np.ndarray:
-    return np.unpackbits(np.asarray(data, dtype=np.uint8), bitorder="little").astype(bool)
-
-
-def bits_bytes(bits, t: str) -> np.ndarray:
-    return np.array([int(b) for b in bits], dtype=np.uint64).astype(UINT[R.SIZE[t]]).view(np.uint8).copy()
 
 
 def lane_list(data, t: str) -> list:
