@@ -47,6 +47,10 @@ def keyword_values(symbols: Symbols, row: Instruction, stmt: Statement) -> tuple
             if not (isinstance(f.value, Reg) and f.value.bank == "P"):
                 raise LocatedError(f.value_loc, f"{spec.name}= takes a mask register P0..P7")
             values.append(f.value.index)
+        elif spec.sreg:
+            if not (isinstance(f.value, Reg) and f.value.bank == "S"):
+                raise LocatedError(f.value_loc, f"{spec.name}= takes a scalar register S0..S31")
+            values.append(f.value.index)
         elif spec.entries:
             values.append(_entries(symbols, spec, f))
         elif spec.name == "dist":  # a mode's name: its family, as the row numbers them (assembler.distribution)

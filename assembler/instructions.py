@@ -168,3 +168,7 @@ def warn_s0_written(row: Instruction, stmt: Statement, inst: Inst, given: dict[s
               and "post" in given and inst.kw("post")):
             warn(given["post"].loc, "post= updates the base register S0, which ignores writes: the "
                                     "address never moves (use S1..S31)")
+    for spec, value in zip(row.keywords, inst.keywords, strict=True):
+        if spec.sreg and value == 0:
+            warn(given[spec.name].value_loc, f"{spec.name}= writes S0, which reads as 0 and ignores writes: "
+                                             f"the count is lost (use S1..S31)")

@@ -43,6 +43,7 @@ class Code:
             self.issue[b.pc // 8] = costs.s_cycles(b.inst)
             self.pipes[b.pc] = b.pipe
         self.functions: dict[int, Function] = self._bind_functions(decoded, costs, launcher, inside)
+        self.refines = self.refines or any(f.body.driven for f in self.functions.values())
 
     def _bind_functions(self, decoded, costs: CostModel, launcher: Callable, inside: Callable) -> dict:
         """Find the program's vector functions (a ``.vbin`` that breaks their rules is refused as its

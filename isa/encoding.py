@@ -213,7 +213,7 @@ def problems(inst: Inst) -> list[tuple[str, str]]:
             found += [(spec.name, f"{spec.name}: entry {k} is neither 0..{spec.entry_max} nor a register S0..S31")
                       for k, e in enumerate(entries_of(spec, value)) if e > spec.entry_max + 32][:1]
         elif not spec.lo <= value <= spec.hi:
-            what = "mask register" if spec.preg else "value"
+            what = "mask register" if spec.preg else "scalar register" if spec.sreg else "value"
             found.append((spec.name, f"{spec.name}: {what} {value} out of range {spec.lo}..{spec.hi}"))
     if row.distinct:
         first, second = (inst.operands[[o.name for o in row.operands].index(name)] for name in row.distinct)

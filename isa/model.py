@@ -145,6 +145,7 @@ class Keyword:
     default: int | None = None
     required: bool = False
     preg: bool = False
+    sreg: bool = False  # a field that names a scalar register (``cnt=Sn``): the value is n
     types: tuple[str, ...] = ()  # allowed only with these element types (empty: any)
     doc: str = ""
     choices: tuple[str, ...] = ()  # a field written as a name (round=floor): the value is its index
@@ -295,7 +296,8 @@ class Instruction:
         parts = [f"{shapes[o.kind]}" if o.kind in (Kind.UB, Kind.GM) else f"{o.name}:{shapes[o.kind]}"
                  for o in self.operands]
         for kw in self.keywords:
-            value = "Pn" if kw.preg else "MODE" if kw.name == "dist" else "|".join(kw.choices) if kw.choices else "N"
+            value = ("Pn" if kw.preg else "Sn" if kw.sreg else "MODE" if kw.name == "dist"
+                     else "|".join(kw.choices) if kw.choices else "N")
             if kw.entries:
                 value = "(" + ", ".join(f"L{k}" for k in range(kw.entries)) + ")"
             written = kw.name if kw.flag else f"{kw.name}={value}"

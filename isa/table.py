@@ -118,6 +118,8 @@ UNARY_STRIDES = (
 POST = Keyword("post", 16, -(1 << 15), (1 << 15) - 1, default=0,
                doc="add N elements to the base register after the access")
 BLK = Keyword("blk", 8, 0, 255, doc="datablock mode: block b at Sa + b*B*32")
+# VSQZ's ``cnt=Sn``: the function's own copy of Sn := k, the lanes it kept (laid out as the data gives)
+SQUEEZE_COUNT = Keyword("cnt", 5, 0, 31, sreg=True, doc="the function's copy of Sn := k, the lanes kept")
 CARRY = Keyword("carry", 3, 0, 7, preg=True, types=("u32",), doc="mask register receiving the carry (u32 only)")
 ROUND = Keyword("round", 3, 0, len(ROUND_MODES) - 1, choices=ROUND_MODES,
                 doc="rounding where the result is inexact: " + ", ".join(ROUND_MODES) + " (default rint)")
@@ -726,12 +728,14 @@ def _compaction_and_sort(rows: list[Instruction]) -> None:
                          summary=f"tensor: merge {queues} queues of records sorted by descending score into dst; "
                                  "MRGCNT0..3 = the records taken from each",
                          example=f"VMRGSORT.f32 [0x20000], {', '.join(names)}, len=({', '.join(['4'] * queues)})"))
-    rows.append(_row("VSQZ", "reg-squeeze", 0xBE, T.SQUEEZE_TYPES, (_v("vd"), _v("va"), _p("pm")), pipe="V",
+    rows.append(_row("VSQZ", "reg-squeeze", 0xBE, T.SQUEEZE_TYPES, (_v("vd"), _v("va"), _p("pm")), (SQUEEZE_COUNT,),
+                     pipe="V",
                      timing="reg.squeeze", family="vsqueeze", op="squeeze",
-                     summary="register: the active lanes of Va, in order, to lanes 0..k-1 of Vd; the rest zero",
+                     summary="register: the active lanes of Va, in order, to lanes 0..k-1 of Vd; the rest zero; "
+                             "cnt=Sn: the function's own Sn = k",
                      example="VSQZ.f32 V0, V1, P0"))
     rows.append(_row("VSQZ", "reg-squeeze-ar", 0xC5, T.SQUEEZE_TYPES,
-                     (_v("vd"), _v("va"), _p("pm"), Operand("ar", Kind.AR)), pipe="V",
+                     (_v("vd"), _v("va"), _p("pm"), Operand("ar", Kind.AR)), (SQUEEZE_COUNT,), pipe="V",
                      timing="reg.squeeze", family="vsqueeze", op="squeeze",
                      summary="register: VSQZ, and AR grows by the bytes kept (k * size)",
                      example="VSQZ.f32 V0, V1, P0, ar"))

@@ -62,7 +62,7 @@ def inst_text(inst: Inst, labels: dict[int, str] | None = None) -> str:
         elif spec.choices:
             parts.append(f"{spec.name}={spec.choices[value]}")
         else:
-            parts.append(f"{spec.name}=P{value}" if spec.preg else f"{spec.name}={value}")
+            parts.append(f"{spec.name}={'P' if spec.preg else 'S' if spec.sreg else ''}{value}")
     mask = inst.mask
     if mask is not None:
         if mask.mode == MaskMode.CONTINUOUS:

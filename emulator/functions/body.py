@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from emulator.functions.driven import driven
 from emulator.functions.expand import jobs_of
 from emulator.functions.schedule import END, ENDLOOP, LOOP, MEMBAR, SCALAR, Schedule
 from emulator.jobs import footprint
@@ -36,6 +37,7 @@ class Body(NamedTuple):
     match: list  # LOOP <-> ENDLOOP, by body index
     index: dict  # pc -> body index
     insts: dict  # pc -> its instruction
+    driven: bool  # some instruction sets a scalar register from vector data: laid out as its data moves
 
     @classmethod
     def of(cls, body: list, loops) -> Body:
@@ -47,7 +49,7 @@ class Body(NamedTuple):
             match[index[loop.begin]], match[index[loop.end]] = index[loop.end], index[loop.begin]
         return cls(pcs, [b.run for b in body], [kind_of(b.inst) for b in body],
                    [b.inst.operands[0] if b.inst.row.family == "loop" else None for b in body], match, index,
-                   {b.pc: b.inst for b in body})
+                   {b.pc: b.inst for b in body}, any(driven(b.inst) for b in body))
 
 
 class KeptSchedules:

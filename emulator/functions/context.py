@@ -35,6 +35,12 @@ class FunctionContext(State):
         self.lane_masks = state.lane_masks  # keyed by a mask's bytes: the same in every state
         self.gm = state.gm
         self.items = items
+        self.settler = None  # a launch laid out as its data moves: what a cnt= calls (``functions.driven``)
+
+    def settle_count(self, pm: int, width: int) -> int:
+        """The active lanes of ``Pm`` (lanes of ``width`` bytes) once the jobs made so far have moved
+        their data (``VSQZ ..., cnt=Sn``, in a function laid out as its data moves)."""
+        return self.settler(pm, width)
 
     def submit(self, job: Job) -> None:
         self.items.append(job)

@@ -9,6 +9,7 @@ from emulator.faults import Fault
 from emulator.functions.fast_loops import FastLoop, enter
 from emulator.functions.schedule import ENDLOOP, LOOP, MEMBAR, SCALAR
 from emulator.jobs import Job
+from emulator.timing.accounting import TRACE_LIMIT
 
 
 class FunctionStopped(Exception):
@@ -135,3 +136,15 @@ def fresh(ctx) -> None:
     """Every function starts with V and P zero (the register file is shared by launches)."""
     ctx.v.fill(0)
     ctx.p.fill(False)
+
+
+def note_slices(slices: list, items: list, plans: dict, keep: bool = True) -> list:
+    """Add the items' jobs to a launch's trace slices ``(pc, start, end, release, job)``, up to the trace's
+    limit (``keep`` False: without the jobs, which a long launch does not keep)."""
+    room = TRACE_LIMIT - len(slices)
+    for job in jobs_of(items):
+        if room <= 0:
+            break
+        slices.append((job.pc, job.start, job.end, job.start + plans[job.pc].occupancy, job if keep else None))
+        room -= 1
+    return slices

@@ -28,7 +28,8 @@ import numpy as np
 from emulator.faults import Fault
 from emulator.functions.body import Body, Kept, KeptSchedules, arguments_of, laid_out_by, replay
 from emulator.functions.context import FunctionContext
-from emulator.functions.expand import Expansion, fresh, jobs_of
+from emulator.functions.driven import DrivenLaunch, PreviewSettle
+from emulator.functions.expand import Expansion, fresh, jobs_of, note_slices
 from emulator.functions.fast_data import perform_loop
 from emulator.functions.fast_loops import FastLoop
 from emulator.functions.fast_order import ordered_loop
@@ -48,7 +49,6 @@ from emulator.functions.timed import TimedPerform
 from emulator.jobs import Job, footprint, land
 from emulator.semantics.registry import MASKED_LANES, NO_UB, implements
 from emulator.state import SPR_PLACES
-from emulator.timing.accounting import TRACE_LIMIT
 from emulator.timing.costs import Cost
 from emulator.timing.ub_ports import ports_of
 from isa import Inst
@@ -178,6 +178,13 @@ class Function:
         A fault inside it stops the run at its instruction; the instructions before it run. A launch
         of more than ``CHUNK`` items is laid out a chunk at a time and keeps none of them: its data
         moves by making them again when the job starts (``perform``)."""
+        if self.body.driven:  # laid out as its data moves, when it starts
+            budget = m.instruction_budget()
+            launch = DrivenLaunch(self, m, list(m.state.s), budget)
+            if m.stepping:
+                return self._step_through(m, launch.job, {}, 0, budget)
+            m.submit(launch.job)
+            return self.after
         ctx = FunctionContext(m, [])
         launched_s = list(ctx.s)
         key = self.kept.key(ctx.s)
@@ -208,7 +215,7 @@ class Function:
                 while True:
                     scheduler.feed(items)
                     if slices is not None:
-                        _note_slices(slices, items, self.plans, keep=False)
+                        note_slices(slices, items, self.plans, keep=False)
                     if expansion.done:
                         break
                     items = None  # (only one chunk at a time is alive)
@@ -231,7 +238,7 @@ class Function:
         job.priced_at_start = priced
         if accounting.tracing:
             job.placed = lambda outer: accounting.trace_inside(outer, slices if slices is not None else
-                                                               _note_slices([], plan.items, self.plans))
+                                                               note_slices([], plan.items, self.plans))
         job.perform = lambda: self.perform(m, ctx, plan, job, launched_s, budget)
         if m.stepping:
             return self._step_through(m, job, counts, plan.fast, budget)
@@ -253,18 +260,22 @@ class Function:
             m.add_function_counts(counts, fast)  # a whole run has counted its instructions by then: so does this
             raise
         preview = FunctionContext(m, [], preview=True)
+        if self.body.driven:
+            preview.settler = PreviewSettle(preview)
         steps: list = []
+        launched = list(preview.s)
         expansion = Expansion(self, preview, budget, steps)
         expansion.next()
+        preview.s[:] = launched  # (the steps set S as each runs: until the first, S is the launch's)
         m.stepper = Stepper(self, preview, steps, expansion.stopped)
         return steps[0][0] if steps else expansion.stopped.pc
 
     def price(self, engine, items: list, outer: Job) -> Schedule:
         """Schedule a launch whose gathers and scatters have run (their lanes known), give its V job
         ``outer`` that cost, and count its stalls."""
-        return self._priced(engine, schedule(self, items), outer)
+        return self.priced(engine, schedule(self, items), outer)
 
-    def _priced(self, engine, plan: Schedule, outer: Job) -> Schedule:
+    def priced(self, engine, plan: Schedule, outer: Job) -> Schedule:
         outer.cost = Cost(plan.cycles, plan.cycles)
         engine.function_stalls(self.begin, self.launch_cycles, plan.stalls, plan.conflicts)
         return plan
@@ -297,7 +308,7 @@ class Function:
             order = InnerOrder(self, scratch, None if items is None else jobs_of(items))
         if items is not None:  # a short launch: its items are at hand, and their times
             fresh(ctx)
-            self._in_order(m, items, order, ctx)
+            self.in_order(m, items, order, ctx)
             if plan.refined:
                 self.price(m.engine, items, outer)
         else:  # a long one: made again, chunk by chunk (timed again only for its price)
@@ -306,14 +317,14 @@ class Function:
             scheduler = Scheduler(self) if plan.refined else None
             while not expansion.done:
                 chunk = expansion.next(CHUNK)
-                self._in_order(m, chunk, order, ctx)
+                self.in_order(m, chunk, order, ctx)
                 if scheduler is not None:
                     scheduler.feed(chunk)
                 if order is not None:
                     order.flush()
                 chunk = None  # (only one chunk at a time is alive)
             if scheduler is not None:
-                self._priced(m.engine, scheduler.result(), outer)
+                self.priced(m.engine, scheduler.result(), outer)
         races = order.finish() if order is not None else None
         if races:
             # Nothing orders some accesses: the data is what their scheduled times give.
@@ -322,6 +333,11 @@ class Function:
             wanted = {k for race in races for k in (race[2], race[4])}
             times = self._timed(m, ctx, items, launched_s, budget, wanted)
             report(m.engine, races, times.__getitem__)
+        return self.written(m, ctx, plan)
+
+    def written(self, m, ctx: FunctionContext, plan: Schedule) -> tuple:
+        """A launch's writes, once its data has moved: the UB blocks it wrote, from the scratch copy,
+        and AR as it left it."""
         ar = () if self.ar is None else ((m.spr, slice(*AR_BYTES), ctx.spr[slice(*AR_BYTES)]),)
         entry = plan.writes.get("ub")
         if entry is None:
@@ -331,7 +347,7 @@ class Function:
             where = slice(first * BLOCK_BYTES, end * BLOCK_BYTES)
         else:
             where = np.concatenate([np.arange(a * BLOCK_BYTES, b * BLOCK_BYTES) for a, b in runs])
-        return ((m.ub, where, scratch[where]), *ar)
+        return ((m.ub, where, ctx.ub[where]), *ar)
 
     def _passes(self, m, ctx: FunctionContext, loop: FastLoop, order: InnerOrder, first: int) -> None:
         """Passes ``first`` on of a loop in closed form, run pass by pass (its jobs made again from S as
@@ -345,7 +361,7 @@ class Function:
                 for j in body:
                     runs[j](ctx)
             jobs, ctx.items = ctx.items, None
-            self._in_order(m, jobs, order, ctx)
+            self.in_order(m, jobs, order, ctx)
             order.flush()
         ctx.s = kept
 
@@ -355,7 +371,7 @@ class Function:
         ctx.s[:] = launched_s
         return ctx
 
-    def _in_order(self, m, items: list, order: InnerOrder | None, ctx: FunctionContext) -> None:
+    def in_order(self, m, items: list, order: InnerOrder | None, ctx: FunctionContext) -> None:
         """Perform the items' jobs in program order, each landing at once, each seen by ``order``.
         A job's own fault (a gather index outside UB) is placed at its instruction (``m.fault_at``)."""
         p = ctx.p
@@ -415,19 +431,6 @@ class Function:
         timed.finish()
         outer.spr[:] = ctx.spr  # (AR as this run left it: the launch lands it)
         return times
-
-
-def _note_slices(slices: list, items: list, plans: dict, keep: bool = True) -> list:
-    """Add the items' jobs to a launch's trace slices ``(pc, start, end, release, job)``, up to the trace's
-    limit (``keep`` False: without the jobs, which a long launch does not keep)."""
-    room = TRACE_LIMIT - len(slices)
-    for job in jobs_of(items):
-        if room <= 0:
-            break
-        slices.append((job.pc, job.start, job.end, job.start + plans[job.pc].occupancy, job if keep else None))
-        room -= 1
-    return slices
-
 
 
 _AR = SPR_PLACES["AR"]

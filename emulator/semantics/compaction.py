@@ -123,6 +123,7 @@ def bind_vsqueeze(inst: Inst, pc: int):
     w = inst.type.size
     reads, writes = footprint([vreg(va), preg(pm)]), footprint([vreg(vd)])
     next_pc = pc + inst.size
+    sn = inst.kw("cnt")
 
     def perform(m):
         on = m.p[pm][::w]
@@ -134,7 +135,19 @@ def bind_vsqueeze(inst: Inst, pc: int):
         ar = int(m.spr[_AR:_AR + 8].view("<u8")[0]) + len(kept) * w
         return (m.v, vd, out.reshape(-1)), (m.spr, slice(_AR, _AR + 8), u64_bytes(ar & (1 << 64) - 1))
 
-    return runner(pc, next_pc, perform, reads, writes)
+    if sn is None:
+        return runner(pc, next_pc, perform, reads, writes)
+
+    def run(m):
+        # cnt=Sn: k from Pm as the function's data leaves it here (a launch laid out as its data
+        # moves: ``emulator.functions.driven``), into the function's own copy of Sn.
+        k = m.settle_count(pm, w)
+        m.submit_register(pc, lambda: perform(m), reads, writes)
+        if sn:
+            m.s[sn] = k
+        return next_pc
+
+    return run
 
 
 @implements("clrar", bank_rule=NO_UB)

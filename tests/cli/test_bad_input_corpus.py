@@ -930,6 +930,11 @@ COMPACTION_SORT = [
           "spr", args=("--strict",)),
     warning("spr-repeat-zero-on-the-950", "VSORT32.f16 [0x1000], [0x0], [0x800], repeat=0\nHALT\n",
             "repeat=0 is not guaranteed to be a no-operation on the 950"),
+    # (ours: the contract gives no text for a cnt= that is not a scalar register, or for cnt=S0)
+    asm_error("spr-squeeze-count-not-a-register", "VF.BEGIN\nVSQZ.f32 V1, V0, P0, cnt=P1\nVF.END\n", 2, 26,
+              "cnt= takes a scalar register S0..S31"),
+    warning("spr-squeeze-count-s0", "VF.BEGIN\nVSQZ.f32 V1, V0, P0, cnt=S0\nVF.END\nHALT\n",
+            "cnt= writes S0, which reads as 0 and ignores writes"),
 ]
 
 # -- part three: distribution modes of register loads and stores (CONTRACT 13.1, 13.2): assembly errors at
