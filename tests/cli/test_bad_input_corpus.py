@@ -38,8 +38,8 @@ import numpy as np
 import pytest
 
 # The session fixture runs every selected case at once: under pytest-xdist the module must stay on one
-# worker (make test passes --dist loadgroup), or each worker runs all of them. With pytest 9 and xdist
-# 3.8 the group is not kept together and each worker runs the whole corpus (115 s): see the Makefile.
+# worker, or each worker runs all of them (115 s each). make test passes --dist loadfile, which keeps
+# it there; the group mark says so to --dist loadgroup too.
 pytestmark = pytest.mark.xdist_group("bad_input_corpus")
 VCORE = Path(sys.executable).with_name("vcore")
 WORKERS = max(2, min(4, (os.cpu_count() or 2) + 1))

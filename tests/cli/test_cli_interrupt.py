@@ -7,11 +7,10 @@ import json
 import os
 import signal
 import subprocess
-import time
 
 import numpy as np
 import pytest
-from cli_support import FOREVER, VCORE
+from cli_support import FOREVER, VCORE, wait_for_cpu
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT delivery")
@@ -25,7 +24,7 @@ def test_ctrl_c_stops_with_the_partial_report(tmp_path):
                             # a test run started in the background (``cmd &``) ignores SIGINT, and a
                             # child inherits that: give the run the default disposition, as a terminal would
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
-    time.sleep(2.0)  # past start-up (about 0.3 s), well into the loop
+    wait_for_cpu(proc.pid)  # past start-up, well into the loop
     proc.send_signal(signal.SIGINT)
     try:
         out, err = proc.communicate(timeout=60)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_support import COUNTED, FOREVER, VCORE
+from cli_support import COUNTED, FOREVER, VCORE, wait_for_cpu
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds worker processes in /proc")
 
@@ -63,7 +63,10 @@ def _start(args: list, workers: int, cwd: Path, session: bool = False, settle: f
             proc.wait()
             pytest.fail(f"{workers} workers never started: {(cwd / 'err.txt').read_text()}")
         time.sleep(0.05)
-    time.sleep(settle if workers else 2.0)  # well into the runs (with no workers, past vcore's start-up too)
+    if workers:
+        time.sleep(settle)  # well into the runs
+    else:  # past vcore's start-up, well into the run, however loaded the machine is
+        wait_for_cpu(proc.pid)
     return proc, kids
 
 
