@@ -21,6 +21,10 @@ The fit is bounded least squares (scipy's trust-region reflective method) over t
 each parameter kept positive (a whole-number parameter stays whole: its Jacobian is taken with steps
 of at least one). After it, a parameter whose column of the Jacobian is (nearly) zero or a
 combination of the others is reported as one the data cannot determine.
+
+The command prints each row of the model's table as soon as its entry has run (``stream_table``),
+then, after a fit, the table with the fitted columns; when stderr is a terminal, its progress line
+(vcore.progress, as ``vcore run`` uses) names the entry being run: "entry k of n: NAME".
 """
 
 from __future__ import annotations
@@ -273,10 +277,13 @@ def _note(lines: list[str], n: int, note: str) -> None:
 # -- running ------------------------------------------------------------------------------------
 
 class Evaluator:
-    """Runs the measurements' programs under a profile; programs are assembled once."""
+    """Runs the measurements' programs under a profile; programs are assembled once. With a
+    ``progress`` (a vcore.progress.Progress: a terminal's), each entry is named on its progress line
+    as it starts ("entry k of n: NAME")."""
 
-    def __init__(self, measurements: list[Measurement]) -> None:
+    def __init__(self, measurements: list[Measurement], progress=None) -> None:
         self.measurements = measurements
+        self.progress = progress
         self._programs: dict = {}
 
     def _program(self, m: Measurement, defines: dict):
@@ -288,6 +295,14 @@ class Evaluator:
                 raise CalibrateError(f"{_where(Path(m.program.name), m.index)} ({m.name}): "
                                      f"{str(err).splitlines()[0]}") from None
         return self._programs[key]
+
+    def prepare(self) -> None:
+        """Assemble every measurement's programs (both runs of a difference or a ratio), so that a
+        missing or bad program is a CalibrateError before anything runs."""
+        for m in self.measurements:
+            self._program(m, m.defines)
+            if m.minus is not None:
+                self._program(m, {**m.defines, **m.minus})
 
     def _run(self, m: Measurement, defines: dict, profile: Profile):
         program = self._program(m, defines)
@@ -310,9 +325,23 @@ class Evaluator:
         other = float(self._run(m, {**m.defines, **m.minus}, profile).total_cycles)
         return total - other if m.quantity == "difference" else total / other
 
-    def values(self, profile: Profile, which=None) -> np.ndarray:
+    def each(self, profile: Profile, which=None, label: str = ""):
+        """Each measurement (all, or those of ``which``) with its value, run one at a time, in order.
+        The progress line names the entry while it runs (after ``label``) and is erased before the
+        entry is yielded, so that what the caller prints starts on a clean line."""
         chosen = self.measurements if which is None else which
-        return np.array([self.value(m, profile) for m in chosen])
+        for k, m in enumerate(chosen, start=1):
+            if self.progress is not None:
+                self.progress.step(f"{label}entry {k} of {len(chosen)}: {m.name}")
+            try:
+                value = self.value(m, profile)
+            finally:
+                if self.progress is not None:
+                    self.progress.close()
+            yield m, value
+
+    def values(self, profile: Profile, which=None, label: str = "") -> np.ndarray:
+        return np.array([v for _, v in self.each(profile, which, label)])
 
 
 # -- fitting ------------------------------------------------------------------------------------
@@ -334,18 +363,19 @@ def errors(model: np.ndarray, measured: np.ndarray) -> np.ndarray:
 
 
 def fit(profile: Profile, params: list[Parameter], measurements: list[Measurement],
-        evaluator: Evaluator | None = None, max_evaluations: int = 40) -> Fit:
-    """Least squares over the relative errors of the measurements that are not held out."""
-    from scipy.optimize import least_squares  # noqa: PLC0415  (an optional extra: vcore[fit])
-
+        evaluator: Evaluator | None = None, max_evaluations: int = 40, before: np.ndarray | None = None) -> Fit:
+    """Least squares over the relative errors of the measurements that are not held out. ``before``:
+    the model's values with ``profile`` when the caller has them already (they are not run again)."""
     evaluator = evaluator or Evaluator(measurements)
     used = [m for m in measurements if not m.held_out]
     measured = np.array([m.measured for m in used])
     start = [get_value(profile, p) for p in params]
     whole = [is_whole(profile, p) for p in params]
-    before = evaluator.values(profile)
+    if before is None:
+        before = evaluator.values(profile)
     if not params or not used:
         return Fit(params, start, start, before, before, [], profile)
+    from scipy.optimize import least_squares  # noqa: PLC0415  (an optional extra: vcore[fit])
 
     def key_of(x) -> tuple:
         return tuple(round(float(v)) if w else round(float(v), 9) for v, w in zip(x, whole, strict=True))
@@ -357,7 +387,8 @@ def fit(profile: Profile, params: list[Parameter], measurements: list[Measuremen
         key = key_of(x)
         if key not in cache:
             try:
-                cache[key] = errors(evaluator.values(with_values(profile, params, key), used), measured)
+                label = f"fit, run {len(cache) + 1}: "
+                cache[key] = errors(evaluator.values(with_values(profile, params, key), used, label), measured)
             except ProfileError:  # a value the profile refuses (a latency below 1): far from any fit
                 cache[key] = np.full(len(used), 10.0)
         return cache[key]
@@ -381,7 +412,7 @@ def fit(profile: Profile, params: list[Parameter], measurements: list[Measuremen
                              method="trf", max_nfev=max_evaluations, x_scale=np.maximum(np.abs(x0), 1.0))
     values = [round(float(v)) if w else float(v) for v, w in zip(solution.x, whole, strict=True)]
     fitted = with_values(profile, params, values)
-    after = evaluator.values(fitted)
+    after = evaluator.values(fitted, label="the fitted profile: ")
     return Fit(params, start, values, before, after, _undetermined(params, jacobian(solution.x)), fitted)
 
 
@@ -404,30 +435,58 @@ def _undetermined(params: list[Parameter], jac: np.ndarray) -> list[tuple[str, s
     return out
 
 
+def table_head(fitted: bool = False) -> str:
+    """The head line of the table (with the fitted columns after a fit)."""
+    head = f"{'measurement':<44} {'quantity':<10} {'measured':>11} {'model':>11} {'error':>8}"
+    return head + (f" {'fitted':>11} {'error':>8}" if fitted else "")
+
+
+def table_row(m: Measurement, before: float, after: float | None = None) -> str:
+    """A measurement's line of the table: measured, model, error (and the fitted model and error)."""
+    name = m.name + (" (held out)" if m.held_out else "")
+    e = errors(before, m.measured) * 100
+    line = f"{name[:44]:<44} {m.quantity:<10} {figure(m.measured):>11} {figure(before):>11} {e:>+7.1f}%"
+    if after is not None:
+        line += f" {figure(after):>11} {errors(after, m.measured) * 100:>+7.1f}%"
+    return line
+
+
+def table_summary(measurements: list[Measurement], before: np.ndarray, after: np.ndarray | None = None) -> list[str]:
+    """The table's last line, the mean and worst error over the measurements not held out (none when
+    every one is held out)."""
+    used = [i for i, m in enumerate(measurements) if not m.held_out]
+    if not used:
+        return []
+    worst = max(abs(errors(before[i], measurements[i].measured)) for i in used) * 100
+    mean = float(np.mean([abs(errors(before[i], measurements[i].measured)) for i in used])) * 100
+    summary = f"mean |error| {mean:.1f}%, worst {worst:.1f}%"
+    if after is not None:
+        worst_after = max(abs(errors(after[i], measurements[i].measured)) for i in used) * 100
+        mean_after = float(np.mean([abs(errors(after[i], measurements[i].measured)) for i in used])) * 100
+        summary += f"; after the fit: mean {mean_after:.1f}%, worst {worst_after:.1f}%"
+    return [summary + " (over the measurements that are not held out)"]
+
+
 def table(measurements: list[Measurement], before: np.ndarray, after: np.ndarray | None = None) -> str:
     """Each measurement: measured, model (before and after a fit), and the errors."""
-    head = f"{'measurement':<44} {'quantity':<10} {'measured':>11} {'model':>11} {'error':>8}"
-    if after is not None:
-        head += f" {'fitted':>11} {'error':>8}"
-    lines = [head]
-    for i, m in enumerate(measurements):
-        name = m.name + (" (held out)" if m.held_out else "")
-        e = errors(before[i], m.measured) * 100
-        line = f"{name[:44]:<44} {m.quantity:<10} {figure(m.measured):>11} {figure(before[i]):>11} {e:>+7.1f}%"
-        if after is not None:
-            line += f" {figure(after[i]):>11} {errors(after[i], m.measured) * 100:>+7.1f}%"
-        lines.append(line)
-    used = [i for i, m in enumerate(measurements) if not m.held_out]
-    if used:
-        worst = max(abs(errors(before[i], measurements[i].measured)) for i in used) * 100
-        mean = float(np.mean([abs(errors(before[i], measurements[i].measured)) for i in used])) * 100
-        summary = f"mean |error| {mean:.1f}%, worst {worst:.1f}%"
-        if after is not None:
-            worst_after = max(abs(errors(after[i], measurements[i].measured)) for i in used) * 100
-            mean_after = float(np.mean([abs(errors(after[i], measurements[i].measured)) for i in used])) * 100
-            summary += f"; after the fit: mean {mean_after:.1f}%, worst {worst_after:.1f}%"
-        lines.append(summary + " (over the measurements that are not held out)")
-    return "\n".join(lines) + "\n"
+    lines = [table_head(after is not None)]
+    lines += [table_row(m, before[i], None if after is None else after[i]) for i, m in enumerate(measurements)]
+    return "\n".join(lines + table_summary(measurements, before, after)) + "\n"
+
+
+def stream_table(evaluator: Evaluator, profile: Profile, write) -> np.ndarray:
+    """Run the evaluator's measurements with ``profile`` in order, writing the model's table (as
+    ``table`` gives it without a fit) a line at a time through ``write(line)``: each measurement's
+    row as soon as its value is computed. Returns the values."""
+    write(table_head())
+    values = []
+    for m, value in evaluator.each(profile):
+        values.append(value)
+        write(table_row(m, value))
+    values = np.array(values)
+    for line in table_summary(evaluator.measurements, values):
+        write(line)
+    return values
 
 
 def figure(v: float) -> str:

@@ -546,6 +546,8 @@ def calibrate_command(measurements: str, profile_name: str, output: str | None) 
         params, items = calibrate.read_file(measurements)
         for p in params:
             calibrate.get_value(profile, p)
+        evaluator = calibrate.Evaluator(items, Progress.for_stderr())
+        evaluator.prepare()  # a missing or bad program is said before any row
     except (ProfileError, calibrate.CalibrateError) as err:
         _fail(f"vcore: error: {err}")
     if params:
@@ -553,12 +555,16 @@ def calibrate_command(measurements: str, profile_name: str, output: str | None) 
             __import__("scipy.optimize")
         except ImportError:
             _fail("vcore: error: calibrate needs scipy for the fit: pip install 'vcore[fit]'")
+    click.echo(f"profile {profile.name}, {len(items)} measurement(s) from {measurements}")
+    # each row as soon as its entry has run (click.echo flushes); on a terminal, the entry being run
+    # on stderr's progress line; after a fit, the table again with the fitted profile's columns
     try:
-        result = calibrate.fit(profile, params, items)
+        before = calibrate.stream_table(evaluator, profile, click.echo)
+        result = calibrate.fit(profile, params, items, evaluator, before=before)
     except calibrate.CalibrateError as err:
         _fail(f"vcore: error: {err}")
-    click.echo(f"profile {profile.name}, {len(items)} measurement(s) from {measurements}")
-    click.echo(calibrate.table(items, result.before, result.after if params else None), nl=False)
+    if params:
+        click.echo(calibrate.table(items, result.before, result.after), nl=False)
     for p, old, new in zip(result.params, result.start, result.values, strict=True):
         click.echo(f"fitted {p.text}: {old:g} -> {new:g}")
     for names, why in result.undetermined:

@@ -1,6 +1,8 @@
-"""Progress of a long run on a terminal: instructions retired (and how many of them in hardware loops
-run in closed form: each counted once its loop is accounted for) and the simulated cycle, on one
-line of stderr that is redrawn, shown only once a run has lasted a second, and only on a terminal."""
+"""Progress on a terminal, on one line of stderr that is redrawn, and only on a terminal (never in
+pipes, files or CI logs). A long run shows the instructions retired (and how many of them in
+hardware loops run in closed form: each counted once its loop is accounted for) and the simulated
+cycle, once it has lasted a second; a job of steps (``vcore calibrate``'s entries) shows the step
+it is on, as it starts it."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import time
 
 
 class Progress:
-    """A ``Machine.run(progress=...)`` callback writing to ``stream`` (a terminal)."""
+    """A ``Machine.run(progress=...)`` callback writing to ``stream`` (a terminal), or the line of a job
+    of steps (``step``)."""
 
     def __init__(self, stream, delay: float = 1.0, every: float = 0.2) -> None:
         self.stream, self.delay, self.every = stream, delay, every
@@ -35,8 +38,17 @@ class Progress:
                           f"({now - self.started:.0f} s)\x1b[K")
         self.stream.flush()
 
+    def step(self, text: str) -> None:
+        """Show ``text`` (the step a longer job is on, like "entry 3 of 40: NAME") as the progress line, at
+        once."""
+        self.shown = True
+        self.stream.write(f"\r{text}\x1b[K")
+        self.stream.flush()
+
     def close(self) -> None:
-        """Erase the progress line, so messages and reports start on a clean line."""
+        """Erase the progress line, so messages and reports start on a clean line (a later step or
+        call draws it again)."""
         if self.shown:
+            self.shown = False
             self.stream.write("\r\x1b[K")
             self.stream.flush()

@@ -8,15 +8,20 @@ from pathlib import Path
 
 from emulator import load_profile
 from vcore import calibrate
+from vcore.progress import Progress
 
 HERE = Path(__file__).resolve().parent
 PROFILES = ("a2", "950")
 START, END = "<!-- calibration table: make docs -->", "<!-- end of the calibration table -->"
 
 
-def evaluate(name: str):
+def evaluate(name: str, progress: Progress | None = None):
     params, items = calibrate.read_file(HERE / f"{name}.toml")
-    return params, items, calibrate.Evaluator(items).values(load_profile(name))
+    return params, items, calibrate.Evaluator(items, progress).values(load_profile(name))
+
+
+def row(line: str) -> None:
+    print(line, flush=True)  # at once, into a pipe or a file too
 
 
 def markdown() -> str:
@@ -24,7 +29,7 @@ def markdown() -> str:
     lines = ["| profile | measurement | quantity | measured | vcore | error | source |",
              "|---|---|---|---|---|---|---|"]
     for name in PROFILES:
-        _, items, model = evaluate(name)
+        _, items, model = evaluate(name, Progress.for_stderr())
         for m, v in zip(items, model, strict=True):
             err = calibrate.errors(v, m.measured) * 100
             mark = " (held out)" if m.held_out else ""
@@ -46,10 +51,14 @@ def main(argv: list[str]) -> int:
         write(Path(argv[1]))
         return 0
     for name in PROFILES:
-        params, items, model = evaluate(name)
-        print(f"profile {name} ({HERE.name}/{name}.toml)")
+        params, items = calibrate.read_file(HERE / f"{name}.toml")
+        row(f"profile {name} ({HERE.name}/{name}.toml)")
+        # each row as soon as its entry has run; on a terminal, the entry being run on stderr
+        evaluator = calibrate.Evaluator(items, Progress.for_stderr())
+        evaluator.prepare()
+        model = calibrate.stream_table(evaluator, load_profile(name), row)
         if "--fit" in argv:
-            result = calibrate.fit(load_profile(name), params, items)
+            result = calibrate.fit(load_profile(name), params, items, evaluator, before=model)
             print(calibrate.table(items, result.before, result.after), end="")
             for p, old, new in zip(result.params, result.start, result.values, strict=True):
                 print(f"fitted {p.text}: {old:g} -> {new:g}")
@@ -59,9 +68,7 @@ def main(argv: list[str]) -> int:
             source = f"make calibrate FIT=1, benchmarks/calibration/{name}.toml"
             target.write_text(calibrate.fitted_text(result, source))
             print(f"wrote {target}")
-        else:
-            print(calibrate.table(items, model), end="")
-        print()
+        row("")
     return 0
 
 
