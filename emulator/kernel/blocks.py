@@ -31,7 +31,7 @@ from emulator.report import Report, race_messages
 from emulator.result import STALL_CAUSES, PipeEntry
 from isa.program import Program
 
-CHUNK = 8  # blocks a group runs in one call
+CHUNK = 16  # blocks a group runs in one call
 
 
 @frozen

@@ -26,6 +26,10 @@ from isa.program import Program
 MAX_BLOCKS = 65535  # a launch's block dimension: 1..65535, as the CANN runtime takes it
 
 
+class LaunchError(ValueError):
+    """A launch the profile's chip cannot make (``--cores``, ``--blocks`` out of range)."""
+
+
 @frozen
 class Launch:
     """``blocks`` blocks on ``cores`` cores (the cores used); ``by_blocks``: launched with
@@ -37,16 +41,17 @@ class Launch:
 
     @classmethod
     def of(cls, profile: Profile, cores: int | None, blocks: int | None) -> Launch:
-        """The launch that ``--cores`` and ``--blocks`` ask for; a ValueError says what is wrong."""
+        """The launch that ``--cores`` and ``--blocks`` ask for; a LaunchError says what is wrong."""
         chip = profile["chip"]["cores"]
         if blocks is None:
             if cores is None or not 1 <= cores <= chip:
-                raise ValueError(f"--cores must be 1..{chip} (the {profile.name} profile's chip.cores), not {cores}")
+                raise LaunchError(f"--cores must be 1..{chip}, not {cores} (the {profile.name} profile's chip.cores "
+                                  f"is {chip}; for more blocks than cores, --blocks B)")
             return cls(cores, cores, False)
         if not 1 <= blocks <= MAX_BLOCKS:
-            raise ValueError(f"--blocks must be 1..{MAX_BLOCKS}, not {blocks}")
+            raise LaunchError(f"--blocks must be 1..{MAX_BLOCKS}, not {blocks}")
         if cores is not None and cores < 1:
-            raise ValueError(f"--cores must be at least 1, not {cores}")
+            raise LaunchError(f"--cores must be at least 1, not {cores}")
         return cls(blocks, min(blocks, chip if cores is None else min(cores, chip)), True)
 
     @property
@@ -139,4 +144,4 @@ class BlockSchedule:
                 zip(mine.tolist(), self.start[mine].tolist(), self.end[mine].tolist(), strict=True)]
 
 
-__all__ = ["MAX_BLOCKS", "BlockSchedule", "CoreEnd", "KernelResult", "Launch", "kernel_fault"]
+__all__ = ["MAX_BLOCKS", "BlockSchedule", "CoreEnd", "KernelResult", "Launch", "LaunchError", "kernel_fault"]

@@ -284,7 +284,7 @@ def test_the_command_line_runs_a_kernel_and_dumps_each_cores_ub(tmp_path):
     (("--cores", "0"), "--cores must be 1..64, not 0"),
     (("--cores", "65"), "--cores must be 1..64, not 65"),
     (("--cores", "2", "--jobs", "0"), "--jobs must be at least 1"),
-    (("--jobs", "2"), "give --cores N too"),
+    (("--jobs", "2"), "give --cores N or --blocks B too"),
     (("--cores", "2", "--dump", "ub2:0x0:f32:1"), "core 2 does not exist"),
 ])
 def test_bad_kernel_options_are_one_clear_message(args, message, tmp_path):

@@ -275,3 +275,87 @@ def test_blocks_share_the_gm_bandwidth_of_the_cores_that_run_at_once():
     eight = {e["line"]: e["cycles"] for e in kernel(ADD_ONE, 8).report().to_json()["per_pc"]}
     many = {e["line"]: e["cycles"] for e in kernel(ADD_ONE, 100, cores=8).report().to_json()["per_pc"]}
     assert (many[4], many[10]) == (eight[4], eight[10])
+
+
+def test_four_times_the_blocks_cost_four_times_the_time_and_a_row_a_block_more_memory():
+    """A doubling test, not a time limit: the launch grows with its blocks, not faster. A block's
+    Machine (its UB alone is 128 KiB) must not outlive it: the kernel's process keeps, per block, its
+    place in the schedule (the report's rows) and its GM footprint, some hundreds of bytes."""
+    import gc
+    import time
+    import tracemalloc
+
+    program = assemble(IDS, "k.asm")
+
+    def run(blocks: int):
+        k = Kernel(program, P950, 4, gm_size=1 << 20, jobs=1, blocks=blocks)
+        k.run()
+        return k, k.report().to_json()
+
+    run(16)  # (imports and caches)
+    seconds, kept, peaks = {}, {}, {}
+    for blocks in (256, 1024):
+        start = time.process_time()
+        run(blocks)
+        seconds[blocks] = time.process_time() - start
+        gc.collect()
+        tracemalloc.start()
+        held = run(blocks)
+        gc.collect()
+        kept[blocks], peaks[blocks] = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert held[1]["blocks"] == blocks
+        del held
+    assert seconds[1024] / seconds[256] < 6, seconds  # linear: 4; a pass over the blocks a block: 16
+    assert (kept[1024] - kept[256]) / 768 < 1024, kept  # bytes a block, at the end
+    assert (peaks[1024] - peaks[256]) / 768 < 2048, peaks  # and at the most
+
+
+def _cli(tmp_path, *args, text=COUNTDOWN):
+    from click.testing import CliRunner
+
+    from vcore.cli import main
+
+    path = tmp_path / "k.asm"
+    path.write_text(text)
+    return CliRunner().invoke(main, ["run", str(path), *args])
+
+
+def test_the_command_line_runs_blocks_and_reports_them(tmp_path):
+    r = _cli(tmp_path, "--blocks", "5", "--cores", "2", "--jobs", "2", "--report", "json", "--dump", "ub1:0x0:u32:1")
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["blocks"] == 5 and report["cores"] == 2 and report["total_cycles"] == 3868
+    assert [[b["block"] for b in c["blocks"]] for c in report["per_core"]] == [[0, 2, 4], [1, 3]]
+    text = _cli(tmp_path, "--blocks", "5", "--cores", "2").stdout
+    assert "kernel of 5 blocks on 2 core(s): launch 3675 cycles" in text
+    assert "core  0:       193 cycles" in text and "blocks 0 (0..3), 2 (86..95), 4 (178..193)" in text
+    assert "core  1:       101 cycles" in text and "blocks 1 (0..6), 3 (89..101)" in text
+
+
+def test_without_cores_the_blocks_run_on_the_chips_cores(tmp_path):
+    report = json.loads(_cli(tmp_path, "--blocks", "50", "--profile", "a2", "--report", "json", text=IDS).stdout)
+    assert report["cores"] == 48 and len(report["per_core"]) == 48
+    assert [b["block"] for b in report["per_core"][0]["blocks"]] == [0, 48]  # every block is as long: ties go low
+    assert [b["block"] for b in report["per_core"][1]["blocks"]] == [1, 49]
+    assert report["launch_cycles"] == PA2["chip"]["launch"] + PA2["chip"]["launch_per_block"] * 50
+
+
+def test_syncall_with_more_blocks_than_cores_exits_2_naming_its_line(tmp_path):
+    r = _cli(tmp_path, "--blocks", "3", "--cores", "2", text="    MOV S1, BLOCKIDX\n    SYNCALL\n    HALT\n")
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.stderr.startswith(f"{tmp_path / 'k.asm'}:2:5: error: SYNCALL in a launch of 3 blocks on 2 cores: the "
+                               f"barrier could never be met"), r.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--blocks", "0"), "--blocks must be 1..65535, not 0"),
+    (("--blocks", "65536"), "--blocks must be 1..65535, not 65536"),
+    (("--blocks", "4", "--cores", "0"), "--cores must be at least 1, not 0"),
+    (("--cores", "49", "--profile", "a2"), "--cores must be 1..48, not 49"),
+    (("--blocks", "4", "--trace", "t.json"), "--trace records one core: run without --blocks"),
+    (("--blocks", "70", "--dump", "ub64:0x0:u32:1"), "core 64 does not exist: the run has 64 core(s)"),
+])
+def test_bad_block_options_are_one_clear_message(args, message, tmp_path):
+    r = _cli(tmp_path, *args)
+    assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output, r.output
