@@ -15,6 +15,7 @@ from assembler import assemble
 from emulator import ProgramError, load_profile
 from emulator.kernel.cores import Kernel
 from emulator.kernel.launch import BlockSchedule, Launch
+from vcore.report_schema import validate
 
 P950, PA2 = load_profile("950"), load_profile("a2")
 CHIP = P950["chip"]
@@ -325,6 +326,7 @@ def test_the_command_line_runs_blocks_and_reports_them(tmp_path):
     r = _cli(tmp_path, "--blocks", "5", "--cores", "2", "--jobs", "2", "--report", "json", "--dump", "ub1:0x0:u32:1")
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
+    validate(report)  # the published schema declares blocks, and per_core's blocks
     assert report["blocks"] == 5 and report["cores"] == 2 and report["total_cycles"] == 3868
     assert [[b["block"] for b in c["blocks"]] for c in report["per_core"]] == [[0, 2, 4], [1, 3]]
     text = _cli(tmp_path, "--blocks", "5", "--cores", "2").stdout
