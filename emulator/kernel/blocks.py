@@ -17,6 +17,8 @@ the report shows), never a machine per block.
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 from attrs import frozen
 
@@ -66,7 +68,14 @@ class BlockGroup:
         self.kept: dict = {}  # block -> (report, UB, S)
 
     def run(self, blocks: list[int]) -> list[BlockOutcome]:
-        return [self._block(b) for b in blocks]
+        outcomes = []
+        for b in blocks:
+            outcomes.append(self._block(b))
+            # A block's Machine is garbage in reference cycles once it has run: collect it now (the young
+            # generations: as cheap as the run), not when the collector comes to it, so that blocks
+            # waiting for it do not hold their UB and GM pages.
+            gc.collect(1)
+        return outcomes
 
     def _block(self, block: int) -> BlockOutcome:
         gm = np.memmap(self.gm_file, dtype=np.uint8, mode="c", shape=(self.gm_size,))  # the kernel's, copy on write
