@@ -65,6 +65,9 @@ def test_five_blocks_on_two_cores_worked_out_by_hand():
     assert report["instructions"] == sum(3 * b + 3 for b in range(5))  # every block's, summed
     assert [c["instructions"] for c in report["per_core"]] == [3 + 9 + 15, 6 + 12]
     assert report["pipes"]["S"]["busy_cycles"] == 45
+    # The table and the scalars are the longest block's, block 4's: BEQ 5 times, SUB and JMP 4 times.
+    assert [e["count"] for e in report["per_pc"]] == [1, 5, 4, 4, 1]
+    assert report["scalars"]["S1"] == 0 and "block 4's (the longest)" in kernel(COUNTDOWN, 5, 2).report().to_text()
 
 
 def test_a_tie_goes_to_the_lowest_core():
@@ -169,12 +172,14 @@ def test_syncall_with_more_blocks_than_cores_is_refused_at_its_line():
     assert k.result.fault is None
 
 
-# Block 0 writes 0x200; block 1 counts down long enough to keep core 1 busy; block 2 then runs on core 0,
-# after block 0, and reads 0x200: in order on one core, and still a race (nothing orders two blocks).
+# Block 0 writes 7 at 0x200; block 1 counts down long enough to keep core 1 busy; block 2 then runs on
+# core 0, after block 0, and reads 0x200: in order on one core, and still a race (nothing orders two
+# blocks). It reads GM as the kernel started (0): a block sees no other block's writes.
 ONE_CORE_RACE = """
     MOV S1, BLOCKIDX
+    MOV S7, 7
     BNE S1, 0, other
-    ST.u32 gm[0x200], S1
+    ST.u32 gm[0x200], S7
     HALT
 other:
     BNE S1, 1, reader
@@ -196,12 +201,14 @@ def test_two_blocks_run_one_after_the_other_on_one_core_still_race(jobs):
     assert [b["block"] for b in rows[0]["blocks"]] == [0, 2]
     (race,) = k.result.races
     assert race["kind"] == "RAW" and race["blocks"] == [0, 2] and race["cores"] == [0, 0]
-    assert (race["first"]["line"], race["second"]["line"]) == (4, 14)
+    assert (race["first"]["line"], race["second"]["line"]) == (5, 15)
     assert (race["start"], race["end"]) == (0x200, 0x204)
     assert race["latent"] is True  # block 2 started after block 0 ended
     (warning,) = k.result.warnings
-    assert warning.startswith("warning: latent race between blocks (RAW): block 0 (core 0) line 4"), warning
-    assert "block 2 (core 0) line 14" in warning
+    assert warning.startswith("warning: latent race between blocks (RAW): block 0 (core 0) line 5"), warning
+    assert "block 2 (core 0) line 15" in warning
+    assert k.scalars(0)[5] == 0  # core 0's last block, block 2, read 0: not block 0's 7
+    assert k.read("gm", 0x200, "u32", 1)[0] == 7  # GM after the kernel has every block's writes
 
 
 WAW = """
