@@ -52,14 +52,13 @@ class Machine:
     ``result``) and how it runs (``timed_data``, ``ran_timed``, ``stepping``, ``stepper``)."""
 
     def __init__(self, program: Program, profile: Profile | str = "950", gm_size: int = DEFAULT_GM_SIZE,
-                 core: int = 0, cores: int = 1, gm: np.ndarray | None = None) -> None:
+                 core: int = 0, cores: int = 1, gm: np.ndarray | None = None, sharing: int | None = None) -> None:
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
-        # Core ``core`` of a kernel of ``cores`` (``emulator.kernel.cores``): BLOCKIDX and BLOCKNUM, the
-        # GM share of its DMA, and SYNCALL pausing until the kernel sets ``syncall_release``.
-        self.state = CoreState(self.profile, gm_size, core, cores)
-        if gm is not None:  # a kernel's core: GM as the kernel starts, its pages copied when written
-            self.state.gm = gm
-        self.costs = CostModel(self.profile, cores)
+        # Block ``core`` of a kernel of ``cores`` blocks (``emulator.kernel``): BLOCKIDX and BLOCKNUM, the
+        # GM share of its DMA (of ``sharing`` cores at once, default ``cores``), and SYNCALL pausing until
+        # the kernel sets ``syncall_release``. ``gm``: a kernel's GM as it starts, its pages copied when written.
+        self.state = CoreState(self.profile, gm_size, core, cores, gm)
+        self.costs = CostModel(self.profile, sharing or cores)
         self.code = Code(program, self.profile, self.costs, self._launcher, self._inside_function)
         self.engine = self._engine()
         # Data moves in program order unless the program needs it timed (see emulator.timing.engine):

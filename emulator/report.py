@@ -31,11 +31,14 @@ class Report:
     fault: str | None = None
     fault_kind: str | None = None
     warnings: list[str] = field(factory=list)
-    # A kernel of several cores (run --cores N): the table is the slowest core's, the rest is summed.
+    # A kernel of several cores (run --cores N, --blocks B): the table is the slowest core's (with more
+    # blocks than cores, the longest block's, ``slowest_block``), the rest is summed.
     cores: int | None = None
     per_core: list[dict] | None = None
     slowest_core: int | None = None
     launch: int = 0
+    blocks: int | None = None
+    slowest_block: int | None = None
     fast_loops: int = 0  # of ``instructions``, those run in hardware loops in closed form
     replayed: int = 0  # of ``instructions``, those of tiling loops' passes that reused the schedule before
 
@@ -49,7 +52,8 @@ class Report:
             mine = next(c for c in self.per_core if c["core"] == self.slowest_core)
             line = f"slowest core {self.slowest_core}: {mine['verdict']}"
             between = sum(1 for r in self.races if "cores" in r)
-            return line + (f"; {between} race(s) between cores" if between else "")
+            who = "cores" if self.slowest_block is None else "blocks"
+            return line + (f"; {between} race(s) between {who}" if between else "")
         if not self.total_cycles:
             return "nothing ran"
         pipe = max(self.pipes, key=lambda p: self.pipes[p].busy_cycles)
@@ -100,6 +104,7 @@ class Report:
         }
         if self.cores is not None:
             out["cores"] = self.cores
+            out["blocks"] = self.blocks
             out["per_core"] = self.per_core
             out["launch_cycles"] = self.launch
         if self.warnings:
@@ -117,7 +122,11 @@ class Report:
         if self.replayed:
             lines.append(f"{self.replayed} of them in tiling-loop passes that reused the schedule of the pass before "
                          f"(the same report pass by pass: --no-fast-loops)")
-        if self.cores is not None:
+        if self.slowest_block is not None:
+            lines.append(f"kernel of {self.blocks} blocks on {self.cores} core(s): launch {self.launch} cycles, then "
+                         f"the blocks, each later one on the first core free; the table is block "
+                         f"{self.slowest_block}'s (the longest), pipes and stalls are summed over the blocks")
+        elif self.cores is not None:
             lines.append(f"kernel of {self.cores} core(s): launch {self.launch} cycles, then the slowest core; the "
                          f"table is core {self.slowest_core}'s, pipes and stalls are summed over the cores")
         if self.per_pc:
@@ -139,8 +148,10 @@ class Report:
         for race in self.races:
             if "cores" in race:
                 a, b = race["first"], race["second"]
-                lines.append(f"race {race['kind']} between cores: core {a['core']} line/pc {a.get('line') or a['pc']} "
-                             f"vs core {b['core']} line/pc {b.get('line') or b['pc']} on gm "
+                who = [f"core {x['core']}" if "block" not in x else f"block {x['block']} (core {x['core']})"
+                       for x in (a, b)]
+                lines.append(f"race {race['kind']} between {'blocks' if 'block' in a else 'cores'}: {who[0]} line/pc "
+                             f"{a.get('line') or a['pc']} vs {who[1]} line/pc {b.get('line') or b['pc']} on gm "
                              f"0x{race['start']:x}..0x{race['end']:x}")
                 continue
             lines.append(f"race {race['kind']}: line/pc {race['first'].get('line') or race['first']['pc']} "
@@ -149,8 +160,9 @@ class Report:
         if self.per_core:
             lines.append("")
             for c in self.per_core:
+                blocks = ", ".join(f"{b['block']} ({b['start']}..{b['end']})" for b in c.get("blocks", ()))
                 lines.append(f"core {c['core']:>2}: {c['total_cycles']:>9} cycles, {c['instructions']:>8} "
-                             f"instructions; {c['verdict']}")
+                             f"instructions; {c['verdict']}" + (f"; blocks {blocks}" if blocks else ""))
         lines += [f"warning: {w}" for w in self.warnings]
         lines.append(f"verdict: {self.verdict()}")
         if self.fault is not None:

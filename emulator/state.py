@@ -85,11 +85,12 @@ class State:
     """The architectural state: it owns UB, GM, the scalar, vector and mask registers, and their typed
     views. Memories are uint8 arrays; registers are plain arrays too."""
 
-    def __init__(self, ub_size: int, gm_size: int) -> None:
+    def __init__(self, ub_size: int, gm_size: int, gm: np.ndarray | None = None) -> None:
+        """``gm``: GM's bytes when they are given (a kernel's core maps the kernel's), else zeros."""
         if not 0 < gm_size <= MAX_GM_SIZE:
             raise ValueError(f"GM size {gm_size} out of range 1..{MAX_GM_SIZE}")
         self.ub = np.zeros(ub_size, dtype=np.uint8)
-        self.gm = np.zeros(gm_size, dtype=np.uint8)
+        self.gm = np.zeros(gm_size, dtype=np.uint8) if gm is None else gm
         self.s = [0] * 32
         self.v, self.p, self.v_as, self.v_rows = register_file()
         self.spr = np.zeros(SPR_BYTES, dtype=np.uint8)  # the special registers (``SPR_PLACES``), zero at the start
@@ -174,8 +175,8 @@ class CoreState(State):
     keeps; None on its own) and the engine's entry points its instructions hand their jobs to
     (``submit``, and ``scalar_access`` for LD and ST)."""
 
-    def __init__(self, profile: Profile, gm_size: int, core: int, cores: int) -> None:
-        super().__init__(profile.ub_size, gm_size)
+    def __init__(self, profile: Profile, gm_size: int, core: int, cores: int, gm: np.ndarray | None = None) -> None:
+        super().__init__(profile.ub_size, gm_size, gm)
         self.profile = profile
         self.core, self.cores = core, cores
         self.gm_log: list | None = None  # (write, addr, bytes, pitch, blocks, pc, job) of each GM access

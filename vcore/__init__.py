@@ -7,11 +7,12 @@ types (and ``DataWarning``, what ``Machine.write`` warns with), re-exported here
 
 from assembler import AsmError
 from emulator import Fault, Machine, ProfileError, ProgramError, RunResult, load_profile
+from emulator.kernel.launch import LaunchError
 from emulator.memory_data import DataWarning
 from emulator.report import Report
 from vcore.api import load_bytes, load_file, load_kernel, load_text
 from vcore.loading import LoadError, load_program, read_program_file
 
-__all__ = ["AsmError", "DataWarning", "Fault", "LoadError", "Machine", "ProfileError", "ProgramError", "Report",
-           "RunResult", "load_bytes", "load_file", "load_kernel", "load_profile", "load_program", "load_text",
+__all__ = ["AsmError", "DataWarning", "Fault", "LaunchError", "LoadError", "Machine", "ProfileError", "ProgramError",
+           "Report", "RunResult", "load_bytes", "load_file", "load_kernel", "load_profile", "load_program", "load_text",
            "read_program_file"]

@@ -22,6 +22,7 @@ import os
 
 from emulator import Machine, load_profile
 from emulator.kernel.cores import Kernel
+from emulator.kernel.launch import LaunchError
 from emulator.machine import DEFAULT_GM_SIZE
 from emulator.profiles.profile import Profile
 from vcore.loading import load_program, read_program_file
@@ -50,14 +51,20 @@ def load_file(path: str | os.PathLike, profile: Profile | str = "950", gm_size: 
     return _machine(read_program_file(path, defines or {}), profile, gm_size)
 
 
-def load_kernel(path: str | os.PathLike, cores: int, profile: Profile | str = "950", jobs: int | None = None,
-                gm_size: int = DEFAULT_GM_SIZE, defines: dict | None = None) -> Kernel:
-    """Load a file as a kernel of ``cores`` cores (``vcore run --cores``), run in ``jobs`` processes
-    (default: the CPU count; the result is the same for every value). The kernel has ``write``,
-    ``run``, ``read(space, addr, type, count, core=0)``, ``scalars(core)`` and ``report()``; ``write``
-    takes what ``Machine.write`` takes."""
+def load_kernel(path: str | os.PathLike, cores: int | None = None, profile: Profile | str = "950",
+                jobs: int | None = None, gm_size: int = DEFAULT_GM_SIZE, defines: dict | None = None,
+                blocks: int | None = None) -> Kernel:
+    """Load a file as a kernel: of ``cores`` cores, a block each (``vcore run --cores``), or of ``blocks``
+    blocks on at most ``cores`` cores (default: the profile's ``chip.cores``; ``vcore run --blocks``),
+    run in ``jobs`` processes (default: the CPU count; the result is the same for every value). The
+    kernel has ``write``, ``run``, ``read(space, addr, type, count, core=0)``, ``scalars(core)`` and
+    ``report()``; ``write`` takes what ``Machine.write`` takes. A launch the profile's chip cannot
+    make is a ``LaunchError`` (a ``ValueError``); a SYNCALL with more blocks than cores, a
+    ``ProgramError`` at its line."""
+    if cores is None and blocks is None:
+        raise LaunchError("a kernel needs cores=N or blocks=B")
     return Kernel(read_program_file(path, defines or {}), load_profile(profile) if isinstance(profile, str)
-                  else profile, cores, gm_size=gm_size, jobs=jobs)
+                  else profile, cores, gm_size=gm_size, jobs=jobs, blocks=blocks)
 
 
 __all__ = ["load_bytes", "load_file", "load_kernel", "load_text"]

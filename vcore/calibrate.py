@@ -42,6 +42,7 @@ from attrs import frozen
 from assembler import AsmError
 from emulator import ProfileError, ProgramError
 from emulator.kernel.cores import load
+from emulator.kernel.launch import LaunchError
 from emulator.profiles.profile import Profile, check_table, parse_profile
 from vcore.loading import LoadError, read_program_file
 
@@ -309,7 +310,7 @@ class Evaluator:
         try:
             machine = load(program, profile, m.cores, jobs=1)
             result = machine.run()
-        except (ProgramError, ProfileError) as err:
+        except (ProgramError, ProfileError, LaunchError) as err:  # (cores = 64 on the a2's 48)
             raise CalibrateError(f"{m.name}: {str(err).splitlines()[0]}") from None
         if result.fault is not None:
             raise CalibrateError(f"{m.name}: the run faulted: {str(result.fault).splitlines()[0]}")

@@ -19,6 +19,7 @@ from assembler import AsmError, disassemble, listing, parse_define
 from emulator import Fault, ProfileError, ProgramError, check_program, load_profile, profile_warnings
 from emulator.faults import check_range
 from emulator.kernel.cores import MAX_CORES, load
+from emulator.kernel.launch import MAX_BLOCKS, Launch, LaunchError
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
 from emulator.profiles.profile import BUILTIN, builtin_text
 from emulator.report import element_list, race_messages
@@ -287,44 +288,53 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
 @click.option("--strict", is_flag=True, help="a race is a fault, not a warning")
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="write a Chrome trace (Perfetto)")
 @click.option("--cores", type=int, default=None,
-              help=f"run as a kernel on N cores (1..{MAX_CORES}), block index 0..N-1")
-@click.option("--jobs", type=int, default=None, help="processes to run the cores in (default: the number of CPUs)")
+              help="run as a kernel on N cores (1..the profile's chip.cores), block index 0..N-1; with --blocks, "
+                   "the most cores to use")
+@click.option("--blocks", type=int, default=None,
+              help=f"run as a kernel of B blocks (1..{MAX_BLOCKS}), block index 0..B-1, on the chip's cores (or "
+                   f"--cores N): a later block starts on the first core to finish")
+@click.option("--jobs", type=int, default=None, help="processes to run the blocks in (default: the number of CPUs)")
 @click.option("--no-fast-loops", is_flag=True,
               help="run every hardware loop pass by pass and schedule every tiling-loop pass again (the same "
                    "report, slower): docs/timing.md")
 @define_option
 def run_command(program_path, profile_name, loads, dumps, report_format, report_file, gm_size,
-                max_instructions, max_cycles, strict, trace_file, cores, jobs, no_fast_loops, defines) -> None:
+                max_instructions, max_cycles, strict, trace_file, cores, blocks, jobs, no_fast_loops, defines) -> None:
     """Run a program and print its report. The program's own DEFINE, LOAD, PROFILE and RUN comment
     lines apply too (the command line wins), and stderr says which did."""
+    one_core = "--trace records one core" if trace_file else None
     blob, own = _program_setup("run", program_path, {
         "define": None, "load": None, "profile": None, "strict": None, "max_instructions": None,
-        "cores": "--trace records one core" if trace_file else None,
-        "jobs": "--trace records one core" if trace_file else None,
+        "cores": one_core, "blocks": one_core, "jobs": one_core,
     }, defines, loads, {"profile": "profile_name", "max_instructions": "max_instructions", "cores": "cores",
-                        "jobs": "jobs"})
+                        "blocks": "blocks", "jobs": "jobs"})
     defines = tuple(own.defines(defines).items())
     profile_name, strict = own.value("profile", profile_name), strict or "strict" in own.options
     max_instructions, cores = own.value("max_instructions", max_instructions), own.value("cores", cores)
-    jobs = own.value("jobs", jobs) if cores is not None else jobs
+    blocks = own.value("blocks", blocks)
+    kernel = cores is not None or blocks is not None
+    jobs = own.value("jobs", jobs) if kernel else jobs
     profile, load_specs, load_data = _run_inputs(profile_name, gm_size, loads)
     own_loads = own.loads({"ub": profile.ub_size, "gm": gm_size})
-    if cores is not None and not 1 <= cores <= MAX_CORES:
-        _fail(f"vcore: error: --cores must be 1..{MAX_CORES}, not {cores}")
+    try:
+        used = Launch.of(profile, cores, blocks).cores if kernel else 1
+    except LaunchError as err:
+        _fail(f"vcore: error: {err}")
     if jobs is not None and jobs < 1:
         _fail(f"vcore: error: --jobs must be at least 1, not {jobs}")
-    if jobs is not None and cores is None:
-        _fail("vcore: error: --jobs runs the cores of a kernel: give --cores N too")
-    if trace_file and cores is not None:
-        _fail("vcore: error: --trace records one core: run without --cores (BLOCKIDX is then 0)")
+    if jobs is not None and not kernel:
+        _fail("vcore: error: --jobs runs the blocks of a kernel: give --cores N or --blocks B too")
+    if trace_file and kernel:
+        _fail(f"vcore: error: --trace records one core: run without --{'cores' if blocks is None else 'blocks'} "
+              f"(BLOCKIDX is then 0)")
     try:
         dump_specs = [parse_dump(s) for s in dumps]
     except SpecError as err:
         _fail(f"vcore: error: {err}")
     for spec in dump_specs:  # before the program is read, so its warnings do not come before the error
-        if spec.core >= (cores or 1):
-            _fail(f"vcore: error: --dump {spec.key}: core {spec.core} does not exist: the run has {cores or 1} "
-                  f"core(s), ub0..ub{(cores or 1) - 1}")
+        if spec.core >= used:
+            _fail(f"vcore: error: --dump {spec.key}: core {spec.core} does not exist: the run has {used} "
+                  f"core(s), ub0..ub{used - 1}")
         try:  # and before the run, so a long run is not wasted on a bad --dump
             check_range(spec.space.upper(), profile.ub_size if spec.space == "ub" else gm_size, spec.addr,
                         spec.addr + spec.count * TYPES[spec.type].size, "read")
@@ -332,7 +342,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             _fail(f"vcore: error: --dump {spec.key}: {err}")
     program = _read(program_path, defines, blob, tell=False)
     try:
-        machine = load(program, profile, cores, gm_size, jobs)
+        machine = load(program, profile, cores, gm_size, jobs, blocks)
     except ProgramError as err:
         _fail(str(err))
     except Fault as err:
@@ -344,7 +354,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
             machine.write(spec.space, spec.addr, data)
         except Fault as err:
             _fail(f"{label}: {err}")
-    if cores is None:
+    if not kernel:
         progress = Progress.for_stderr()
         try:
             result = machine.run(max_instructions=max_instructions, max_cycles=max_cycles, strict=strict,
@@ -362,8 +372,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     dumped, dumped_arrays = {}, {}
     for spec in dump_specs:
         try:
-            values = machine.read(spec.space, spec.addr, spec.type, spec.count, *(() if cores is None else
-                                                                                   (spec.core,)))
+            values = machine.read(spec.space, spec.addr, spec.type, spec.count, *((spec.core,) if kernel else ()))
         except Fault as err:
             _fail(f"vcore: error: --dump {spec.key}: {err}")
         if spec.file:
@@ -402,7 +411,7 @@ def debug_command(program_path, profile_name, loads, gm_size, defines) -> None:
     one_core = "the debugger runs one core, without run's limits"
     blob, own = _program_setup("debug", program_path, {
         "define": None, "load": None, "profile": None, "strict": one_core, "max_instructions": one_core,
-        "cores": one_core, "jobs": one_core}, defines, loads, {"profile": "profile_name"})
+        "cores": one_core, "blocks": one_core, "jobs": one_core}, defines, loads, {"profile": "profile_name"})
     defines = tuple(own.defines(defines).items())
     profile, load_specs, load_data = _run_inputs(own.value("profile", profile_name), gm_size, loads)
     program = _read(program_path, defines, blob, tell=False)
@@ -441,7 +450,10 @@ class _SweepDefine(click.ParamType):
 @click.option("-D", "defines", type=_SweepDefine(), multiple=True, metavar="NAME=V1,V2,...",
               help="a constant and the values it takes (repeatable: every combination runs)")
 @click.option("--profile", "profiles", default="950", show_default=True, help="profiles, comma-separated: 950,a2")
-@click.option("--cores", type=int, default=None, help=f"run each as a kernel on N cores (1..{MAX_CORES})")
+@click.option("--cores", type=int, default=None,
+              help=f"run each as a kernel on N cores (1..{MAX_CORES}, at most the profile's chip.cores)")
+@click.option("--blocks", type=int, default=None,
+              help=f"run each as a kernel of B blocks (1..{MAX_BLOCKS}) on the chip's cores (or --cores N)")
 @click.option("--jobs", type=int, default=None, help="local processes (default: the number of CPUs)")
 @click.option("--dask", "dask_address", metavar="ADDRESS", default=None,
               help="run on the Dask cluster whose scheduler is at ADDRESS (pip install vcore[cluster])")
@@ -451,17 +463,19 @@ class _SweepDefine(click.ParamType):
               help="write the rows to FILE.csv or FILE.json")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="draw total cycles against the first varied constant to FILE.png (pip install vcore[plot])")
-def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, dask_timeout, output, plot_path) -> None:
+def sweep_command(program_path, defines, profiles, cores, blocks, jobs, dask_address, dask_timeout, output,
+                  plot_path) -> None:
     """Run a program for every combination of -D values and profiles; one row per run (the values,
     the profile, total cycles, each pipe's busy cycles, the verdict; a failed run's error). The
-    program's own DEFINE, LOAD, PROFILE and RUN --cores comment lines apply to every run (a swept
-    -D, --profile and --cores win)."""
+    program's own DEFINE, LOAD, PROFILE and RUN --cores and --blocks comment lines apply to every run
+    (a swept -D, --profile, --cores and --blocks win)."""
     blob, own = _program_setup("sweep", program_path, {
-        "define": None, "load": None, "profile": None, "cores": None, "strict": "it has no --strict",
+        "define": None, "load": None, "profile": None, "cores": None, "blocks": None, "strict": "it has no --strict",
         "max_instructions": "it has no --max-instructions", "jobs": "it runs each kernel in one process",
-    }, defines, (), {"profile": "profiles", "cores": "cores"})
+    }, defines, (), {"profile": "profiles", "cores": "cores", "blocks": "blocks"})
     fixed = own.defines(())
     profiles, cores = own.value("profile", profiles), own.value("cores", cores)
+    blocks = own.value("blocks", blocks)
     names = [name for name, _ in defines]
     if len(set(names)) != len(names):
         _fail(f"vcore: error: -D {next(n for n in names if names.count(n) > 1)} is given twice: list its values once")
@@ -479,8 +493,10 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, da
                       for _, spec, data in own.loads({"ub": max(ub_sizes), "gm": DEFAULT_GM_SIZE}))
     if not defines and len(profile_names) == 1:
         _fail("vcore: error: nothing to sweep: give -D NAME=V1,V2,... or --profile A,B")
-    if cores is not None and not 1 <= cores <= MAX_CORES:
+    if cores is not None and not 1 <= cores <= (MAX_CORES if blocks is None else cores):
         _fail(f"vcore: error: --cores must be 1..{MAX_CORES}, not {cores}")
+    if blocks is not None and not 1 <= blocks <= MAX_BLOCKS:  # (a profile's chip.cores: its rows say)
+        _fail(f"vcore: error: --blocks must be 1..{MAX_BLOCKS}, not {blocks}")
     if jobs is not None and jobs < 1:
         _fail(f"vcore: error: --jobs must be at least 1, not {jobs}")
     if output is not None and Path(output).suffix.lower() not in (".csv", ".json"):
@@ -506,7 +522,7 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, da
     interrupted = False
     try:
         rows = sweep.sweep(text, program_path, list(defines), profile_names, cores, jobs, dask_address, done, fixed,
-                           own_loads, dask_timeout)
+                           own_loads, dask_timeout, blocks)
     except sweep.DaskError as err:
         _fail(f"vcore: error: --dask {dask_address}: {err}")
     except sweep.Interrupted as stop:  # Ctrl-C: the rows finished are kept

@@ -14,7 +14,8 @@ import attrs
 from assembler import AsmError, parse_define
 from assembler.preprocess import read_source
 from emulator import Fault, ProfileError, ProgramError, load_profile
-from emulator.kernel.cores import Kernel, load
+from emulator.kernel.cores import MAX_CORES, Kernel, load
+from emulator.kernel.launch import MAX_BLOCKS, Launch, LaunchError
 from vcore.loading import LoadError, read_program_file
 from vcore.specs import SpecError, parse_load, read_load
 
@@ -23,7 +24,7 @@ _DEFINE = re.compile(r"^\s*(?:;|//)\s*DEFINE\s+(?P<define>\S.*?)\s*$")
 _LOAD = re.compile(r"^\s*(?:;|//)\s*LOAD\s+(?P<target>\S+?)\s*=\s*(?P<file>\S+)\s*$")
 _RUN = re.compile(r"^\s*(?:;|//)\s*RUN\s+(?P<options>-.*?)\s*$")
 _PROFILE = re.compile(r"^\s*(?:;|//)\s*PROFILE\s+(?P<name>\S+)\s*$", re.IGNORECASE)
-_NUMBER_OPTIONS = {"--max-instructions": "max_instructions", "--cores": "cores", "--jobs": "jobs"}
+_NUMBER_OPTIONS = {"--max-instructions": "max_instructions", "--cores": "cores", "--blocks": "blocks", "--jobs": "jobs"}
 
 
 class InlineError(Exception):
@@ -34,7 +35,7 @@ class InlineError(Exception):
 class SetupLine:
     """One thing a setup line asks, with its place: ``option`` is ``define NAME``, ``load SPACE:ADDR``
     (``load ?`` for a target that does not parse), ``profile``, ``strict``, ``max_instructions``,
-    ``cores`` or ``jobs``; ``text`` the line's words (``; DEFINE TILE=64``, ``; RUN --cores 8``)."""
+    ``cores``, ``blocks`` or ``jobs``; ``text`` the line's words (``; DEFINE TILE=64``, ``; RUN --cores 8``)."""
 
     option: str
     where: str      # FILE:LINE
@@ -55,9 +56,20 @@ class Setup:
     strict: bool = False
     max_instructions: int | None = None
     cores: int | None = None
+    blocks: int | None = None
     jobs: int | None = None
     profile_where: str | None = None  # FILE:LINE of the PROFILE or RUN line that named it
     lines: list = attrs.field(factory=list)         # SetupLine, in the file's order (vcore run says what it applied)
+
+    def used_cores(self) -> int:
+        """The cores the run has (``ub<K>`` names K of them): N for --cores N, the launch's for
+        --blocks B (at most the profile's chip.cores), 1 for a run on one core."""
+        if self.blocks is None:
+            return self.cores or 1
+        try:
+            return Launch.of(load_profile(self.profile), self.cores, self.blocks).cores
+        except (ProfileError, LaunchError):  # the run itself says what is wrong
+            return self.cores or 1
 
     def limits(self) -> dict:
         return {"strict": self.strict, **({} if self.max_instructions is None
@@ -130,29 +142,32 @@ def _run_options(where: str, text: str, setup: Setup) -> None:
                     value = int(words[i], 0)
                 except ValueError:
                     raise InlineError(f"{where}: RUN {word} {words[i]}: not a number") from None
-                if (word == "--cores" and not 1 <= value <= 64) or value < 1:
+                if (word == "--cores" and not 1 <= value <= MAX_CORES) or \
+                        (word == "--blocks" and not 1 <= value <= MAX_BLOCKS) or value < 1:
                     raise InlineError(f"{where}: RUN {word} {value}: out of range")
                 setattr(setup, _NUMBER_OPTIONS[word], value)
         else:
-            raise InlineError(f"{where}: RUN takes --profile NAME, --strict, --max-instructions N, --cores N "
-                              f"and --jobs J, not '{word}'")
+            raise InlineError(f"{where}: RUN takes --profile NAME, --strict, --max-instructions N, --cores N, "
+                              f"--blocks B and --jobs J, not '{word}'")
         i += 1
 
 
 def build(setup: Setup):
-    """The program assembled with its DEFINEs, on a Machine (or a kernel of RUN --cores N, seen through
-    the same methods: write, run, read, s, races, report), with its LOAD files in memory."""
+    """The program assembled with its DEFINEs, on a Machine (or a kernel of RUN --cores N or --blocks B,
+    seen through the same methods: write, run, read, s, races, report), with its LOAD files in memory."""
     try:
         profile = load_profile(setup.profile)
     except ProfileError as err:
         raise InlineError(f"{setup.profile_where or setup.path}: {err}") from None
     try:
         program = read_program_file(setup.path, setup.defines)
-        machine = load(program, profile, setup.cores, jobs=setup.jobs)
-        if setup.cores is not None:
+        machine = load(program, profile, setup.cores, jobs=setup.jobs, blocks=setup.blocks)
+        if setup.cores is not None or setup.blocks is not None:
             machine = KernelView(machine)
     except (ProgramError, AsmError, LoadError) as err:  # e.g. register instructions on a2: refused before the run
         raise InlineError(str(err)) from None
+    except LaunchError as err:  # a launch the profile's chip cannot make (RUN --cores 64 on the a2)
+        raise InlineError(f"{setup.path}: {err}") from None
     for where, target, file in setup.loads:
         try:
             spec = parse_load(f"{target}={setup.path.parent / file}")
@@ -164,7 +179,7 @@ def build(setup: Setup):
 
 
 class KernelView:
-    """A kernel (RUN --cores N) seen as the checks see a machine: core 0's S, races by kind."""
+    """A kernel (RUN --cores N, --blocks B) seen as the checks see a machine: core 0's S, races by kind."""
 
     def __init__(self, kernel: Kernel) -> None:
         self.kernel = kernel

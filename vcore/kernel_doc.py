@@ -48,6 +48,8 @@ def _command(path: Path, setup) -> str:
         words.append(f"--profile {setup.profile}")
     if setup.cores:
         words.append(f"--cores {setup.cores}")
+    if setup.blocks:
+        words.append(f"--blocks {setup.blocks}")
     words += [f"-D {name}={value}" for name, value in setup.defines.items()]
     words += [f"--load {target}={(path.parent / file).relative_to(ROOT)}" for _, target, file in setup.loads]
     return " ".join(words)
@@ -65,7 +67,7 @@ def render() -> str:
         sample = m.group("sample") if (m := _SAMPLE.search(text)) else "-"
         verdict = report.verdict()
         bound = verdict.removeprefix(f"slowest core {report.slowest_core}: ").removeprefix("bound by ").split(" ")[0]
-        rows.append(f"| [{path.stem}](#{path.stem}) | {title} | {setup.cores or 1} | {report.profile} | "
+        rows.append(f"| [{path.stem}](#{path.stem}) | {title} | {report.cores or 1} | {report.profile} | "
                     f"{report.total_cycles} | {report.time_us:.3f} | {bound} |")
         sections.append(f"## {path.stem}\n\n{title}. Sample: `{sample}`.\n\n```console\n$ {_command(path, setup)}\n"
                         f"{report.to_text()}```\n")

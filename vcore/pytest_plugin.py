@@ -13,8 +13,9 @@ Lines of a program (comments, so the program still assembles):
     ; LOAD gm:0x0 = x.npy                           copy a file (relative to the program) into
                                                     memory before the run (--load's SPACE:ADDR[:TYPE])
     ; RUN --profile a2 --strict                     run options (--profile, --strict, --max-instructions,
-                                                    --cores N, --jobs J; with --cores, EXPECT ub<K>:...
-                                                    reads core K's UB and EXPECT Sn core 0's register)
+                                                    --cores N, --blocks B, --jobs J; in a kernel, EXPECT
+                                                    ub<K>:... reads core K's UB and EXPECT Sn core 0's
+                                                    register, each as its last block left them)
     ; EXPECT gm:0x1000:f32:4096 ~= golden.npy rtol=1e-4 atol=1e-5
                                                     memory against a .npy array within a tolerance
                                                     (|got - want| <= atol + rtol * |want|; NaN = NaN);
@@ -102,7 +103,7 @@ class ProgramItem(pytest.Item):
             setup = read_setup(self.path, text)
         except InlineError as err:
             raise ProgramFailure(str(err)) from None
-        cores = setup.cores or 1
+        cores = setup.used_cores()
         checks, faults, races = [], [], set()
         for lineno, line in enumerate(text.splitlines(), start=1):
             where = f"{self.path}:{lineno}"

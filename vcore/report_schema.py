@@ -50,6 +50,7 @@ _INSTRUCTION = _object("An instruction a race names.", {
     "pipe": {"type": "string"},
     "text": {"type": "string"},
 }, {"core": _count("the core that ran it (races between cores, and a kernel's races inside one core)"),
+    "block": _count("the block that ran it (a kernel launched with --blocks)"),
     "where": {"type": "string", "description": "line N or pc 0xNNNN"}})
 
 SCHEMA = {
@@ -65,7 +66,7 @@ SCHEMA = {
     "properties": {
         "schema": {"const": SCHEMA_NAME},
         "profile": {"type": "string", "description": "the profile's name: 950, a2, or a TOML file's"},
-        "total_cycles": _count("the run's cycles (a kernel: its slowest core's plus the launch)"),
+        "total_cycles": _count("the run's cycles (a kernel: the launch, then the end of its last block)"),
         "time_us": {"type": "number", "minimum": 0, "description": "total cycles at the profile's clock"},
         "instructions": _count("instructions run (summed over cores)"),
         "fast_loop_instructions": _count("of those, the ones run in hardware loops in closed form (docs/timing.md, "
@@ -85,10 +86,15 @@ SCHEMA = {
                 "space": {"type": "string", "description": "ub or gm"},
                 "start": _count("first byte"),
                 "end": _count("byte after the last"),
-                "count": {"type": "integer", "minimum": 1, "description": "times it happened"},
+                "count": {"type": "integer", "minimum": 1, "description": (
+                    "times it happened (a race between blocks of a launch of more blocks than cores: the blocks "
+                    "that took part)")},
                 "latent": {"type": "boolean", "description": "true when the two did not overlap in this run"},
             }, {"cores": {"type": "array", "items": _count("a core"), "description": "a race between cores"},
-                "core": _count("the core it happened in (a kernel's race inside one core)")})},
+                "blocks": {"type": "array", "items": _count("a block"),
+                           "description": "a race between blocks (a kernel launched with --blocks)"},
+                "core": _count("the core it happened in (a kernel's race inside one core)"),
+                "block": _count("the block it happened in (a kernel's race inside one block)")})},
         "per_pc": {"type": "array", "description": "one entry per static instruction that ran", "items": _object(
             "What one static instruction did over the run.", {
                 "pc": _count("its byte offset in the program's text"),
@@ -107,17 +113,24 @@ SCHEMA = {
         "dumps": {"type": "object", "description": "each --dump, by its spec: the values", "additionalProperties": {
             "type": "array", "items": {"anyOf": [{"type": "number"}, {"enum": ["nan", "inf", "-inf"]}]}}},
         "verdict": {"type": "string", "description": "one line: which pipe bounds the run, and why"},
-        "cores": {"type": "integer", "minimum": 1, "description": "a kernel's cores (run --cores N)"},
-        "launch_cycles": _count("a kernel's launch cost"),
+        "cores": {"type": "integer", "minimum": 1, "description": "a kernel's cores (run --cores N), the cores used"},
+        "blocks": {"type": "integer", "minimum": 1,
+                   "description": "a kernel's blocks (run --blocks B; --cores N alone: N)"},
+        "launch_cycles": _count("a kernel's launch cost: chip.launch + chip.launch_per_block * blocks"),
         "per_core": {"type": "array", "description": "a kernel: one entry per core", "items": _object(
             "One core of a kernel.", {
-                "core": _count("its block index"),
-                "total_cycles": _count("its cycles"),
+                "core": _count("its number (its block's index when each core runs one block)"),
+                "total_cycles": _count("its cycles: the end of its last block"),
                 "instructions": _count("its instructions"),
                 "pipes": {"type": "object", "additionalProperties": {"$ref": "#/$defs/pipe"}},
                 "stalls": {"$ref": "#/$defs/stalls"},
                 "verdict": {"type": "string"},
-            })},
+            }, {"blocks": {"type": "array", "description": "the blocks it ran, in order", "items": _object(
+                "A block and when it ran, in cycles after the launch.", {
+                    "block": _count("its BLOCKIDX"),
+                    "start": _count("the cycle it started"),
+                    "end": _count("the cycle it ended"),
+                })}})},
         "warnings": {"type": "array", "items": {"type": "string"}},
         "fault": _object("How a run that did not end cleanly stopped.", {
             "kind": {"type": "string", "description": "fault, limit, deadlock, race or interrupt"},

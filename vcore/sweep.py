@@ -25,6 +25,7 @@ from multiprocessing.connection import wait
 from assembler import AsmError, assemble
 from emulator import Fault, ProfileError, ProgramError, load_profile
 from emulator.kernel.cores import load
+from emulator.kernel.launch import LaunchError
 from emulator.kernel.processes import StopRequest, context, die_with_parent
 
 PIPES = ("S", "V", "MTE2", "MTE3")
@@ -52,22 +53,23 @@ def combinations(defines: list[tuple[str, list[int]]], profiles: list[str]) -> l
 
 
 def run_one(text: str, path: str, defines: dict, profile: str, cores: int | None, fixed: dict | None = None,
-            loads: tuple = ()) -> dict:
+            loads: tuple = (), blocks: int | None = None) -> dict:
     """One run of the sweep as a row: the -D values, the profile, the cycles, each pipe's busy
     cycles, the verdict, and the error (empty for a clean run). ``fixed``: constants every run
     takes (the program's own ; DEFINE lines), under the swept ones; ``loads``: (space, addr, bytes)
-    written before the run (its ; LOAD lines)."""
+    written before the run (its ; LOAD lines); ``cores`` and ``blocks``: the kernel (run's --cores,
+    --blocks), a row with an error where the profile's chip cannot launch it."""
 
     row = _row(defines, profile)
     try:
         program = assemble(text, path, {**(fixed or {}), **defines})
         prof = load_profile(profile)
-        machine = load(program, prof, cores, jobs=1)
+        machine = load(program, prof, cores, jobs=1, blocks=blocks)
         for space, addr, data in loads:
             machine.write(space, addr, data)
         result = machine.run()
         report = machine.report()
-    except (AsmError, ProfileError, ProgramError, Fault) as err:
+    except (AsmError, ProfileError, ProgramError, Fault, LaunchError) as err:
         row["error"] = str(err).splitlines()[0]
         return row
     row["total_cycles"] = report.total_cycles
@@ -291,11 +293,13 @@ def _check_workers(client, address: str, timeout: float) -> None:
 
 def sweep(text: str, path: str, defines: list[tuple[str, list[int]]], profiles: list[str], cores: int | None,
           jobs: int | None = None, dask: str | None = None, done: Callable[[int], None] = lambda n: None,
-          fixed: dict | None = None, loads: tuple = (), dask_timeout: float = DASK_TIMEOUT) -> list[dict]:
-    """Every row of the sweep, in the order of ``combinations`` (``fixed`` and ``loads``: see run_one).
-    Ctrl-C raises ``Interrupted`` with the rows finished; a Dask cluster that cannot run it raises
-    ``DaskError``."""
-    tasks = [(text, path, c["defines"], c["profile"], cores, fixed, loads) for c in combinations(defines, profiles)]
+          fixed: dict | None = None, loads: tuple = (), dask_timeout: float = DASK_TIMEOUT,
+          blocks: int | None = None) -> list[dict]:
+    """Every row of the sweep, in the order of ``combinations`` (``fixed``, ``loads`` and ``blocks``: see
+    run_one). Ctrl-C raises ``Interrupted`` with the rows finished; a Dask cluster that cannot run it
+    raises ``DaskError``."""
+    tasks = [(text, path, c["defines"], c["profile"], cores, fixed, loads, blocks)
+             for c in combinations(defines, profiles)]
     if dask is not None:
         return _dask(tasks, dask, done, dask_timeout)
     return _local(tasks, max(1, min(jobs or os.cpu_count() or 1, len(tasks))), done)

@@ -1,12 +1,15 @@
-"""A kernel: N cores run one program, each a ``Machine`` with its own UB, registers and pipes; GM is
-shared, and a core sees another core's GM writes only across a SYNCALL.
+"""A kernel: its blocks run one program, each a ``Machine`` with its own UB, registers and pipes; GM
+is shared, and a block sees another block's GM writes only across a SYNCALL.
 
-The run goes phase by phase, a phase being the stretch between two SYNCALLs. In a phase each core
-runs on its own, on GM as it was when the phase began plus its own writes; at the SYNCALL the
-kernel merges every core's writes into GM (``emulator.kernel.gm_merge``), names the races between cores
-of the phase, and releases every core at the last arrival plus ``chip.syncall``. A core's phase
-depends only on its own state and on GM at the phase's start, so the cores can run in any number
-of processes (``jobs``) and the result is the same for every number.
+With no more blocks than cores (``--cores N``, or ``--blocks B`` on at least B cores), each block
+has its core, and the run goes phase by phase, a phase being the stretch between two SYNCALLs. In a
+phase each core runs on its own, on GM as it was when the phase began plus its own writes; at the
+SYNCALL the kernel merges every core's writes into GM (``emulator.kernel.gm_merge``), names the
+races between cores of the phase, and releases every core at the last arrival plus
+``chip.syncall``. A core's phase depends only on its own state and on GM at the phase's start, so
+the cores can run in any number of processes (``jobs``) and the result is the same for every number.
+More blocks than cores run in rounds (``emulator.kernel.blocks``); the launch itself, its schedule
+and its cost, is ``emulator.kernel.launch``.
 
 Worker processes die with the process that started them (``emulator.kernel.processes``). Ctrl-C stops
 every core where it is: the run ends with an ``interrupt`` fault, each core's report as far as it got.
@@ -14,17 +17,18 @@ every core where it is: the run ends with an ``interrupt`` fault, each core's re
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
-import traceback
 
 import numpy as np
-from attrs import define, field, frozen
+from attrs import frozen
 
 from emulator.faults import Fault
+from emulator.kernel.block_races import race_text as block_race_text
+from emulator.kernel.blocks import BlockGroup, Rounds
 from emulator.kernel.gm_merge import Accesses, Writes, apply_writes, between_cores, merge_writes
-from emulator.kernel.processes import StopRequest, context, die_with_parent
+from emulator.kernel.launch import CoreEnd, KernelResult, Launch, kernel_fault
+from emulator.kernel.processes import StopRequest, call_groups, close_groups, pids, start_groups
 from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS, Machine
 from emulator.memory_data import memory_bytes, type_named
 from emulator.profiles.profile import Profile
@@ -32,7 +36,7 @@ from emulator.report import Report, race_messages
 from emulator.result import STALL_CAUSES, PipeEntry
 from isa.program import Program
 
-MAX_CORES = 64
+MAX_CORES = 64  # the most cores a command line can name before the profile is known (the 950's chip.cores)
 
 
 @frozen
@@ -47,17 +51,6 @@ class CoreOutcome:
     writes: Writes
     fault: str | None = None
     fault_kind: str | None = None
-
-
-@frozen
-class CoreEnd:
-    """A core's report once the kernel has ended, the warnings it gave, its UB and S registers."""
-
-    core: int
-    report: Report
-    warnings: tuple
-    ub: np.ndarray
-    s: tuple
 
 
 class CoreGroup:
@@ -143,89 +136,29 @@ class CoreGroup:
         return ends
 
 
-def _serve(conn, args, parent: int) -> None:
-    """A worker process: builds its CoreGroup, then answers the kernel's calls until told to stop.
-    It dies with the kernel's process (``parent``); Ctrl-C stops its cores (the kernel's process
-    passes its own on)."""
-    die_with_parent(parent)
-    with StopRequest().installed(worker=True) as stop:
-        try:
-            group = CoreGroup(*args, stop=stop)
-            conn.send(("ok", None))
-        except BaseException:  # reported to the parent, which raises
-            conn.send(("error", traceback.format_exc()))
-            return
-        while True:
-            try:
-                name, call_args = conn.recv()
-            except EOFError:  # the kernel's process has closed its end: nothing more to do
-                return
-            if name == "stop":
-                return
-            try:
-                conn.send(("ok", getattr(group, name)(*call_args)))
-            except BaseException:
-                conn.send(("error", traceback.format_exc()))
-
-
-class _Remote:
-    """A CoreGroup in another process, called the same way as a local one."""
-
-    def __init__(self, context, args) -> None:
-        self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, args, os.getpid()), daemon=True)
-        self.process.start()
-        child.close()
-
-    def _answer(self):
-        status, value = self.conn.recv()
-        if status == "error":
-            raise RuntimeError(f"a kernel worker process failed:\n{value}")
-        return value
-
-    def send(self, name: str, *args) -> None:
-        self.conn.send((name, args))
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):  # the worker is gone already
-            self.conn.send(("stop", ()))
-        self.process.join(timeout=5)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join()
-
-
 def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-@define
-class KernelResult:
-    """How the kernel ended: its fault (None for a clean end), the races between cores, its cycles."""
-
-    fault: Fault | None = None
-    total_cycles: int = 0
-    races: list = field(factory=list)  # race records (JSON form) between cores
-    warnings: list = field(factory=list)  # warning lines, each core's and the kernel's
-    phases: int = 0
-
-
 class Kernel:
-    """``cores`` copies of one program, one per core, run as a kernel (CONTRACT section 8)."""
+    """One program launched as a kernel (CONTRACT sections 8 and 14): ``cores`` blocks, one a core, or
+    ``blocks`` blocks on at most ``cores`` cores (default ``chip.cores``)."""
 
-    def __init__(self, program: Program, profile: Profile, cores: int, gm_size: int = DEFAULT_GM_SIZE,
-                 jobs: int | None = None) -> None:
-        if not 1 <= cores <= MAX_CORES:
-            raise ValueError(f"--cores must be 1..{MAX_CORES}, not {cores}")
-        self.program, self.profile, self.cores, self.gm_size = program, profile, cores, gm_size
-        self.jobs = max(1, min(jobs or default_jobs(), cores))
-        # Core 0's machine, loaded but never run here: GM as the program's data sets it, and names
+    def __init__(self, program: Program, profile: Profile, cores: int | None = None, gm_size: int = DEFAULT_GM_SIZE,
+                 jobs: int | None = None, blocks: int | None = None) -> None:
+        self.launch = Launch.of(profile, cores, blocks)  # a ValueError for a launch the chip cannot make
+        self.launch.check(program)  # a ProgramError for a SYNCALL that could never be met
+        self.program, self.profile, self.cores, self.gm_size = program, profile, self.launch.cores, gm_size
+        self.blocks = self.launch.blocks
+        self.jobs = max(1, min(jobs or default_jobs(), self.blocks))
+        # Block 0's machine, loaded but never run here: GM as the program's data sets it, and names
         # of instructions for messages.
-        self.template = Machine(program, profile, gm_size, core=0, cores=cores)
+        self.template = Machine(program, profile, gm_size, core=0, cores=self.blocks)
         self.gm = self.template.gm
         self.loads: list = []
         self.result: KernelResult | None = None
         self.ends: list[CoreEnd] = []
+        self.rounds: Rounds | None = None  # a launch in rounds, once run
 
     def write(self, space: str, addr: int, values, type: str | None = None) -> None:
         """Write into GM, or into every core's UB, before the run: ``values`` as ``Machine.write``
@@ -236,77 +169,74 @@ class Kernel:
 
     def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, max_cycles: int | None = None,
             strict: bool = False, fast_loops: bool = True) -> KernelResult:
-        """Run every core to its end (or the kernel to its first fault); ``fast_loops`` as ``Machine.run``."""
+        """Run every block to its end (or the kernel to its first fault); ``fast_loops`` as ``Machine.run``."""
         limits = {"max_instructions": max_instructions, "max_cycles": max_cycles, "strict": strict,
                   "fast_loops": fast_loops}
-        shares = [tuple(range(k, self.cores, self.jobs)) for k in range(self.jobs)]
+        rounds = self.launch.in_rounds
         with StopRequest().installed() as stop, tempfile.TemporaryDirectory(prefix="vcore-gm-") as folder:
             image = os.path.join(folder, "gm")  # GM as the kernel starts: the program's data and loads
             self.gm.tofile(image)
-            args = [(self.program, self.profile, self.gm_size, share, self.cores, limits, image) for share in shares]
-            groups = self._start(args, stop)
+            if rounds:
+                ub_loads = [load for load in self.loads if load[0] != "gm"]
+                args = [(self.program, self.profile, self.gm_size, self.launch, limits, image, ub_loads)] * self.jobs
+                groups = start_groups(BlockGroup, args, stop)
+            else:
+                args = [(self.program, self.profile, self.gm_size, tuple(range(k, self.blocks, self.jobs)),
+                         self.blocks, limits, image) for k in range(self.jobs)]
+                groups = self._start(args, stop)
             try:
-                stop.forward = [g.process.pid for g in groups if isinstance(g, _Remote)]
+                stop.forward = pids(groups)
                 if stop.asked:  # Ctrl-C while they started
                     stop.pass_on()
-                for space, addr, data in self.loads:
-                    if space != "gm":  # (GM's are in the image)
-                        self._call(groups, "write", space, addr, data)
-                result = self._phases(groups, strict, stop)
-                self.ends = sorted((e for part in self._call(groups, "finish") for e in part),
-                                   key=lambda e: e.core)
+                if rounds:
+                    self.rounds = Rounds(self.launch, self.profile, self.template, self.gm)
+                    result = self.rounds.run(groups, stop, strict)
+                    self.ends = self.rounds.ends
+                else:
+                    result = self._in_phases(groups, strict, stop)
             finally:
                 stop.forward = []
-                for g in groups:
-                    if isinstance(g, _Remote):
-                        g.close()
-        for end in self.ends:
-            result.warnings[:0] = [w.replace("warning: ", f"warning: core {end.core}: ", 1) for w in end.warnings]
-        result.total_cycles = max(e.report.total_cycles for e in self.ends) + self.profile["chip"]["launch"]
+                close_groups(groups)
         self.result = result
         return result
 
-    def _start(self, args, stop: StopRequest) -> list:
-        if self.jobs == 1:
-            return [CoreGroup(*args[0], stop=stop)]
-        remotes: list[_Remote] = []
-        try:
-            for a in args:
-                remotes.append(_Remote(context(), a))
-            for r in remotes:
-                r._answer()
-        except BaseException:
-            for r in remotes:
-                r.close()
-            raise
-        return remotes
+    def _in_phases(self, groups, strict: bool, stop: StopRequest) -> KernelResult:
+        """One block a core: phase by phase to the end; each core's report, UB and S kept."""
+        for space, addr, data in self.loads:
+            if space != "gm":  # (GM's are in the image)
+                call_groups(groups, "write", space, addr, data)
+        result = self._phases(groups, strict, stop)
+        self.ends = sorted((e for part in call_groups(groups, "finish") for e in part), key=lambda e: e.core)
+        for end in self.ends:
+            result.warnings[:0] = [w.replace("warning: ", f"warning: core {end.core}: ", 1) for w in end.warnings]
+        result.total_cycles = max(e.report.total_cycles for e in self.ends) + self.launch.launch_cycles(self.profile)
+        return result
 
-    @staticmethod
-    def _call(groups, name: str, *args) -> list:
-        """Call every group (the remote ones all at once, then collect) and return their answers."""
-        for g in groups:
-            if isinstance(g, _Remote):
-                g.send(name, *args)
-        return [g._answer() if isinstance(g, _Remote) else getattr(g, name)(*args) for g in groups]
+    def _start(self, args, stop: StopRequest) -> list:
+        return start_groups(CoreGroup, args, stop)
 
     def _phases(self, groups, strict: bool, stop: StopRequest) -> KernelResult:
         result = KernelResult()
         release, delta, ended = None, None, {}
         seen: dict = {}
         while True:
-            outcomes = sorted((o for part in self._call(groups, "phase", release, delta, stop.asked)
+            outcomes = sorted((o for part in call_groups(groups, "phase", release, delta, stop.asked)
                                for o in part), key=lambda o: o.core)
             result.phases += 1
-            for race in between_cores(outcomes, self.template.who):
+            for found in between_cores(outcomes, self.template.who):
+                race = found
                 key = (race["kind"], race["first"]["pc"], race["second"]["pc"])
                 if key in seen:
                     seen[key]["count"] += race["count"]
                     continue
+                if self.launch.by_blocks:  # block k is core k's
+                    race = dict(race, first=dict(race["first"], block=race["first"]["core"]),
+                                second=dict(race["second"], block=race["second"]["core"]), blocks=race["cores"])
                 seen[key] = race
                 result.races.append(race)
-                message = race_text(race)
+                message = block_race_text(race, rounds=False) if self.launch.by_blocks else race_text(race)
                 if strict:
-                    result.fault = _kernel_fault(message, "race", self.template.where(race["second"]["pc"]))
+                    result.fault = kernel_fault(message, "race", self.template.where(race["second"]["pc"]))
                     return result
                 result.warnings.append(f"warning: {message}")
             delta = merge_writes([o.writes for o in outcomes])
@@ -325,7 +255,7 @@ class Kernel:
                 core, pc = next(iter(sorted(ended.items())))
                 w = waiting[0]
                 at = self.template.describe(pc) if self.template.is_instruction_start(pc) else "at the end"
-                result.fault = _kernel_fault(
+                result.fault = kernel_fault(
                     f"SYNCALL at {self.template.describe(w.pc)} waits forever: core {w.core} is there, but core "
                     f"{core} ended ({at}) "
                     f"without reaching it; every core must pass the same number of SYNCALLs", "deadlock",
@@ -357,6 +287,8 @@ class Kernel:
         a line per core (``per_core``)."""
         if self.result is None:
             raise RuntimeError("report() before run()")
+        if self.rounds is not None:
+            return self.rounds.report(self.result, dumps or {})
         reports = [e.report for e in self.ends]
         slowest = max(reports, key=lambda r: r.total_cycles)
         total = self.result.total_cycles
@@ -370,7 +302,8 @@ class Kernel:
         per_core = [{"core": e.core, "total_cycles": e.report.total_cycles, "instructions": e.report.instructions,
                      "pipes": {p: {"busy_cycles": x.busy_cycles, "instructions": x.instructions,
                                    "utilisation": round(x.utilisation, 4)} for p, x in e.report.pipes.items()},
-                     "stalls": dict(e.report.stalls), "verdict": e.report.verdict()} for e in self.ends]
+                     "stalls": dict(e.report.stalls), "verdict": e.report.verdict(),
+                     "blocks": [{"block": e.core, "start": 0, "end": e.report.total_cycles}]} for e in self.ends]
         fault = self.result.fault
         core_of = next(e.core for e in self.ends if e.report is slowest)
         return Report(slowest.profile, sum(r.instructions for r in reports), total, slowest.clock_ghz, pipes, stalls,
@@ -378,8 +311,8 @@ class Kernel:
                       None if fault is None else str(fault), None if fault is None else fault.kind,
                       [w.removeprefix("warning: ") for w in self.result.warnings],
                       cores=self.cores, per_core=per_core, slowest_core=core_of,
-                      launch=self.profile["chip"]["launch"], fast_loops=sum(r.fast_loops for r in reports),
-                      replayed=sum(r.replayed for r in reports))
+                      launch=self.launch.launch_cycles(self.profile), fast_loops=sum(r.fast_loops for r in reports),
+                      replayed=sum(r.replayed for r in reports), blocks=self.blocks)
 
 
 def race_text(race: dict) -> str:
@@ -396,17 +329,13 @@ def race_text(race: dict) -> str:
             f"sees another core's GM writes only after a SYNCALL; put one between the write and the read")
 
 
-def _kernel_fault(message: str, kind: str, where: str) -> Fault:
-    fault = Fault(message, kind)
-    fault.where = where
-    return fault
-
-
-__all__ = ["MAX_CORES", "Kernel", "KernelResult", "default_jobs", "race_text"]
+__all__ = ["MAX_CORES", "Kernel", "KernelResult", "default_jobs", "load", "race_text"]
 
 
 def load(program: Program, profile: Profile, cores: int | None = None, gm_size: int = DEFAULT_GM_SIZE,
-         jobs: int | None = None) -> Machine | Kernel:
-    """The program on one core (a Machine) or, with ``cores``, as a kernel of that many (run,
-    report, read and write alike)."""
-    return Machine(program, profile, gm_size) if cores is None else Kernel(program, profile, cores, gm_size, jobs)
+         jobs: int | None = None, blocks: int | None = None) -> Machine | Kernel:
+    """The program on one core (a Machine) or, with ``cores`` or ``blocks``, as a kernel (run, report,
+    read and write alike)."""
+    if cores is None and blocks is None:
+        return Machine(program, profile, gm_size)
+    return Kernel(program, profile, cores, gm_size, jobs, blocks)

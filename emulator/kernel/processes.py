@@ -1,6 +1,8 @@
-"""Worker processes of a multi-core run (``emulator.kernel.cores``) and of a sweep (``vcore.sweep``): each
-dies with the process that started it, whatever ends that one; and Ctrl-C (SIGINT) is a request to
-stop that a run answers with what it has done so far.
+"""Worker processes of a multi-core run (``emulator.kernel.cores``, ``emulator.kernel.blocks``) and of a
+sweep (``vcore.sweep``): each dies with the process that started it, whatever ends that one; and Ctrl-C
+(SIGINT) is a request to stop that a run answers with what it has done so far. A kernel's work is
+done by groups (of cores, or of blocks), each local or in a worker process (``Remote``), called
+the same way (``start_groups``, ``call_groups``).
 
 A worker asks the kernel for a parent-death signal (Linux ``prctl(PR_SET_PDEATHSIG)``): SIGKILL
 when its parent ends, even by SIGKILL. Where there is none, a thread of the worker watches its
@@ -17,6 +19,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 WATCH_EVERY = 0.5  # seconds between a watching thread's looks at its parent
@@ -97,4 +100,102 @@ class StopRequest:
             signal.signal(signal.SIGINT, current)
 
 
-__all__ = ["StopRequest", "context", "die_with_parent"]
+def serve(conn, factory, args, parent: int) -> None:
+    """A worker process: builds its group (``factory(*args, stop=...)``), then answers the kernel's
+    calls until told to stop. It dies with the kernel's process (``parent``); Ctrl-C stops its work
+    (the kernel's process passes its own on)."""
+    die_with_parent(parent)
+    with StopRequest().installed(worker=True) as stop:
+        try:
+            group = factory(*args, stop=stop)
+            conn.send(("ok", None))
+        except BaseException:  # reported to the parent, which raises
+            conn.send(("error", traceback.format_exc()))
+            return
+        while True:
+            try:
+                name, call_args = conn.recv()
+            except EOFError:  # the kernel's process has closed its end: nothing more to do
+                return
+            if name == "stop":
+                return
+            try:
+                conn.send(("ok", getattr(group, name)(*call_args)))
+            except BaseException:
+                conn.send(("error", traceback.format_exc()))
+
+
+class Remote:
+    """A group in another process, called the same way as a local one."""
+
+    def __init__(self, factory, args) -> None:
+        ctx = context()
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=serve, args=(child, factory, args, os.getpid()), daemon=True)
+        self.process.start()
+        child.close()
+
+    def answer(self):
+        status, value = self.conn.recv()
+        if status == "error":
+            raise RuntimeError(f"a kernel worker process failed:\n{value}")
+        return value
+
+    def send(self, name: str, *args) -> None:
+        self.conn.send((name, args))
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):  # the worker is gone already
+            self.conn.send(("stop", ()))
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
+def start_groups(factory, args: list, stop: StopRequest) -> list:
+    """One group for each of ``args``: built here when there is one, else each in its own process."""
+    if len(args) == 1:
+        return [factory(*args[0], stop=stop)]
+    remotes: list[Remote] = []
+    try:
+        for a in args:
+            remotes.append(Remote(factory, a))
+        for r in remotes:
+            r.answer()
+    except BaseException:
+        for r in remotes:
+            r.close()
+        raise
+    return remotes
+
+
+def call_groups(groups: list, name: str, *args) -> list:
+    """Call every group (the remote ones all at once, then collect) and return their answers."""
+    for g in groups:
+        if isinstance(g, Remote):
+            g.send(name, *args)
+    return [g.answer() if isinstance(g, Remote) else getattr(g, name)(*args) for g in groups]
+
+
+def call_each(groups: list, name: str, args: list[tuple]) -> list:
+    """Call each group with its own arguments (``args[k]`` for group k), as ``call_groups`` does."""
+    for g, a in zip(groups, args, strict=True):
+        if isinstance(g, Remote):
+            g.send(name, *a)
+    return [g.answer() if isinstance(g, Remote) else getattr(g, name)(*a) for g, a in zip(groups, args, strict=True)]
+
+
+def close_groups(groups: list) -> None:
+    for g in groups:
+        if isinstance(g, Remote):
+            g.close()
+
+
+def pids(groups: list) -> list[int]:
+    """The worker processes of ``groups`` (those that run elsewhere)."""
+    return [g.process.pid for g in groups if isinstance(g, Remote)]
+
+
+__all__ = ["Remote", "StopRequest", "call_each", "call_groups", "close_groups", "context", "die_with_parent", "pids",
+           "serve", "start_groups"]

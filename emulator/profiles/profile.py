@@ -119,6 +119,8 @@ def check_table(table: dict, origin: str) -> None:
         raise ProfileError(f"{origin}: banks.kind must be one of {', '.join(BANK_KINDS)}")
     if table["banks"]["beats"] not in (1, 2, 4, 8):
         raise ProfileError(f"{origin}: banks.beats must be 1, 2, 4 or 8")
+    if table["chip"]["cores"] < 1:
+        raise ProfileError(f"{origin}: chip.cores must be at least 1")
     for key in ("issue_width", "register_writes", "ub_reads"):
         if table["register"][key] < 1:
             raise ProfileError(f"{origin}: register.{key} must be at least 1")

@@ -961,8 +961,21 @@ DIST_MODES = [
           4, 0x18, "VLD dist=dintlv_b8", "UB"),
 ]
 
+# -- blocks beyond the chip's cores (CONTRACT 14): --blocks B and the SYNCALL it refuses. The refusal's text
+# is vcore's own (the contract asks for exit 2 at SYNCALL's line, and gives no words) --
+BLOCKS = [
+    asm_error("blocks-syncall-beyond-the-cores", "    MOV S1, BLOCKIDX\n    SYNCALL\n    HALT\n", 2, 5,
+              "SYNCALL in a launch of 3 blocks on 2 cores: the barrier could never be met",
+              args=("--blocks", "3", "--cores", "2")),
+    usage("blocks-0", run_ok("--blocks", "0"), "--blocks must be 1..65535"),
+    usage("blocks-65536", run_ok("--blocks", "65536"), "--blocks must be 1..65535"),
+    usage("blocks-with-trace", run_ok("--blocks", "4", "--trace", "t.json"), "--trace", "--blocks"),
+    usage("blocks-cores-beyond-the-a2-chip", run_ok("--cores", "49", "--profile", "a2"), "--cores must be 1..48"),
+    usage("blocks-dump-past-the-cores-used", run_ok("--blocks", "70", "--dump", "ub64:0x0:u32:1"), "ub64"),
+]
+
 CASES = [*ASSEMBLER, *RANGES, *FAULTS, *FILES, *LOADS, *DUMPS, *PROFILES, *OPTIONS, *REGISTER_REARRANGEMENT,
-         *TRANSPOSES, *COMPACTION_SORT, *DIST_MODES]
+         *TRANSPOSES, *COMPACTION_SORT, *DIST_MODES, *BLOCKS]
 PARAMS = [pytest.param(case, id=case.id, marks=case.marks) for case in CASES]
 
 

@@ -74,4 +74,5 @@ def test_define_load_run_and_close_expectations(tmp_path):
     assert ("1 of 4 elements of ub:0x100:f32:4 differ from golden.npy (rtol=0.0, atol=1e-06); the worst, "
             "element 3: 8.0, expected 8.0001") in out, out
     assert "a2 profile has no vector functions" in out, out
-    assert "RUN takes --profile NAME, --strict, --max-instructions N, --cores N and --jobs J, not '--fast'" in out, out
+    assert ("RUN takes --profile NAME, --strict, --max-instructions N, --cores N, --blocks B and --jobs J, not '--fast'"
+            in out), out

@@ -18,6 +18,7 @@ from vcore.cli import main
 
 P950 = load_profile("950")
 LAUNCH, SYNCALL = P950["chip"]["launch"], P950["chip"]["syncall"]   # 3585 and 200
+PER_BLOCK = P950["chip"]["launch_per_block"]   # 18: the launch grows with the blocks (section 14)
 
 
 def kernel(text: str, cores: int, jobs: int = 1, profile=P950) -> Kernel:
@@ -66,7 +67,9 @@ def test_the_kernel_takes_its_slowest_core_plus_the_launch():
     k = kernel(COUNTDOWN, 4)
     report = k.report().to_json()
     assert [c["total_cycles"] for c in report["per_core"]] == [3, 6, 9, 12]
-    assert report["total_cycles"] == 12 + LAUNCH == 3597
+    assert report["total_cycles"] == 12 + LAUNCH + 4 * PER_BLOCK == 3669   # --cores 4 is 4 blocks
+    assert report["launch_cycles"] == LAUNCH + 4 * PER_BLOCK and report["blocks"] == 4
+    assert [c["blocks"] for c in report["per_core"]] == [[{"block": c, "start": 0, "end": 3 * c + 3}] for c in range(4)]
     assert report["cores"] == 4 and [c["core"] for c in report["per_core"]] == [0, 1, 2, 3]
     assert report["pipes"]["S"]["instructions"] == sum(3 * c + 3 for c in range(4))   # every core's, summed
     assert "slowest core 3" in report["verdict"]
@@ -84,7 +87,7 @@ def test_syncall_releases_every_core_at_the_last_arrival_plus_its_cost():
     release = 3 * 4 - 1 + SYNCALL
     assert [c["total_cycles"] for c in report["per_core"]] == [release + 3] * 4
     assert [c["stalls"]["syncall"] for c in report["per_core"]] == [release - (3 * c + 2) for c in range(4)]
-    assert report["total_cycles"] == release + 3 + LAUNCH
+    assert report["total_cycles"] == release + 3 + LAUNCH + 4 * PER_BLOCK
     assert report["stalls"]["syncall"] == sum(release - (3 * c + 2) for c in range(4))
 
 
@@ -281,7 +284,7 @@ def test_the_command_line_runs_a_kernel_and_dumps_each_cores_ub(tmp_path):
     (("--cores", "0"), "--cores must be 1..64, not 0"),
     (("--cores", "65"), "--cores must be 1..64, not 65"),
     (("--cores", "2", "--jobs", "0"), "--jobs must be at least 1"),
-    (("--jobs", "2"), "give --cores N too"),
+    (("--jobs", "2"), "give --cores N or --blocks B too"),
     (("--cores", "2", "--dump", "ub2:0x0:f32:1"), "core 2 does not exist"),
 ])
 def test_bad_kernel_options_are_one_clear_message(args, message, tmp_path):
