@@ -1,6 +1,6 @@
 """--blocks B (CONTRACT section 14) wherever a kernel's --cores N is taken: vcore run's own ; RUN line,
 the pytest plugin's ; RUN, vcore sweep, and the Python API's load_kernel. Cycles worked out by hand
-from the 950 profile's chip keys (launch 3585, launch_per_block 18, block_switch 83)."""
+from the 950 profile's chip keys (launch 1073, launch_per_block 1, block_switch 83)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ loop:
 
 def _kernel_total(blocks_on_core0: int, d: int, blocks: int) -> int:
     """Equal blocks of d cycles on two cores: core 0 runs blocks 0, 2, 4, ... one after the other."""
-    return 3585 + 18 * blocks + blocks_on_core0 * d + (blocks_on_core0 - 1) * 83
+    return 1073 + 1 * blocks + blocks_on_core0 * d + (blocks_on_core0 - 1) * 83
 
 
 def test_sweep_runs_each_combination_as_a_launch_of_blocks(tmp_path):
@@ -37,8 +37,8 @@ def test_sweep_runs_each_combination_as_a_launch_of_blocks(tmp_path):
                                   str(tmp_path / "rows.json"), "--jobs", "1"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     rows = json.loads((tmp_path / "rows.json").read_text())
-    # N = 1: blocks of 4 cycles; block 2 on core 0 at 4 + 83: 3585 + 54 + 4 + 83 + 4 = 3730. N = 5: 12.
-    assert [row["total_cycles"] for row in rows] == [_kernel_total(2, 4, 3), _kernel_total(2, 12, 3)] == [3730, 3746]
+    # N = 1: blocks of 4 cycles; block 2 on core 0 at 4 + 83: 1073 + 3 + 4 + 83 + 4 = 1167. N = 5: 12.
+    assert [row["total_cycles"] for row in rows] == [_kernel_total(2, 4, 3), _kernel_total(2, 12, 3)] == [1167, 1183]
 
 
 def test_a_sweep_row_says_when_a_profiles_chip_has_too_few_cores(tmp_path):
@@ -58,7 +58,7 @@ def test_run_applies_the_programs_own_run_blocks_line(tmp_path):
     assert r.exit_code == 0, r.output
     assert "applied the program's ; RUN --blocks 5" in r.stderr
     report = json.loads(r.stdout)
-    assert report["blocks"] == 5 and report["total_cycles"] == _kernel_total(3, 4, 5) == 3585 + 90 + 12 + 166
+    assert report["blocks"] == 5 and report["total_cycles"] == _kernel_total(3, 4, 5) == 1073 + 5 + 12 + 166
 
 
 def test_the_api_loads_a_kernel_of_blocks(tmp_path):

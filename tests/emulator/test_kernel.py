@@ -17,7 +17,7 @@ from emulator.kernel.cores import Kernel
 from vcore.cli import main
 
 P950 = load_profile("950")
-LAUNCH, SYNCALL = P950["chip"]["launch"], P950["chip"]["syncall"]   # 3585 and 200
+LAUNCH, SYNCALL = P950["chip"]["launch"], P950["chip"]["syncall"]   # 1073 and 200
 PER_BLOCK = P950["chip"]["launch_per_block"]   # 18: the launch grows with the blocks (section 14)
 
 
@@ -67,7 +67,7 @@ def test_the_kernel_takes_its_slowest_core_plus_the_launch():
     k = kernel(COUNTDOWN, 4)
     report = k.report().to_json()
     assert [c["total_cycles"] for c in report["per_core"]] == [3, 6, 9, 12]
-    assert report["total_cycles"] == 12 + LAUNCH + 4 * PER_BLOCK == 3669   # --cores 4 is 4 blocks
+    assert report["total_cycles"] == 12 + LAUNCH + 4 * PER_BLOCK == 1089   # --cores 4 is 4 blocks
     assert report["launch_cycles"] == LAUNCH + 4 * PER_BLOCK and report["blocks"] == 4
     assert [c["blocks"] for c in report["per_core"]] == [[{"block": c, "start": 0, "end": 3 * c + 3}] for c in range(4)]
     assert report["cores"] == 4 and [c["core"] for c in report["per_core"]] == [0, 1, 2, 3]

@@ -19,7 +19,7 @@ from vcore.report_schema import validate
 
 P950, PA2 = load_profile("950"), load_profile("a2")
 CHIP = P950["chip"]
-LAUNCH, PER_BLOCK, SWITCH = CHIP["launch"], CHIP["launch_per_block"], CHIP["block_switch"]  # 3585, 18, 83
+LAUNCH, PER_BLOCK, SWITCH = CHIP["launch"], CHIP["launch_per_block"], CHIP["block_switch"]  # 1073, 1, 83
 
 
 def kernel(text: str, blocks: int, cores: int | None = None, jobs: int = 1, profile=P950) -> Kernel:
@@ -51,17 +51,17 @@ def test_five_blocks_on_two_cores_worked_out_by_hand():
     # Blocks take 3, 6, 9, 12, 15 cycles. Blocks 0 and 1 start at 0 on cores 0 and 1 and end at 3 and
     # 6. Block 2 takes the first core free, core 0 at 3: it starts at 3 + 83 = 86 and ends at 95.
     # Block 3: core 1, free at 6: 89..101. Block 4: core 0, free at 95: 178..193. The last block ends
-    # at 193: the kernel takes 3585 + 18 * 5 + 193 = 3868 cycles.
+    # at 193: the kernel takes 1073 + 1 * 5 + 193 = 1271 cycles.
     report = kernel(COUNTDOWN, 5, cores=2).report().to_json()
-    assert (SWITCH, PER_BLOCK, LAUNCH) == (83, 18, 3585)
+    assert (SWITCH, PER_BLOCK, LAUNCH) == (83, 1, 1073)
     assert report["blocks"] == 5 and report["cores"] == 2
     assert report["per_core"][0]["blocks"] == [{"block": 0, "start": 0, "end": 3}, {"block": 2, "start": 86, "end": 95},
                                                {"block": 4, "start": 178, "end": 193}]
     assert report["per_core"][1]["blocks"] == [{"block": 1, "start": 0, "end": 6},
                                                {"block": 3, "start": 89, "end": 101}]
     assert [c["total_cycles"] for c in report["per_core"]] == [193, 101]
-    assert report["total_cycles"] == 3585 + 18 * 5 + 193 == 3868
-    assert report["launch_cycles"] == 3585 + 18 * 5
+    assert report["total_cycles"] == 1073 + 1 * 5 + 193 == 1271
+    assert report["launch_cycles"] == 1073 + 1 * 5
     assert report["instructions"] == sum(3 * b + 3 for b in range(5))  # every block's, summed
     assert [c["instructions"] for c in report["per_core"]] == [3 + 9 + 15, 6 + 12]
     assert report["pipes"]["S"]["busy_cycles"] == 45
@@ -77,7 +77,7 @@ def test_a_tie_goes_to_the_lowest_core():
     report = kernel(text, 4, cores=2).report().to_json()
     assert [[b["block"] for b in c["blocks"]] for c in report["per_core"]] == [[0, 2], [1, 3]]
     assert report["per_core"][0]["blocks"][1] == {"block": 2, "start": 3 + 83, "end": 3 + 83 + 3}
-    assert report["total_cycles"] == 3585 + 18 * 4 + 89
+    assert report["total_cycles"] == 1073 + 1 * 4 + 89
 
 
 def test_the_schedule_places_each_block_on_the_first_core_to_finish():
@@ -334,10 +334,10 @@ def test_the_command_line_runs_blocks_and_reports_them(tmp_path):
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     validate(report)  # the published schema declares blocks, and per_core's blocks
-    assert report["blocks"] == 5 and report["cores"] == 2 and report["total_cycles"] == 3868
+    assert report["blocks"] == 5 and report["cores"] == 2 and report["total_cycles"] == 1271
     assert [[b["block"] for b in c["blocks"]] for c in report["per_core"]] == [[0, 2, 4], [1, 3]]
     text = _cli(tmp_path, "--blocks", "5", "--cores", "2").stdout
-    assert "kernel of 5 blocks on 2 core(s): launch 3675 cycles" in text
+    assert "kernel of 5 blocks on 2 core(s): launch 1078 cycles" in text
     assert "core  0:       193 cycles" in text and "blocks 0 (0..3), 2 (86..95), 4 (178..193)" in text
     assert "core  1:       101 cycles" in text and "blocks 1 (0..6), 3 (89..101)" in text
 
