@@ -3,13 +3,13 @@
 A full-width VLD reads 256 bytes. When some of them are written by an unordered store, but the
 lanes they land in are masked out of every instruction that reads the register before it is written
 again (or the function ends), no value can depend on the race: it is not reported. A race where a
-used lane reads the bytes is reported exactly as before. Granularity is the 32-byte block, as for
-every race inside a function (docs/timing.md): a lane is used when a later instruction of a masked
+used lane reads the bytes is reported exactly as before. Granularity is the byte, as for every race
+inside a function (CONTRACT 13.12, docs/timing.md): a lane is used when a later instruction of a masked
 family reads it under its mask (an element lane of the instruction's type), or any instruction
 reads the register some other way (all lanes then).
 
-Expected results are worked out by hand from those rules (which blocks each lane is in) and, for the
-data, with numpy from the inputs.
+Expected results are worked out by hand from those rules (which bytes each lane is in; the cases here
+use whole blocks, so bytes and blocks agree) and, for the data, with numpy from the inputs.
 """
 
 from __future__ import annotations
