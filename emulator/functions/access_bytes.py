@@ -61,17 +61,29 @@ def of_range(start: int, stop: int, where: np.ndarray | None = None) -> tuple[li
     return _of_masks(first, bool_masks(where))
 
 
+def _of_sorted(block: np.ndarray, bits: np.ndarray) -> tuple[list, np.ndarray | None]:
+    """Runs and masks of some bytes given as (block, mask) pairs sorted by block (repeats allowed)."""
+    starts = np.flatnonzero(np.concatenate(([True], block[1:] != block[:-1])))
+    masks = np.bitwise_or.reduceat(bits, starts)
+    block = block[starts]
+    if not masks.all():
+        block, masks = block[masks != 0], masks[masks != 0]
+    return runs_of_blocks(block), None if (masks == FULL).all() else masks
+
+
 def of_addresses(addresses: np.ndarray) -> tuple[list, np.ndarray | None]:
     """The bytes at some byte addresses (any order, repeats allowed)."""
     if not addresses.size:
         return [], None
     addresses = np.unique(addresses)
-    block = addresses >> 5
-    bit = np.left_shift(np.uint32(1), (addresses & 31).astype(np.uint32))
-    starts = np.flatnonzero(np.concatenate(([True], block[1:] != block[:-1])))
-    masks = np.bitwise_or.reduceat(bit, starts)
-    runs = runs_of_blocks(block[starts])
-    return runs, None if (masks == FULL).all() else masks
+    return _of_sorted(addresses >> 5, np.left_shift(np.uint32(1), (addresses & 31).astype(np.uint32)))
+
+
+def of_datablocks(first: int, blk: int, used: int) -> tuple[list, np.ndarray | None]:
+    """A load by datablock (``blk=``: register block j from UB block ``first + j * blk``) whose register
+    bytes ``used`` (bits) count."""
+    masks = np.frombuffer(used.to_bytes(VL_BYTES // 8, "little"), dtype="<u4")
+    return _of_sorted(first + np.arange(8, dtype=np.int64) * blk, masks)
 
 
 def of_register(first: int, used: int) -> tuple[list, np.ndarray | None]:
@@ -94,14 +106,17 @@ def as_bits(used: int) -> np.ndarray:
                          bitorder="little").astype(bool)
 
 
-def read_map(inst) -> np.ndarray | None:
-    """A register load with a distribution mode: for each byte of its destination register(s), the
-    byte of its UB window it takes (-1: none, a zero; ``register_dist.load_map``); None for a load
-    whose lanes are its window's bytes in order (``norm``) or one with no such map."""
+def read_map(inst) -> np.ndarray | int | None:
+    """How a register load's lanes map to UB: with a distribution mode, for each byte of its
+    destination register(s), the byte of its UB window it takes (-1: none, a zero;
+    ``register_dist.load_map``); by datablock, its stride ``blk`` (an int); else None (its bytes in
+    order, or no map: then all of them count)."""
     if inst.row.mnemonic != "VLD":
         return None
     mode = dist.mode_of(inst)
-    return None if mode.name == "norm" else load_map(mode.name, inst.type.size)
+    if mode.name == "norm":
+        return inst.kw("blk") if inst.row.keyword("blk") is not None else None
+    return load_map(mode.name, inst.type.size)
 
 
 def read_bytes(idx: np.ndarray, used: int, at: int) -> tuple[list, np.ndarray | None]:

@@ -17,7 +17,7 @@ The rules (CONTRACT sections 7 and 13.12, with issue 28's liveness):
   active lanes of its mask; any other reads every lane. A load of data no lane uses cannot race.
   A load whose register is still live ``_LIVE_LIMIT`` instructions later counts every lane (it is
   checked then, not held without bound). A load whose lanes are not its bytes in order counts the
-  bytes its mode maps the used lanes to; a gather or a block-strided load all of its bytes.
+  bytes its mode (or its datablocks) maps the used lanes to; a gather its active lanes' elements.
 - Blocks are the fast filter: only where two accesses meet in a 32-byte block are their bytes
   compared (a 32-bit mask per block; an access of whole blocks carries none). Each block keeps, per
   static access (a "slot"), only what a later access can still race with: the latest write, or the
@@ -39,6 +39,7 @@ from emulator.functions.access_bytes import (
     FULL,
     lane_bytes,
     of_addresses,
+    of_datablocks,
     of_range,
     of_register,
     read_bytes,
@@ -251,8 +252,9 @@ class InnerOrder:
 
     def close_load(self, load: list) -> None:
         """The load's register is written again, or all its lanes are used, or the function ends: its
-        row's bytes are those of the lanes used: a VL's in order, a load with a distribution mode
-        those its mode maps them to, any other's all of its own bytes (once a lane is used)."""
+        row's bytes are those of the lanes used: a VL's in order, a load with a distribution mode or
+        by datablock those its mode or its blocks map them to, a gather's (or any other's) all of its
+        own bytes once a lane is used."""
         row, used, lo, contiguous = load
         if contiguous:
             row[5], row[8] = of_register(lo, used)
@@ -261,15 +263,18 @@ class InnerOrder:
         if not used:
             row[5] = []
             return
-        at = job.exact["ub"] if job.exact is not None else None  # (address, _, bytes, 1)
-        if at is not None:
-            if job.pc not in self.read_maps:
-                self.read_maps[job.pc] = read_map(self.fn.insts[job.pc])
-            idx = self.read_maps[job.pc]
-            row[5], row[8] = of_range(at[0], at[0] + at[2]) if idx is None else read_bytes(idx, used, at[0])
-        elif job.lanes is not None:  # a gather: its active lanes' elements
+        if job.lanes is not None:  # a gather: its active lanes' elements
             size = self.fn.insts[job.pc].type.size
             row[5], row[8] = of_addresses((job.lanes[:, None] + np.arange(size)).reshape(-1))
+            return
+        if job.pc not in self.read_maps:
+            self.read_maps[job.pc] = read_map(self.fn.insts[job.pc])
+        idx = self.read_maps[job.pc]
+        at = job.exact["ub"] if job.exact is not None else None  # (address, _, bytes, 1)
+        if at is not None:  # a load with a distribution mode, a PLD
+            row[5], row[8] = of_range(at[0], at[0] + at[2]) if idx is None else read_bytes(idx, used, at[0])
+        elif idx is not None:  # a load by datablock
+            row[5], row[8] = of_datablocks(lo, idx, used)
         else:
             row[5] = _entry_runs(job.footprint_reads.get("ub"))
 

@@ -237,6 +237,34 @@ HALT
         assert races(m) == [("RAW", 4, 5, *race)]
 
 
+@pytest.mark.parametrize(("addr", "race"), [(0x1050, None), (0x1000, None), (0x1048, (0x1048, 0x104C))])
+def test_a_load_by_datablock_counts_the_bytes_of_its_used_lanes(addr, race):
+    # blk=2: register block j is the UB block at 0x1000 + 64j. Its only use, a store under lanes 8..11
+    # of b32 (lanes 0..11 xor lanes 0..7), uses register bytes 32..47: bytes 0..15 of register block
+    # 1, UB 0x1040..0x104F. A first_b32 store at 0x1050 or at 0x1000 (block 0, no lane used) misses
+    # them; at 0x1048 it writes two of the used lanes' 4 bytes: a RAW on 0x1048..0x104B.
+    text = f"""\
+    MOV S4, 12
+VF.BEGIN
+    PUPDATE.b32 P1, S4
+    PSET.b32 P2, VL8
+    PXOR P3, P1, P2
+    VLD.f32 V0, [0x0]
+    VST.f32 [{addr:#x}], V0, dist=first_b32
+    VLD.f32 V2, [0x1000], blk=2
+    VST.f32 [0x2000], V2, P3
+VF.END
+HALT
+"""
+    m = run(text, {0x0: f32(*[1.5] * 64), 0x1000: f32(*range(64))})
+    if race is None:
+        assert races(m) == []
+        # lanes 8..11 are block 1's first 4 floats: 0x1040 = float 16 of the input
+        assert m.read("ub", 0x2020, "f32", 4).tolist() == [16.0, 17.0, 18.0, 19.0]
+    else:
+        assert races(m) == [("RAW", line_of(text, "first_b32"), line_of(text, "blk=2"), *race)]
+
+
 @pytest.mark.parametrize(("addr", "race"), [(0x1008, None), (0x1004, (0x1004, 0x1008))])
 def test_a_store_after_a_load_races_only_on_the_bytes_the_load_read(addr, race):
     # brc_b32 reads 0x1004..0x1007 (its lanes are used); then a first_b32 store of V5 (not computed from
