@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, note, settings
+from hypothesis import strategies as st
 
 import vcore
+from emulator.functions import launch as functions
 
 FILL = 0xAB  # what UB holds around the bytes under test before the function runs
 
@@ -325,3 +328,90 @@ HALT
         kind, lo, hi = race
         first = lines["VST"] if kind == "WAW" else lines["VLD"]
         assert races(m) == [(kind, first, lines["first"], lo, hi)]
+
+
+# ----------------------------------------------------------------------------------------------
+# Random straight-line functions against a brute-force reading of the rule
+
+PATTERNS = {"VL1": 1, "VL2": 2, "VL3": 3, "VL4": 4, "VL8": 8, "VL16": 16}  # b32 lanes of P0..P5
+MASK_OF = {name: f"P{k}" for k, name in enumerate(PATTERNS)}
+
+
+@st.composite
+def accesses(draw):
+    """An access of the region 0x1000..0x107F: (kind, text-making data); or a MEMBAR."""
+    kind = draw(st.sampled_from(["first", "norm", "pack4", "brc", "vld", "membar"]))
+    if kind in ("first", "brc"):
+        w = draw(st.sampled_from([1, 2, 4]))
+        return kind, w, 0x1000 + w * draw(st.integers(0, 128 // w - 1))
+    if kind == "membar":
+        return (kind,)
+    return kind, draw(st.sampled_from(list(PATTERNS))), 0x1000 + 32 * draw(st.integers(0, 3))
+
+
+def program_of(items: list) -> tuple[str, list]:
+    """The function, and per access (line, writes?, its bytes, MEMBAR epoch), worked out from 13.1's
+    tables: first_bW writes w bytes; a masked VST.u32 4 bytes a lane; pack4_b32 1 byte a lane; brc_bW
+    reads w bytes (its every lane used by a VADD under ALL); a VLD the 4 bytes of each lane its one
+    use (a VADD.u32 under the pattern) reads. Stores store V20..V22, which no load feeds."""
+    lines = ["VF.BEGIN", *[f"    PSET.b32 {MASK_OF[p]}, {p}" for p in PATTERNS], "    PSET.b32 P7, ALL"]
+    out, epoch, v = [], 0, 0
+    for item in items:
+        kind = item[0]
+        if kind == "membar":
+            lines.append("    MEMBAR")
+            epoch += 1
+            continue
+        _, arg, addr = item
+        if kind == "first":
+            lines.append(f"    VST.u{8 * arg} [{addr:#x}], V20, dist=first_b{8 * arg}")
+            out.append((len(lines), True, set(range(addr, addr + arg)), epoch))
+        elif kind == "norm":
+            lines.append(f"    VST.u32 [{addr:#x}], V21, {MASK_OF[arg]}")
+            out.append((len(lines), True, set(range(addr, addr + 4 * PATTERNS[arg])), epoch))
+        elif kind == "pack4":
+            lines.append(f"    VST.u8 [{addr:#x}], V22, {MASK_OF[arg]}, dist=pack4_b32")
+            out.append((len(lines), True, set(range(addr, addr + PATTERNS[arg])), epoch))
+        elif kind == "brc":
+            lines.append(f"    VLD.u{8 * arg} V{v}, [{addr:#x}], dist=brc_b{8 * arg}")
+            out.append((len(lines), False, set(range(addr, addr + arg)), epoch))
+            lines.append(f"    VADD.u32 V{v + 10}, V{v}, V{v}, P7")
+            v += 1
+        else:
+            lines.append(f"    VLD.u32 V{v}, [{addr:#x}]")
+            out.append((len(lines), False, set(range(addr, addr + 4 * PATTERNS[arg])), epoch))
+            lines.append(f"    VADD.u32 V{v + 10}, V{v}, V{v}, {MASK_OF[arg]}")
+            v += 1
+    lines += ["VF.END", "HALT", ""]
+    return "\n".join(lines), out
+
+
+def expected_races(accessed: list) -> set:
+    """Every pair, earlier first, of one epoch, one a write, sharing a byte: named by its kind, both
+    lines and the span of the bytes they share (each instruction runs once)."""
+    found = set()
+    for i, (la, wa, ba, ea) in enumerate(accessed):
+        for lb, wb, bb, eb in accessed[i + 1:]:
+            shared = ba & bb
+            if ea == eb and (wa or wb) and shared:
+                kind = "WAW" if wa and wb else "RAW" if wa else "WAR"
+                found.add((kind, la, lb, min(shared), max(shared) + 1))
+    return found
+
+
+@settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(accesses(), min_size=2, max_size=8), st.sampled_from([None, 3]))
+def test_random_functions_race_exactly_where_their_bytes_meet(items, chunk):
+    """Each function runs at once, or (``chunk``) laid out and checked 3 items at a time, so what earlier
+    chunks noted (the kept bytes per block and per instruction) decides."""
+    assume(sum(item[0] in ("brc", "vld") for item in items) <= 10)
+    text, accessed = program_of(items)
+    note(text)
+    kept = functions.CHUNK
+    functions.CHUNK = chunk or kept
+    try:
+        m = run(text)
+    finally:
+        functions.CHUNK = kept
+    assert set(races(m)) == expected_races(accessed)
+    assert len(races(m)) == len(set(races(m)))
