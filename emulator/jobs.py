@@ -177,6 +177,9 @@ class Job:
     # Byte-exact accesses where blocks are not: space -> (base, pitch, length, count), ``count``
     # runs of ``length`` bytes every ``pitch`` (LD / ST, a DMA's GM side). Races are named on bytes.
     exact: dict | None = None
+    # A job whose writes are byte-exact where its reads are not (VTRANS5HD's 8-bit half blocks): its
+    # written bytes, as ``exact`` names them; its reads keep ``exact`` (None: their blocks).
+    exact_writes: dict | None = None
     placed: Callable[[Job], None] | None = None  # called once the engine has fixed the job's times
     # A timed run performs it at its start before placing it: its perform sets its ``cost`` (a vector
     # function's gathers and scatters cost what their indices, data, ask of UB's sub-banks).

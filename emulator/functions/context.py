@@ -45,9 +45,13 @@ class FunctionContext(State):
     def submit(self, job: Job) -> None:
         self.items.append(job)
 
-    def submit_register(self, pc: int, perform, reads: dict, writes: dict) -> None:
+    def submit_register(self, pc: int, perform, reads: dict, writes: dict, exact: dict | None = None) -> None:
+        """A register instruction's job; ``exact``: its UB bytes where its blocks are not (``Job.exact``),
+        for the function's order check (``emulator.functions.races``)."""
         job = _new_job(Job)
         job.pc, job.perform, job.footprint_reads, job.footprint_writes = pc, perform, reads, writes
+        if exact is not None:
+            job.exact = exact
         self.items.append(job)
 
 

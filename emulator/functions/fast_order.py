@@ -3,8 +3,9 @@ launch's order check (``emulator.functions.races.InnerOrder``) follows its acces
 this notes all the loop's passes but the last at once, with their data moved in closed form, where
 that gives what pass by pass gives: the loop's own accesses meet nothing (its footprints, every pass),
 and nothing the launch has noted or still holds this epoch touches a block the loop does. Each
-pass's loads count the blocks of the lanes its own instructions use, its masked stores those their
-active lanes write, as ``InnerOrder`` counts them, from the masks each instruction read. The last
+pass's loads count the bytes of the lanes its own instructions use, its masked stores those their
+active lanes write, as ``InnerOrder`` counts them, from the masks each instruction read (a loop in
+closed form loads and stores whole registers at 32-byte aligned addresses: lane bytes are UB bytes). The last
 pass then runs pass by pass: what comes after the loop sees its loads as a pass-by-pass run leaves
 them (their lanes still to be used).
 """
@@ -13,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from emulator.functions.access_bytes import ALL_BYTES, FULL, bool_masks
 from emulator.functions.block_runs import BlockRuns
 from emulator.functions.fast_data import perform_loop
-from emulator.functions.races import ALL_BLOCKS
 from emulator.order.races import overlap
 from isa.types import BLOCK_BYTES
 
@@ -50,30 +51,43 @@ def ordered_loop(fn, ctx, loop, order) -> bool:
     once = all(abs(step) >= 8 for *_, step, _ in accesses)  # (a VL's 8 blocks: no pass's meet another's)
 
     def seen(t: np.ndarray, masks: dict) -> None:
-        slot, ordinal, index, block, write = [], [], [], [], []
+        slot, ordinal, index, block, write, touched = [], [], [], [], [], []
         for k, s, writing, lo, step, consumers in accesses:
-            bits = _bits(fn, loop, masks, [k] if writing else consumers, t.size)
-            passes_at, column = np.nonzero(bits)
+            on = _bytes(fn, loop, masks, [k] if writing else consumers, t.size)
+            if on is None:  # every byte of its 8 blocks, every pass
+                passes_at, column = np.divmod(np.arange(8 * t.size), 8)
+                touched.append(None)
+            else:
+                bits = bool_masks(on)  # (passes, 8): each block's bytes
+                passes_at, column = np.nonzero(bits)
+                touched.append(bits[passes_at, column])
             at = t[passes_at]
             block.append(lo + at * step + column)
             index.append(k0 + at * size + k)
             ordinal.append(order.ordinals[s] + at)
             slot.append(np.full(at.size, s, dtype=np.int64))
             write.append(np.full(at.size, writing))
-        block = np.concatenate(block) if block else np.zeros(0, dtype=np.int64)  # (a loop without UB accesses)
-        if block.size:
+        if block:
+            mask = None if all(x is None for x in touched) else np.concatenate(
+                [np.full(b.size, FULL, dtype=np.uint32) if x is None else x
+                 for x, b in zip(touched, block, strict=True)])
+            block = np.concatenate(block)
             order.note(np.concatenate(slot), np.concatenate(ordinal), np.concatenate(index), block,
-                       np.concatenate(write), np.full(block.size, epoch, dtype=np.int64), once)
+                       np.concatenate(write), np.full(block.size, epoch, dtype=np.int64), once, mask)
         for space, load, consumers, closes in pending:  # (closed in pass 0: only pass 0's uses count)
             if consumers and space[0] == "V" and not (closes and t[0]):
-                used = _bits(fn, loop, masks, consumers, t.size)[:1 if closes else None].any(axis=0)
-                load[1] |= int(np.packbits(used, bitorder="little")[0])
+                on = _bytes(fn, loop, masks, consumers, t.size)
+                if on is None:
+                    load[1] = ALL_BYTES
+                else:
+                    used = on[:1 if closes else None].any(axis=0)
+                    load[1] |= int.from_bytes(np.packbits(used, bitorder="little").tobytes(), "little")
 
     perform_loop(ctx, loop, passes, (wanted, seen))
     for space, load, consumers, closes in pending:  # as ``InnerOrder.step``: all its lanes used, or overwritten
-        if consumers and space[0] == "P":  # (a mask register's every block is used)
-            load[1] = ALL_BLOCKS
-        if closes or load[1] == ALL_BLOCKS:
+        if consumers and space[0] == "P":  # (a mask register's every byte is used)
+            load[1] = ALL_BYTES
+        if closes or load[1] == ALL_BYTES:
             del order.loads[space]
             order.close_load(load)
     order.k += passes * size
@@ -95,19 +109,21 @@ def _consumers(plans: list, k: int) -> list:
     return found
 
 
-def _bits(fn, loop, masks: dict, consumers: list, n: int) -> np.ndarray:
-    """Per pass, the register blocks (8 bools) that the instructions at ``consumers`` use: those of
-    their masks' active lanes (a masked family), else all; (n, 8)."""
-    bits = np.zeros((n, 8), dtype=bool)
+def _bytes(fn, loop, masks: dict, consumers: list, n: int) -> np.ndarray | None:
+    """Per pass, the register bytes (256 bools) that the instructions at ``consumers`` use: those of
+    their masks' active lanes (a masked family), else all; (n, 256), or None when every pass uses all."""
+    on = None
     for c in consumers:
         masked = fn.masked_lanes.get(loop.jobs[c].pc)
         if masked is None:
-            bits[:] = True
-            break
-        mask = masks[c]
-        on = mask.reshape(-1, 8, 32)[:, :, ::masked[1]].any(axis=2)
-        bits |= on if on.shape[0] == n else np.broadcast_to(on, (n, 8))
-    return bits
+            return None
+        lanes = masks[c].reshape(-1, 256)[:, ::masked[1]]
+        if lanes.all():
+            return None
+        mine = np.repeat(lanes, masked[1], axis=1)
+        mine = mine if mine.shape[0] == n else np.broadcast_to(mine, (n, 256))
+        on = mine if on is None else on | mine
+    return on if on is not None else np.zeros((n, 256), dtype=bool)
 
 
 def _touched(order, footprint: dict) -> bool:

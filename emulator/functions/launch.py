@@ -26,6 +26,7 @@ import gc
 import numpy as np
 
 from emulator.faults import Fault
+from emulator.functions.block_state import BlockState
 from emulator.functions.body import Body, Kept, KeptSchedules, arguments_of, laid_out_by, replay
 from emulator.functions.context import FunctionContext
 from emulator.functions.driven import DrivenLaunch, PreviewSettle
@@ -33,7 +34,7 @@ from emulator.functions.expand import Expansion, fresh, jobs_of, note_slices
 from emulator.functions.fast_data import perform_loop
 from emulator.functions.fast_loops import FastLoop
 from emulator.functions.fast_order import ordered_loop
-from emulator.functions.races import BlockState, InnerOrder, byte_span, report
+from emulator.functions.races import InnerOrder, byte_span, report
 from emulator.functions.schedule import (
     LOOP,
     MEMBAR,

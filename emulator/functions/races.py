@@ -1,40 +1,55 @@
 """A vector function's UB order: which of its accesses nothing orders (``InnerOrder``: no MEMBAR
 between them, no chain of register dependencies, and for a load only the lanes a later instruction
 uses; the data such a race gives is ``emulator.functions.timed``'s). It takes the launch's jobs in
-program order, a chunk at a time, and keeps only what a later access can still meet, so a function
-of any length is checked in bounded memory.
+program order, a chunk at a time, and keeps only what a later access can still meet
+(``emulator.functions.block_state``), so a function of any length is checked in bounded memory.
 
-The rules (CONTRACT section 7, with issue 28's liveness):
+The rules (CONTRACT sections 7 and 13.12, with issue 28's liveness):
 
-- Two accesses of one launch to the same 32-byte block of UB, at least one a write, race unless a
-  MEMBAR stands between them, or the later one is a write whose data depends, through a chain of
-  register results, on the earlier one (a read): a load's result feeding a store orders the pair.
-- A load counts only the blocks of the lanes that are used: a lane of its register is used when a
+- Two accesses of one launch to the same bytes of UB, at least one a write, race unless a MEMBAR
+  stands between them, or the later one is a write whose data depends, through a chain of register
+  results, on the earlier one (a read): a load's result feeding a store orders the pair.
+- A store counts exactly the bytes it writes (``emulator.functions.access_bytes``): a masked store's
+  active lanes (``norm``, the pack modes), the ``w`` bytes of ``first_*``, all of ``intlv_*``.
+- A load counts only the bytes of the lanes that are used: a lane of its register is used when a
   later instruction reads it before the register is written again (or the function ends). An
   instruction of a masked family (``semantics.MASKED_LANES``) reads its vector sources only in the
   active lanes of its mask; any other reads every lane. A load of data no lane uses cannot race.
   A load whose register is still live ``_LIVE_LIMIT`` instructions later counts every lane (it is
-  checked then, not held without bound). A masked store counts only the blocks its active lanes wrote.
-- Each block keeps, per static access (a "slot"), only what a later access can still race with:
-  the latest write, or the first and latest read in the current MEMBAR epoch (by the read's
-  ordinal, its count of runs so far). A register's ancestry is, per load slot, the interval of
+  checked then, not held without bound). A load whose lanes are not its bytes in order counts the
+  bytes its mode (or its datablocks) maps the used lanes to; a gather its active lanes' elements.
+- Blocks are the fast filter: only where two accesses meet in a 32-byte block are their bytes
+  compared (a 32-bit mask per block; an access of whole blocks carries none). Each block keeps, per
+  static access (a "slot"), only what a later access can still race with: the latest write, or the
+  first and latest read in the current MEMBAR epoch (by the read's ordinal, its count of runs so
+  far), and the bytes they touched. A register's ancestry is, per load slot, the interval of
   ordinals its value depends on; a write is ordered after a block's reads of a slot when that
   interval covers the first and the latest of them (exact when a register's loads of a slot are a
-  run of consecutive ordinals, as loops make them; otherwise the later run is kept, and a race
-  may be named that a longer memory would have ruled out, never one missed).
+  run of consecutive ordinals, as loops make them; otherwise, or where reads of other bytes of the
+  block fall outside it, the later run is kept, and a race may be named that a longer memory would
+  have ruled out, never one missed).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from emulator.functions.access_bytes import (
+    ALL_BYTES,
+    FULL,
+    lane_bytes,
+    of_addresses,
+    of_datablocks,
+    of_range,
+    of_register,
+    read_bytes,
+    read_map,
+)
 from emulator.functions.block_runs import BlockRuns
 from emulator.jobs import as_writes, footprint
 from isa.types import BLOCK_BYTES
 
-ALL_BLOCKS = 0xFF  # a register's 8 blocks of 32 bytes, as bits
 _LIVE_LIMIT = 1 << 16  # instructions after a load whose register is still live before it counts whole
-_NONE = -1
 
 
 class _At:
@@ -90,21 +105,6 @@ def _flow(ancestry: dict, plan, load_slot: int | None, ordinal: int) -> dict | N
     return mine
 
 
-def _runs_of_bits(lo: int, bits: int) -> list:
-    """The block runs of a contiguous register access at block ``lo`` whose used blocks are ``bits``."""
-    runs: list = []
-    j = 0
-    while bits >> j:
-        if bits >> j & 1:
-            start = j
-            while bits >> j & 1:
-                j += 1
-            runs.append((lo + start, lo + j))
-        else:
-            j += 1
-    return runs
-
-
 def _meet(runs: list) -> bool:
     """Whether any two of some runs of blocks share a block (``BlockRuns`` notes it as it merges them)."""
     merged = BlockRuns()
@@ -118,21 +118,6 @@ def _entry_runs(entry) -> list:
         return []
     runs, lo, hi = entry
     return [(lo, hi)] if runs is None else [tuple(r) for r in runs.tolist()]
-
-
-class BlockState:
-    """Per UB block and per slot, what a later access of a function can still race with: a
-    function's arrays, kept across its launches (an epoch is never reused, so nothing is reset)."""
-
-    def __init__(self, slots: int, blocks: int) -> None:
-        self.any_write = np.full(blocks, _NONE, dtype=np.int64)  # the latest epoch a write touched it
-        self.any_read = np.full(blocks, _NONE, dtype=np.int64)
-        shape = (slots, blocks)
-        self.epoch = np.full(shape, _NONE, dtype=np.int64)
-        # the first and the latest access of the slot in that epoch: its ordinal, its job's index
-        self.first = np.zeros((2, *shape), dtype=np.int64)
-        self.latest = np.zeros((2, *shape), dtype=np.int64)
-        self.next_epoch = 0
 
 
 class InnerOrder:
@@ -158,14 +143,16 @@ class InnerOrder:
         self.ancestry: dict = {}  # register space -> {slot: (first, last ordinal)} it depends on
         self.ordinals = [0] * len(self.pc_of)
         self.loads: dict = {}  # register space -> the pending load that wrote it (see step)
-        self.rows: list = []  # [k, slot, write, epoch, ordinal, runs or None, job, ancestry], program order
+        # [k, slot, write, epoch, ordinal, runs or None, job, ancestry, byte masks or None], program order
+        self.rows: list = []
         self.k = 0
         self.batches = 0  # batches of rows checked so far
-        self.used_of: dict = {}  # (mask bytes, width) -> the register blocks its active lanes are in
+        self.used_of: dict = {}  # (mask bytes, width) -> the register bytes (bits) its active lanes are in
+        self.read_maps: dict = {}  # pc -> a load's byte map (``access_bytes.read_map``)
         self.found: dict = {}  # (kind, first pc, second pc) -> [first job index, second, lo, hi, count]
 
     # -- as the jobs run -------------------------------------------------------------------------------
-    # A pending load is a list [row, used register blocks so far, first UB block, contiguous VL?].
+    # A pending load is a list [row, used register bytes so far (bits), first block, contiguous VL?].
     def step(self, job, written, p) -> None:
         """Job ``job`` (the next in program order) has performed and returned ``written``, not yet
         landed; ``p`` is the mask register file as the job read it. Its register sources' pending
@@ -182,8 +169,8 @@ class InnerOrder:
                     if used < 0:
                         used = self._used(pc, p)
                     load = loads[space]
-                    load[1] |= ALL_BLOCKS if space[0] == "P" else used
-                    if load[1] == ALL_BLOCKS:  # nothing more to learn: its row is complete
+                    load[1] |= ALL_BYTES if space[0] == "P" else used
+                    if load[1] == ALL_BYTES:  # nothing more to learn: its row is complete
                         del loads[space]
                         if load[3]:  # a VL (close_load, written out)
                             lo = load[2]
@@ -205,8 +192,8 @@ class InnerOrder:
             if self.jobs is None:
                 mine = _flow(self.ancestry, plan, slot if ub == 1 else None, ordinal)
             rows = self.rows
-            if ub == 1:  # a load: a row whose blocks its lanes' use decides
-                row = [k, slot, 0, self.epoch, ordinal, None, job, None]
+            if ub == 1:  # a load: a row whose bytes its lanes' use decides
+                row = [k, slot, 0, self.epoch, ordinal, None, job, None, None]
                 rows.append(row)
                 entry = job.footprint_reads.get("ub")  # (None: a gather refined to no lanes)
                 if entry is not None and entry[0] is None and entry[2] - entry[1] == 8:  # a VL: _geometry
@@ -215,12 +202,14 @@ class InnerOrder:
                     pending = [row, 0, *self._geometry(entry)]
                 for space in plan.writes:
                     loads[space] = pending
-            elif written and written[0].__class__ is not tuple and len(written) == 3:  # a store of every lane
-                entry = job.footprint_writes.get("ub")
+            elif written and written[0].__class__ is not tuple and len(written) == 3 and not (
+                    written[1].__class__ is slice and (written[1].start | written[1].stop) & 31):
+                entry = job.footprint_writes.get("ub")  # a store of every lane, whole blocks
                 rows.append([k, slot, 1, self.epoch, ordinal, [(entry[1], entry[2])] if entry is not None and
-                             entry[0] is None else _entry_runs(entry), job, mine])
-            else:  # a masked store: the blocks its active lanes wrote
-                rows.append([k, slot, 1, self.epoch, ordinal, self._written(job, written), job, mine])
+                             entry[0] is None else _entry_runs(entry), job, mine, None])
+            else:  # a masked store, or one of some bytes of a block: the bytes it wrote
+                runs, masks = self._written(job, written)
+                rows.append([k, slot, 1, self.epoch, ordinal, runs, job, mine, masks])
         elif self.jobs is None:
             _flow(self.ancestry, plan, None, 0)
 
@@ -249,34 +238,52 @@ class InnerOrder:
         self.state.next_epoch = self.epoch + 1
 
     def _used(self, pc: int, p) -> int:
-        """The register blocks (bits) an instruction reads of a vector source: those holding its
-        mask's active lanes for a masked family, else all."""
+        """The register bytes (bits) an instruction reads of a vector source: those of its mask's
+        active lanes for a masked family, else all."""
         masked = self.masked.get(pc)
         if masked is None:
-            return ALL_BLOCKS
+            return ALL_BYTES
         pm, width = masked
         key = (p[pm].tobytes(), width)
         used = self.used_of.get(key)
         if used is None:
-            on = p[pm].reshape(8, 32)[:, ::width].any(axis=1)
-            used = self.used_of[key] = int(np.packbits(on, bitorder="little")[0])
+            used = self.used_of[key] = lane_bytes(p[pm], width)
         return used
 
     def close_load(self, load: list) -> None:
         """The load's register is written again, or all its lanes are used, or the function ends: its
-        row's blocks are those of the lanes used (all of its footprint for an access not one VL)."""
+        row's bytes are those of the lanes used: a VL's in order, a load with a distribution mode or
+        by datablock those its mode or its blocks map them to, a gather's (or any other's) all of its
+        own bytes once a lane is used."""
         row, used, lo, contiguous = load
         if contiguous:
-            row[5] = [(lo, lo + 8)] if used == ALL_BLOCKS else _runs_of_bits(lo, used)
+            row[5], row[8] = of_register(lo, used)
+            return
+        job = row[6]
+        if not used:
+            row[5] = []
+            return
+        if job.lanes is not None:  # a gather: its active lanes' elements
+            size = self.fn.insts[job.pc].type.size
+            row[5], row[8] = of_addresses((job.lanes[:, None] + np.arange(size)).reshape(-1))
+            return
+        if job.pc not in self.read_maps:
+            self.read_maps[job.pc] = read_map(self.fn.insts[job.pc])
+        idx = self.read_maps[job.pc]
+        at = job.exact["ub"] if job.exact is not None else None  # (address, _, bytes, 1)
+        if at is not None:  # a load with a distribution mode, a PLD
+            row[5], row[8] = of_range(at[0], at[0] + at[2]) if idx is None else read_bytes(idx, used, at[0])
+        elif idx is not None:  # a load by datablock
+            row[5], row[8] = of_datablocks(lo, idx, used)
         else:
-            row[5] = _entry_runs(row[6].footprint_reads.get("ub")) if used else []
+            row[5] = _entry_runs(job.footprint_reads.get("ub"))
 
     def _close_whole(self, row: list) -> None:
         """A load still live ``_LIVE_LIMIT`` instructions on: checked now, with every lane."""
         for space, load in list(self.loads.items()):
             if load[0] is row:
                 del self.loads[space]
-        self.close_load([row, ALL_BLOCKS, *self._geometry(row[6].footprint_reads.get("ub"))])
+        self.close_load([row, ALL_BYTES, *self._geometry(row[6].footprint_reads.get("ub"))])
 
     @staticmethod
     def _geometry(entry) -> tuple:
@@ -285,13 +292,19 @@ class InnerOrder:
             return 0, False
         return entry[1], entry[0] is None and entry[2] - entry[1] == 8
 
-    def _written(self, job, written) -> list:
+    def _written(self, job, written) -> tuple:
+        """A store's runs and byte masks (``access_bytes``): the bytes its write covers, under its
+        ``where`` if it has one; a scatter's, its active lanes' elements."""
         writes = as_writes(written)
-        if len(writes) == 1 and len(writes[0]) == 4 and writes[0][0] is self.ub and writes[0][1].__class__ is slice:
-            _, index, _, where = writes[0]  # a masked store of aligned bytes: the blocks of its active lanes
-            on = where.reshape(-1, BLOCK_BYTES).any(axis=1)
-            return _runs_of_bits(index.start // BLOCK_BYTES, int(np.packbits(on, bitorder="little")[0]))
-        return _entry_runs(job.footprint_writes.get("ub"))
+        if len(writes) == 1:
+            array, index = writes[0][0], writes[0][1]
+            if array is self.ub:
+                if index.__class__ is slice:
+                    return of_range(index.start, index.stop, writes[0][3] if len(writes[0]) == 4 else None)
+                return of_addresses(np.asarray(index))  # a block-strided store: its active lanes' bytes
+            if job.lanes is not None:  # a scatter, through a typed view of UB
+                return of_addresses((job.lanes[:, None] + np.arange(array.itemsize)).reshape(-1))
+        return _entry_runs(job.footprint_writes.get("ub")), None
 
     # -- checking, once the rows' times are known -----------------------------------------------------
     def flush(self, final: bool = False) -> None:
@@ -327,7 +340,6 @@ class InnerOrder:
             return
         if not self.batches and final and not _meet([run for r in rows for run in r[5]]):
             return  # the launch's only batch, no two of its accesses meet (a stream: the common case)
-        state = self.state
         # one entry per (row, run), then per (row, block)
         parts = [(i, lo, hi) for i, r in enumerate(rows) for lo, hi in r[5]]
         run_row = np.array([x[0] for x in parts], dtype=np.int64)
@@ -337,82 +349,55 @@ class InnerOrder:
         block = np.arange(row_of.size) - np.repeat(np.cumsum(length) - length, length) + np.repeat(run_lo, length)
         write = np.array([r[2] for r in rows], dtype=bool)[row_of]
         epoch = np.array([r[3] for r in rows], dtype=np.int64)[row_of]
-        # a conflict with what came before the batch ...
-        hit = (state.any_write[block] == epoch) | (write & (state.any_read[block] == epoch))
-        # ... or within it: an earlier access of the block in the same epoch, one of the two a write
-        order = np.lexsort((row_of, block, epoch))
-        key = epoch[order] * state.any_write.size + block[order]
-        starts = np.concatenate(([True], key[1:] != key[:-1]))
-        group = np.cumsum(starts) - 1
-        first_at = np.flatnonzero(starts)
-        w = write[order].astype(np.int64)
-        writes_before = np.cumsum(w) - w - (np.cumsum(w) - w)[first_at][group]
-        later = np.arange(order.size) > first_at[group]
-        hit[order] |= (writes_before > 0) | (write[order] & later)
+        mask = None  # each entry's bytes, where some access touches only some bytes of a block
+        if any(r[8] is not None for r in rows):
+            mask = np.concatenate([r[8] if r[8] is not None else
+                                   np.full(sum(hi - lo for lo, hi in r[5]), FULL, dtype=np.uint32) for r in rows])
+        # a conflict with what came before the batch, or within it: an earlier access of the block in
+        # the same epoch that shares a byte, one of the two a write
+        hit = self.state.meets(row_of, block, write, epoch, mask)
         if hit.any():
             slow = np.isin(block, np.unique(block[hit]))
-            self._check_slowly(rows, row_of[slow], block[slow])
+            self._check_slowly(rows, row_of[slow], block[slow], None if mask is None else mask[slow])
             keep = ~slow
             row_of, block, write, epoch = row_of[keep], block[keep], write[keep], epoch[keep]
+            mask = None if mask is None else mask[keep]
         if row_of.size:
-            self._note(rows, row_of, block, write, epoch)
+            columns = np.array([(r[1], r[4], r[0]) for r in rows], dtype=np.int64)[row_of]  # slot, ordinal, index
+            self.note(columns[:, 0], columns[:, 1], columns[:, 2], block, write, epoch, mask=mask)
 
-    def _note(self, rows: list, row_of, block, write, epoch) -> None:
-        """Record accesses that meet nothing (``note``), each a block of a row of ``rows``."""
-        columns = np.array([(r[1], r[4], r[0]) for r in rows], dtype=np.int64)[row_of]  # slot, ordinal, index
-        self.note(columns[:, 0], columns[:, 1], columns[:, 2], block, write, epoch)
+    def note(self, slot, ordinal, index, block, write, epoch, once: bool = False, mask=None) -> None:
+        """Record accesses that meet nothing (``BlockState.note``)."""
+        self.state.note(slot, ordinal, index, block, write, epoch, once, mask)
 
-    def note(self, slot, ordinal, index, block, write, epoch, once: bool = False) -> None:
-        """Record accesses that meet nothing, one a block, in program order (their jobs' ``index``):
-        per block, the epoch of its latest write and read; per slot and block, the first and latest
-        access of the epoch (the latest: for a write). ``once``: no slot's block is here twice."""
-        state = self.state
-        state.any_write[block[write]] = epoch[write]  # in program order: the last one stays
-        state.any_read[block[~write]] = epoch[~write]
-        cell = slot * state.any_write.size + block
-        order = last = first = np.arange(cell.size)  # ``once``: each access is its cell's first and latest
-        if not once:
-            order = np.lexsort((index, epoch, cell))  # by cell, then epoch, then program order
-            cell, ep = cell[order], epoch[order]
-            last = np.flatnonzero(np.concatenate((cell[1:] != cell[:-1], [True])))  # the latest of each cell
-            group_start = np.concatenate(([True], (cell[1:] != cell[:-1]) | (ep[1:] != ep[:-1])))
-            first_of_group = np.maximum.accumulate(np.where(group_start, np.arange(cell.size), 0))
-            first = first_of_group[last]  # the first access of the latest epoch of each cell
-        ep = epoch[order]
-        cells = cell[last]
-        flat_epoch = state.epoch.reshape(-1)
-        kept = flat_epoch[cells] == ep[last]  # the cell already has accesses of that epoch: its first stays
-        picks = order[last]
-        firsts = np.where(kept, -1, order[first])
-        for plane, values in enumerate((ordinal, index)):
-            state.latest[plane].reshape(-1)[cells] = values[picks]
-            fresh = firsts >= 0
-            state.first[plane].reshape(-1)[cells[fresh]] = values[firsts[fresh]]
-        flat_epoch[cells] = ep[last]
-
-    def _check_slowly(self, rows: list, row_of, block) -> None:
-        """The blocks where accesses meet, access by access in program order."""
+    def _check_slowly(self, rows: list, row_of, block, mask) -> None:
+        """The blocks where accesses meet, access by access in program order: a pair is a race
+        where their bytes meet (``mask``: each access's bytes of its block, None: all)."""
         state = self.state
         width = state.any_write.size
-        flat_epoch = state.epoch.reshape(-1)
+        flat_epoch, flat_bytes = state.epoch.reshape(-1), state.bytes.reshape(-1)
         first_planes = [state.first[i].reshape(-1) for i in range(2)]
         latest_planes = [state.latest[i].reshape(-1) for i in range(2)]
         slots = len(self.pc_of)
         writers = self.fn.slot_writes
-        pairs: dict = {}  # (kind, (first slot, its job's index), second row) -> [first block, end block]
+        pairs: dict = {}  # (kind, (first slot, its job's index), second row) -> [first byte, end byte]
         order = np.lexsort((row_of, block))
-        for i, b in zip(row_of[order].tolist(), block[order].tolist(), strict=True):
-            k, slot, write, epoch, ordinal, _, _, ancestry = rows[i]
+        masks = [FULL] * order.size if mask is None else mask[order].tolist()
+        for i, b, m in zip(row_of[order].tolist(), block[order].tolist(), masks, strict=True):
+            k, slot, write, epoch, ordinal, _, _, ancestry, _ = rows[i]
             if write and self.jobs is not None:
                 ancestry = self._ancestry_of(k)
             for q in range(slots):
                 cell = q * width + b
-                if flat_epoch[cell] != epoch:
+                if flat_epoch[cell] != epoch or not (write or writers[q]):
+                    continue
+                met = int(flat_bytes[cell]) & m
+                if not met:
                     continue
                 if writers[q]:  # the latest write of slot q: RAW or WAW
                     kind = "WAW" if write else "RAW"
                     at = (q, int(latest_planes[1][cell]))
-                elif write:  # reads of slot q: WAR unless this write's data depends on them all
+                else:  # reads of slot q: WAR unless this write's data depends on them all
                     lo, hi = int(first_planes[0][cell]), int(latest_planes[0][cell])
                     span = ancestry.get(q) if ancestry else None
                     if span is not None and span[0] <= lo and hi <= span[1]:
@@ -420,24 +405,27 @@ class InnerOrder:
                     planes = first_planes if span is None or lo < span[0] else latest_planes
                     kind = "WAR"
                     at = (q, int(planes[1][cell]))
-                else:
-                    continue
+                first, end = b * BLOCK_BYTES + (met & -met).bit_length() - 1, b * BLOCK_BYTES + met.bit_length()
                 found = pairs.get((kind, at, i))
                 if found is None:
-                    pairs[kind, at, i] = [b, b + 1]
+                    pairs[kind, at, i] = [first, end]
                 else:
-                    found[0], found[1] = min(found[0], b), max(found[1], b + 1)
+                    found[0], found[1] = min(found[0], first), max(found[1], end)
+            epochs, touched = (state.any_write, state.write_bytes) if write else (state.any_read, state.read_bytes)
+            touched[b] = m if epochs[b] != epoch else int(touched[b]) | m
+            epochs[b] = epoch
             cell = slot * width + b
-            (state.any_write if write else state.any_read)[b] = epoch
             if flat_epoch[cell] != epoch:
-                flat_epoch[cell] = epoch
+                flat_epoch[cell], flat_bytes[cell] = epoch, m
                 first_planes[0][cell], first_planes[1][cell] = ordinal, k
+            else:
+                flat_bytes[cell] = int(flat_bytes[cell]) | m
             latest_planes[0][cell], latest_planes[1][cell] = ordinal, k
         for (kind, (q, first), i), (lo, hi) in sorted(pairs.items(), key=lambda x: (x[0][2], x[0][1])):
             key = (kind, self.pc_of[q], rows[i][6].pc)
             known = self.found.get(key)
             if known is None:
-                self.found[key] = [first, rows[i][0], lo * BLOCK_BYTES, hi * BLOCK_BYTES, 1]
+                self.found[key] = [first, rows[i][0], lo, hi, 1]
             else:
                 known[4] += 1
 

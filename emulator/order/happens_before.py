@@ -167,7 +167,7 @@ class Order:
         self.v_known = 0  # a2: the V events V knows through other pipes (a flag from one that waited for V)
         self.shadows: dict[str, Shadow] = {}
         self.table = Table()
-        self.exact_of: dict = {}  # seq -> a byte-exact job's ``exact``, the latest _EXACT_KEPT
+        self.exact_of: dict = {}  # seq -> a byte-exact job's (``exact``, ``exact_writes``), the latest _EXACT_KEPT
 
     # -- clocks ------------------------------------------------------------------------------------
 
@@ -221,8 +221,8 @@ class Order:
         sides += [(space, entry, True) for space, entry in job.footprint_writes.items() if space in _MEMORY]
         if not sides:
             return
-        if job.exact is not None:
-            self.exact_of[job.seq] = job.exact
+        if job.exact is not None or job.exact_writes is not None:
+            self.exact_of[job.seq] = (job.exact, job.exact_writes)
             if len(self.exact_of) > _EXACT_KEPT:
                 for old in list(self.exact_of)[:_EXACT_KEPT // 2]:
                     del self.exact_of[old]
@@ -313,8 +313,12 @@ class Order:
             self._latent_race(kind, first, second, where, job, not met)
 
     def _latent_race(self, kind: str, first: tuple, second: tuple, where: tuple, job: Job, latent: bool) -> None:
-        exact_first = self.exact_of.get(first[0]) if first[0] != job.seq else job.exact
-        exact_second = self.exact_of.get(second[0]) if second[0] != job.seq else job.exact
+        # each side's bytes (``Job.exact``; its writes' own, ``exact_writes``, if it has them): the
+        # first writes unless a WAR, the second unless a RAW
+        mine = (job.exact, job.exact_writes)
+        sides = [mine if seq == job.seq else self.exact_of.get(seq, (None, None)) for seq in (first[0], second[0])]
+        exact_first = sides[0][1] if kind != "WAR" and sides[0][1] is not None else sides[0][0]
+        exact_second = sides[1][1] if kind != "RAW" and sides[1][1] is not None else sides[1][0]
         if exact_first is not None or exact_second is not None:
             where = precise(where, exact_first, exact_second)
             if where is None:

@@ -65,16 +65,36 @@ def _hit(pattern: tuple, lo: int, hi: int) -> tuple[int, int] | None:
     return max(lo, start), min(hi, start + length)
 
 
+def _common(a: tuple, b: tuple) -> tuple | bool | None:
+    """The bytes two patterns (base, pitch, length, count) share, as a pattern, or None when they share
+    none: for patterns of one pitch whose runs each lie inside one period of it (so a run of each is
+    at one offset in its period: VTRANS5HD's half blocks, a DMA's rows); else False (not worked out)."""
+    pitch = a[1]
+    if b[1] != pitch or not pitch or a[0] % pitch + a[2] > pitch or b[0] % pitch + b[2] > pitch:
+        return False
+    lo, hi = max(a[0] % pitch, b[0] % pitch), min(a[0] % pitch + a[2], b[0] % pitch + b[2])
+    first = max(a[0] // pitch, b[0] // pitch)  # the periods both have runs in
+    last = min(a[0] // pitch + a[3], b[0] // pitch + b[3]) - 1
+    if lo >= hi or first > last:
+        return None
+    return first * pitch + lo, pitch, hi - lo, last - first + 1
+
+
 def precise(where: tuple, a: dict | None, b: dict | None) -> tuple | None:
     """A block-level overlap ``where`` (space, start, end) between two accesses, narrowed to the bytes
-    they share when one (or both) is byte-exact (``Job.exact``): None when they share no byte. Two
-    patterns of several runs each are left at the blocks (a race found there is kept)."""
+    they share when one (or both) is byte-exact (``Job.exact``, ``Job.exact_writes``): None when they
+    share no byte. Two patterns of several runs each are narrowed when they have one pitch
+    (``_common``), else left at the blocks (a race found there is kept)."""
     space, start, end = where
     pa, pb = (a or {}).get(space), (b or {}).get(space)
     if pa is None and pb is None:
         return where
     if pa is not None and pb is not None and pa[3] > 1 and pb[3] > 1:
-        return where
+        both = _common(pa, pb)
+        if both is False:
+            return where
+        found = None if both is None else _hit(both, start, end)
+        return None if found is None else (space, *found)
     one, other = (pa, pb) if pa is not None and (pb is None or pa[3] == 1) else (pb, pa)
     if one[3] == 1:  # a single run of bytes, against the other's pattern or its whole blocks
         lo, hi = max(start, one[0]), min(end, one[0] + one[2])
@@ -131,8 +151,15 @@ class RaceCheck:
             self._race("WAW", job, other, overlap(other.footprint_writes, job.footprint_writes))
 
     def _race(self, kind: str, first: Job, second: Job, where) -> None:
-        if where is not None and (first.exact is not None or second.exact is not None):
-            where = precise(where, first.exact, second.exact)
+        if where is None:
+            return
+        a, b = first.exact, second.exact  # the bytes of each side: the first writes unless a WAR, the
+        if first.exact_writes is not None and kind != "WAR":  # second unless a RAW
+            a = first.exact_writes
+        if second.exact_writes is not None and kind != "RAW":
+            b = second.exact_writes
+        if a is not None or b is not None:
+            where = precise(where, a, b)
         if where is not None:
             self._name_race(kind, first.pc, second.pc, where)
 

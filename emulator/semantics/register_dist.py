@@ -6,8 +6,8 @@ Each mode is a byte map, built once per mode and T width: a load's register byte
 the UB bytes it reads (or 0 where ``idx[k]`` is -1), one fancy index for all lanes; a store's UB byte j is
 byte ``src[j]`` of its source register(s), written where mask entry ``pred[j]`` is set (always, for a
 mode without a mask). A store's write is the UB bytes it covers with that ``where``, so a function's
-race check (``emulator.functions.races``) counts the blocks of the bytes it writes, as CONTRACT 13.12
-asks.
+race check (``emulator.functions.races``) counts the bytes it writes, as CONTRACT 13.12 asks; a load
+names its bytes (``Job.exact``), which the check maps its used lanes to.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def bind_load(inst: Inst, pc: int):
                 return m.v, dests[0], out
             return tuple((m.v, d, out[k * VL_BYTES:(k + 1) * VL_BYTES]) for k, d in enumerate(dests))
 
-        m.submit_register(pc, perform, _blocks(addr, nbytes), writes)
+        m.submit_register(pc, perform, _blocks(addr, nbytes), writes, {"ub": (addr, nbytes, nbytes, 1)})
         return next_pc
 
     return run

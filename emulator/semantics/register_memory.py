@@ -244,7 +244,9 @@ def bind_mask_memory(inst: Inst, pc: int):
             def perform():
                 return m.p, reg, mask_bits(name, True, m.ub[addr:addr + nbytes])
 
-            m.submit(Job(pc, perform, [ub], [preg(reg)]))
+            job = Job(pc, perform, [ub], [preg(reg)])
+            job.exact = {"ub": (addr, nbytes, nbytes, 1)}  # its bytes, for a function's order check
+            m.submit(job)
         else:
             def perform():
                 return m.ub, slice(addr, addr + nbytes), mask_bits(name, False, m.p[reg])

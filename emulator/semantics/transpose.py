@@ -12,7 +12,9 @@ is of odd length (``chains``: worked out once per distance between the two addre
 VTRANS5HD reads its lists when it starts: it is performed then, before it is placed
 (``Job.priced_at_start``), and its footprint refined to the blocks they name (``Job.refine``); until
 then its footprint is the whole UB. Iterations that read a block an earlier iteration wrote run in
-passes that keep that order (``ordered``).
+passes that keep that order (``ordered``). An 8-bit one writes half of each destination block: its
+writes are byte-exact (``Job.exact_writes``: that half of every block, within its blocks), so the
+two halves that a low and a high call write do not race; its reads keep their blocks.
 """
 
 from __future__ import annotations
@@ -234,6 +236,8 @@ def bind_trans5hd(inst: Inst, pc: int):
         whole = ("ub", (0, ub_size // BLOCK_BYTES))
         job = Job(pc, perform, [*lists, whole], [whole], iterations=n, refine=footprint)
         job.priced_at_start = True
+        if size == 1:  # it writes one half of each destination block: its races are named on those bytes
+            job.exact_writes = {"ub": (hd, BLOCK_BYTES, 16, ub_size // BLOCK_BYTES)}
         m.submit(job)
         return next_pc
 

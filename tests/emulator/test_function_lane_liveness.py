@@ -3,13 +3,13 @@
 A full-width VLD reads 256 bytes. When some of them are written by an unordered store, but the
 lanes they land in are masked out of every instruction that reads the register before it is written
 again (or the function ends), no value can depend on the race: it is not reported. A race where a
-used lane reads the bytes is reported exactly as before. Granularity is the 32-byte block, as for
-every race inside a function (docs/timing.md): a lane is used when a later instruction of a masked
+used lane reads the bytes is reported exactly as before. Granularity is the byte, as for every race
+inside a function (CONTRACT 13.12, docs/timing.md): a lane is used when a later instruction of a masked
 family reads it under its mask (an element lane of the instruction's type), or any instruction
 reads the register some other way (all lanes then).
 
-Expected results are worked out by hand from those rules (which blocks each lane is in) and, for the
-data, with numpy from the inputs.
+Expected results are worked out by hand from those rules (which bytes each lane is in; the cases here
+use whole blocks, so bytes and blocks agree) and, for the data, with numpy from the inputs.
 """
 
 from __future__ import annotations
@@ -208,13 +208,23 @@ def test_a_store_counts_only_the_lanes_its_mask_writes_of_a_loaded_register():
     assert races(run(text)[0]) == []
 
 
-def test_a_block_mode_load_counts_all_its_blocks_once_any_lane_is_used():
-    # blk=2: the register's 8 datablocks come from 8 blocks 64 bytes apart (0x1000, 0x1040, ...).
-    # Its used lanes are not mapped block by block: any use counts all eight (a documented choice).
-    text = """\
+@pytest.mark.parametrize(("lanes", "found"), [
+    ("PSET.b32 P1, VL8", None),                                  # register block 0: UB 0x1000..0x101F
+    ("PSET.b32 P1, VL64", (0x1100, 0x11e0)),                     # blocks 4..7: 0x1100, 0x1140, ...
+    ("PUPDATE.b32 P1, S4\n    PSET.b32 P2, VL32\n    PXOR P1, P1, P2", (0x1100, 0x1120)),
+])
+def test_a_block_mode_load_counts_the_bytes_of_its_used_lanes_block_by_block(lanes, found):
+    # blk=2: the register's 8 datablocks come from 8 blocks 64 bytes apart (0x1000, 0x1040, ...); lane
+    # i of b32 is bytes 4i..4i+3 of register block i // 8, so of UB block 0x1000 + 64 * (i // 8). The
+    # store before it writes 0x1100..0x11FF, which holds register blocks 4..7 (0x1100, 0x1140, 0x1180,
+    # 0x11C0). Lanes 0..7 are all in block 0: no race. Every lane: blocks 4..7 meet the store: a RAW
+    # on 0x1100..0x11DF. Lanes 32..39 (40 lanes xor the first 32): block 4 alone, 0x1100..0x111F.
+    # (Issue 28 counted all eight blocks once any lane was used; 13.12's bytes map each lane.)
+    text = f"""\
+    MOV S4, 40
 VF.BEGIN
     PSET.b32 P0, ALL
-    PSET.b32 P1, VL8
+    {lanes}
     VST.f32 [0x1100], V0, P0
     VLD.f32 V1, [0x1000], blk=2
     VADD.f32 V2, V1, V1, P1
@@ -222,7 +232,8 @@ VF.BEGIN
 VF.END
     HALT
 """
-    assert races(run(text)[0]) == [("RAW", 4, 5, 0x1100, 0x11e0)]
+    want = [] if found is None else [("RAW", line_of(text, "[0x1100]"), line_of(text, "blk=2"), *found)]
+    assert races(run(text)[0]) == want
     unused = text.replace("    VADD.f32 V2, V1, V1, P1\n    VST.f32 [0x2000], V2, P1\n", "")
     assert races(run(unused)[0]) == []
 

@@ -236,6 +236,51 @@ def test_5hd_8_bit_default_is_the_low_halves():
     assert list(m.ub[DST_BLOCKS[1]:DST_BLOCKS[1] + 4]) == [1, 17, 33, 49]  # byte 1 of blocks 0..3
 
 
+# Races of the 8-bit form are named on the bytes it writes (13.5: "the other 16 bytes of each destination
+# block are not written"; 13.12 and section 12: a footprint is the bytes written): one half of each
+# destination block. Its reads (the lists, the source blocks) are still counted by whole blocks.
+
+def races_of(m) -> list:
+    return [(r.kind, r.first["line"], r.second["line"], r.space, r.start, r.end) for r in m.races()]
+
+
+def two_calls(first: str, second: str) -> str:
+    call = f"VTRANS5HD.u8 [{DST_LIST:#x}], [{SRC_LIST:#x}]"
+    return f"{call}{first}\n{call}{second}\nHALT\n"
+
+
+def test_5hd_8_bit_low_and_high_calls_into_the_same_blocks_do_not_race_on_a2():
+    # The 8-bit NCHW -> NC1HWC0 idiom: a call fills the low halves of the destination blocks, a second
+    # the high halves. On a2 two V instructions are not ordered (section 12), but they write disjoint
+    # bytes: no race. Byte i of destination block j = byte j of source block i, byte 16 + i = byte
+    # 16 + j of it.
+    m, r = run(two_calls("", ", srchigh=1, dsthigh=1"), "a2", {**lists(), **byte_codes(SRC_BLOCKS)})
+    assert r.fault is None, r.fault
+    assert races_of(m) == []
+    for j, d in enumerate(DST_BLOCKS):
+        assert list(m.ub[d:d + 16]) == [byte_code(i, j) for i in range(16)], j
+        assert list(m.ub[d + 16:d + 32]) == [byte_code(i, 16 + j) for i in range(16)], j
+
+
+def test_5hd_8_bit_calls_into_the_same_halves_race_on_those_bytes_on_a2():
+    # Both write the high halves: a WAW, named on the first bytes both write: the high half of the
+    # lowest destination block, 0x8000 (DST_BLOCKS[2]): 0x8010..0x801F.
+    m, r = run(two_calls(", dsthigh=1", ", srchigh=1, dsthigh=1"), "a2", {**lists(), **byte_codes(SRC_BLOCKS)})
+    assert r.fault is None, r.fault
+    assert races_of(m) == [("WAW", 1, 2, "ub", 0x8010, 0x8020)]
+
+
+@pytest.mark.parametrize("profile", ["950", "a2"])
+@pytest.mark.parametrize(("addr", "race"), [(0x8014, False), (0x8004, True)])
+def test_a_scalar_store_beside_a_5hd_8_bit_half_block(profile, addr, race):
+    # The call writes the low halves (0x8000..0x800F of block 0x8000); a scalar store on S right after
+    # it, with no flag, writes 4 bytes: in the high half, no race; in the low half, a WAW on its 4 bytes.
+    m, r = run(f"VTRANS5HD.u8 [{DST_LIST:#x}], [{SRC_LIST:#x}]\nMOV S1, 7\nST.u32 [{addr:#x}], S1\nHALT\n",
+               profile, {**lists(), **byte_codes(SRC_BLOCKS)})
+    assert r.fault is None, r.fault
+    assert races_of(m) == ([("WAW", 1, 3, "ub", addr, addr + 4)] if race else [])
+
+
 @pytest.mark.parametrize(("repeat", "srcrep", "dstrep", "offsets"), [
     (1, 2, 3, [(64, 96)]),  # the documented quirk: one iteration starts a whole stride in
     (1, 0, 0, [(0, 0)]),

@@ -1000,10 +1000,11 @@ def test_a_race_on_a_single_shared_block_is_found():
         [("RAW", 3, 4, 0x10e0, 0x1100)]
 
 
-def test_masked_stores_touch_only_the_blocks_of_their_active_lanes():
-    # VL1 of b32: lane 0 only, 4 bytes. Stores at 0x0 and 0x20 write blocks 0x0 and 0x20: no WAW.
-    # A load of 0x20's VL afterwards reads the block the second store wrote: a RAW, named (its lane
-    # 0, in that block, is used: a load no lane of which is used cannot race).
+def test_masked_stores_touch_only_the_bytes_of_their_active_lanes():
+    # VL1 of b32: lane 0 only, 4 bytes. Stores at 0x0 and 0x20 write bytes 0x0..0x3 and 0x20..0x23: no
+    # WAW. A load of 0x20's VL afterwards reads the bytes the second store wrote: a RAW, named on the
+    # bytes where the two meet (its lane 0, bytes 0x20..0x23, is the only one used: CONTRACT 13.12 and
+    # section 7, a load no lane of which is used cannot race).
     text = """\
     VF.BEGIN
     PSET.b32 P7, VL1
@@ -1016,7 +1017,7 @@ def test_masked_stores_touch_only_the_blocks_of_their_active_lanes():
 """
     m, r = run(text)
     assert [(x.kind, x.first["line"], x.second["line"], x.start, x.end) for x in m.races()] == \
-        [("RAW", 4, 5, 0x20, 0x40)]
+        [("RAW", 4, 5, 0x20, 0x24)]
 
 
 def test_a_racy_function_that_writes_a_register_twice_runs_at_its_scheduled_times():
