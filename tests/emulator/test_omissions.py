@@ -178,8 +178,8 @@ def test_a_register_job_reads_every_register_operand_it_takes(row, monkeypatch):
     jobs = []
     submit, submit_register = FunctionContext.submit, FunctionContext.submit_register
     monkeypatch.setattr(FunctionContext, "submit", lambda self, job: (jobs.append(job), submit(self, job)))
-    monkeypatch.setattr(FunctionContext, "submit_register", lambda self, pc, perform, reads, writes: (
-        jobs.append((pc, reads)), submit_register(self, pc, perform, reads, writes)))
+    monkeypatch.setattr(FunctionContext, "submit_register", lambda self, pc, perform, reads, *rest: (
+        jobs.append((pc, reads)), submit_register(self, pc, perform, reads, *rest)))
     text = program(row)
     pc, inst = _decoded(text, row)
     assert Machine(assemble(text), "950").run().fault is None
