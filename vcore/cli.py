@@ -442,7 +442,8 @@ class _SweepDefine(click.ParamType):
               help="a constant and the values it takes (repeatable: every combination runs)")
 @click.option("--profile", "profiles", default="950", show_default=True, help="profiles, comma-separated: 950,a2")
 @click.option("--cores", type=int, default=None, help=f"run each as a kernel on N cores (1..{MAX_CORES})")
-@click.option("--jobs", type=int, default=None, help="local processes (default: the number of CPUs)")
+@click.option("--jobs", type=int, default=None,
+              help="local processes (default: the number of CPUs); given, it beats DASK_SCHEDULER_ADDRESS")
 @click.option("--dask", "dask_address", metavar="ADDRESS", default=None,
               help="run on the Dask cluster whose scheduler is at ADDRESS (pip install vcore[cluster])")
 @click.option("--scheduler-file", type=click.Path(dir_okay=False), default=None, metavar="FILE",

@@ -338,6 +338,25 @@ def test_distributed_progress_bar_on_a_terminal(tmp_path):
     assert "Completed" not in r.stdout and r.stdout.splitlines()[0].split()[:3] == ["N", "profile", "total_cycles"]
 
 
+def test_ctrl_c_on_dask_keeps_the_rows_finished(monkeypatch):
+    """Ctrl-C while distributed's bar is drawn (here: once the first two runs are done)."""
+
+    def bar_interrupted(futures, **options):
+        for future in futures[:2]:
+            future.result()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(distributed, "progress", bar_interrupted)
+    with cluster() as c, distributed.Client(c, set_as_default=False) as client:
+        with pytest.raises(sweep_module.Interrupted) as stop:
+            sweep_module.sweep(TEXT, "loop.asm", [("N", [1, 2, 3, 4, 5, 6])], ["950"], None, dask=client,
+                               progress=True)
+        assert client.status == "running"
+    rows = stop.value.rows
+    assert [(r["N"], r["total_cycles"]) for r in rows[:2]] == [(1, 4), (2, 6)]
+    assert all(r["total_cycles"] == 2 * r["N"] + 2 for r in rows)   # those finished by then, each whole
+
+
 # -- the workers are checked before any run -----------------------------------------------------------
 
 # A worker process of its own whose vcore says another version (as a worker with an older install
@@ -426,6 +445,7 @@ def test_a_worker_with_another_vcore_is_one_message_naming_it(tmp_path):
     assert "pip install" in r.output, r.output
 
 
+@pytest.mark.filterwarnings("ignore:Mismatched versions found")  # distributed says so too, its own way
 def test_a_worker_with_another_numpy_is_a_warning_and_the_sweep_runs(tmp_path):
     import numpy
 
