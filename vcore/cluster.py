@@ -269,7 +269,12 @@ def check_workers(client, timeout: float, tell: Callable[[str], None]) -> None:
         raise DaskError(f"the scheduler has no workers (none came within {timeout:g} s): start some, "
                         f"dask worker {client.scheduler.address}") from None
     here = this_vcore()
-    answers = client.run(_probe(PACKAGES, LIBRARIES))
+    try:
+        answers = client.run(_probe(PACKAGES, LIBRARIES))
+    except Exception as err:  # a worker could not even run the question (sent as Python code by value)
+        raise DaskError(f"the workers cannot say which vcore they run ({type(err).__name__}: {err}): their Python "
+                        f"or Dask may differ from the {sys.version.split()[0]} and distributed "
+                        f"{metadata.version('distributed')} here; install those versions there") from None
     faults: dict[str, list[str]] = {}
     for worker, there in sorted(answers.items()):
         fault = differs(here, there)

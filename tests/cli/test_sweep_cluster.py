@@ -459,6 +459,22 @@ def test_a_worker_with_another_numpy_is_a_warning_and_the_sweep_runs(tmp_path):
     assert good not in r.stderr
 
 
+def test_workers_that_cannot_run_the_question_are_one_message(tmp_path, monkeypatch):
+    """A worker of another Python cannot load the probe vcore sends it: a DaskError, no traceback."""
+
+    def fails(self, function, *args, **kwargs):
+        raise TypeError("code() argument 13 must be str, not int")
+
+    with cluster() as c:
+        monkeypatch.setattr(distributed.Client, "run", fails)
+        r = sweep(tmp_path, "-D", "N=1,2", "--dask", c.scheduler_address)
+        assert ran_on(c) == 0
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.output.startswith(f"vcore: error: --dask {c.scheduler_address}: the workers cannot say which vcore "
+                               f"they run (TypeError: code() argument 13"), r.output
+    assert f"distributed {distributed.__version__} here" in r.output, r.output
+
+
 def test_the_install_hint_names_this_checkout():
     from pathlib import Path
 
