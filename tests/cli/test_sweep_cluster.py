@@ -475,6 +475,22 @@ def test_workers_that_cannot_run_the_question_are_one_message(tmp_path, monkeypa
     assert f"distributed {distributed.__version__} here" in r.output, r.output
 
 
+def test_a_message_names_eight_workers_of_a_kind_and_counts_the_rest():
+    here = {"version": "1.0", "hash": "a", "error": "", "numpy": "2.1.0", "ml_dtypes": "0.5.0", "attrs": "24.2.0"}
+    answers = {f"tcp://w{k:02d}:1": {**here, "numpy": "1.26.4"} for k in range(11)}
+    warning = cluster_module.other_libraries(here, answers)
+    assert ", ".join(f"tcp://w{k:02d}:1" for k in range(8)) + " and 3 more: numpy 1.26.4 (here 2.1.0)" in warning
+
+
+def test_dask_timeout_is_vcores_own_not_dasks_connect_timeout(tmp_path):
+    address = f"tcp://127.0.0.1:{_closed_port()}"
+    start = time.monotonic()
+    with dask_config.set({"distributed.comm.timeouts.connect": "600s"}):
+        r = sweep(tmp_path, "-D", "N=1,2", "--dask", address, "--dask-timeout", "1")
+    assert r.exit_code == 2 and "cannot reach the scheduler" in r.output and "(now 1)" in r.output, r.output
+    assert time.monotonic() - start < 20
+
+
 def test_the_install_hint_names_this_checkout():
     from pathlib import Path
 
