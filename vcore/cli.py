@@ -28,7 +28,7 @@ from emulator.trace import trace_events
 from isa import TYPES, decode_program
 from isa.functions import check
 from isa.program import to_bytes
-from vcore import sweep
+from vcore import cluster, sweep
 from vcore.debug import Debugger, session
 from vcore.diff import DiffError, diff_text, read_report
 from vcore.formatting import format_line
@@ -454,21 +454,31 @@ class _SweepDefine(click.ParamType):
               help=f"run each as a kernel on N cores (1..{MAX_CORES}, at most the profile's chip.cores)")
 @click.option("--blocks", type=int, default=None,
               help=f"run each as a kernel of B blocks (1..{MAX_BLOCKS}) on the chip's cores (or --cores N)")
-@click.option("--jobs", type=int, default=None, help="local processes (default: the number of CPUs)")
+@click.option("--jobs", type=int, default=None,
+              help="local processes (default: the number of CPUs); given, it beats DASK_SCHEDULER_ADDRESS")
 @click.option("--dask", "dask_address", metavar="ADDRESS", default=None,
               help="run on the Dask cluster whose scheduler is at ADDRESS (pip install vcore[cluster])")
+@click.option("--scheduler-file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="run on the Dask cluster whose scheduler wrote FILE (dask scheduler --scheduler-file FILE, "
+                   "as dask-jobqueue, dask-mpi and batch scripts hand it over); waits for FILE to be there")
 @click.option("--dask-timeout", type=click.FloatRange(min=0, min_open=True), default=sweep.DASK_TIMEOUT,
-              show_default=True, metavar="SECONDS", help="wait this long to reach the Dask scheduler and its workers")
+              show_default=True, metavar="SECONDS",
+              help="wait this long to reach the Dask scheduler (and its file) and for a first worker")
 @click.option("-o", "output", type=click.Path(dir_okay=False), default=None,
               help="write the rows to FILE.csv or FILE.json")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="draw total cycles against the first varied constant to FILE.png (pip install vcore[plot])")
-def sweep_command(program_path, defines, profiles, cores, blocks, jobs, dask_address, dask_timeout, output,
-                  plot_path) -> None:
+def sweep_command(program_path, defines, profiles, cores, blocks, jobs, dask_address, scheduler_file, dask_timeout,
+                  output, plot_path) -> None:
     """Run a program for every combination of -D values and profiles; one row per run (the values,
     the profile, total cycles, each pipe's busy cycles, the verdict; a failed run's error). The
     program's own DEFINE, LOAD, PROFILE and RUN --cores and --blocks comment lines apply to every run
-    (a swept -D, --profile, --cores and --blocks win)."""
+    (a swept -D, --profile, --cores and --blocks win).
+
+    Where the runs go, the first that applies: --dask or --scheduler-file, then --jobs, then the Dask
+    configuration's scheduler-address (DASK_SCHEDULER_ADDRESS, when distributed is installed), then one
+    local process per CPU. On Dask, every worker must run this vcore (checked first); the dashboard
+    link is printed on stderr, and on a terminal distributed's progress bar."""
     blob, own = _program_setup("sweep", program_path, {
         "define": None, "load": None, "profile": None, "cores": None, "blocks": None, "strict": "it has no --strict",
         "max_instructions": "it has no --max-instructions", "jobs": "it runs each kernel in one process",
@@ -501,33 +511,42 @@ def sweep_command(program_path, defines, profiles, cores, blocks, jobs, dask_add
         _fail(f"vcore: error: --jobs must be at least 1, not {jobs}")
     if output is not None and Path(output).suffix.lower() not in (".csv", ".json"):
         _fail(f"vcore: error: -o {output}: write .csv or .json")
-    for wanted, module, extra in ((dask_address, "distributed", "cluster"), (plot_path, "matplotlib", "plot")):
+    if dask_address is not None and scheduler_file is not None:
+        _fail("vcore: error: --dask and --scheduler-file both name a scheduler: give one")
+    for wanted, option, module, extra in ((dask_address, "--dask", "distributed", "cluster"),
+                                          (scheduler_file, "--scheduler-file", "distributed", "cluster"),
+                                          (plot_path, "--plot", "matplotlib", "plot")):
         if wanted is not None:
             try:
                 __import__(module)
             except ImportError:
-                _fail(f"vcore: error: --{'dask' if extra == 'cluster' else 'plot'} needs {module}: "
-                      f"pip install 'vcore[{extra}]'")
+                _fail(f"vcore: error: {option} needs {module}: pip install 'vcore[{extra}]'")
     try:
         text = blob.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         _fail(f"{program_path}: error: cannot read: {err}")
     total = len(sweep.combinations(list(defines), profile_names))
-    progress = sys.stderr.isatty()
+    where = cluster.scheduler(dask_address, scheduler_file, jobs)
+    terminal = sys.stderr.isatty()
 
     def done(n: int) -> None:
-        if progress:
+        if terminal and where is None:  # on Dask, distributed draws its own bar
             click.echo(f"\rsweep: {n}/{total} runs done\x1b[K", err=True, nl=n == total)
+
+    def tell(message: str) -> None:
+        click.echo(f"vcore: {message}" if message.startswith("warning:") else f"vcore: sweep: {message}", err=True)
 
     interrupted = False
     try:
         rows = sweep.sweep(text, program_path, list(defines), profile_names, cores, jobs, dask_address, done, fixed,
-                           own_loads, dask_timeout, blocks)
+                           own_loads, dask_timeout, blocks, scheduler_file=scheduler_file, progress=terminal,
+                           tell=tell)
     except sweep.DaskError as err:
-        _fail(f"vcore: error: --dask {dask_address}: {err}")
+        _fail(f"vcore: error: {_scheduler_named(where)}: {err}"
+              f"{'; or --jobs J runs the sweep on local processes' if where.how == 'config' else ''}")
     except sweep.Interrupted as stop:  # Ctrl-C: the rows finished are kept
         rows, interrupted = stop.rows, True
-        if progress:
+        if terminal:
             click.echo("", err=True)
     failed = sum(1 for r in rows if r["error"])
     if rows and output is None:
@@ -543,6 +562,15 @@ def sweep_command(program_path, defines, profiles, cores, blocks, jobs, dask_add
             "nothing is written"
         _fail(f"vcore: sweep: interrupted with {len(rows)} of {total} runs finished: {kept}"
               f"{'; no plot is drawn' if plot_path is not None else ''}", 130)
+
+
+def _scheduler_named(where) -> str:
+    """How the command line named a sweep's scheduler, for its messages."""
+    if where.how == "file":
+        return f"--scheduler-file {where.what}"
+    if where.how == "config":
+        return f"the Dask configuration's scheduler-address {where.what} (DASK_SCHEDULER_ADDRESS)"
+    return f"--dask {where.what}"
 
 
 @main.command("calibrate")

@@ -1,5 +1,5 @@
 """``vcore sweep``: run one program for every combination of -D values and profiles, on local
-processes or on a Dask cluster, and collect one row per run (CONTRACT section 10).
+processes or on a Dask cluster (vcore.cluster), and collect one row per run (CONTRACT section 10).
 
 A run is a plain function of plain values (``run_one``: the program's text and path, the -D values,
 the profile, the core count), so the same rows come back whichever executor ran them. A run that
@@ -27,6 +27,11 @@ from emulator import Fault, ProfileError, ProgramError, load_profile
 from emulator.kernel.cores import load
 from emulator.kernel.launch import LaunchError
 from emulator.kernel.processes import StopRequest, context, die_with_parent
+from vcore import cluster
+from vcore.cluster import DASK_TIMEOUT, DaskError
+
+__all__ = ["DASK_TIMEOUT", "DaskError", "Interrupted", "combinations", "plot", "run_one", "sweep", "to_csv",
+           "to_json", "to_table"]
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 
@@ -38,11 +43,6 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, rows: list[dict]) -> None:
         super().__init__(f"sweep interrupted after {len(rows)} runs")
         self.rows = rows
-
-
-class DaskError(Exception):
-    """The Dask cluster cannot run the sweep (a bad address, no scheduler there, no workers, workers
-    without vcore): what is wrong and what to do."""
 
 
 def combinations(defines: list[tuple[str, list[int]]], profiles: list[str]) -> list[dict]:
@@ -222,86 +222,54 @@ def _local(tasks: list[tuple], jobs: int, done: Callable[[int], None]) -> list[d
     return _in_process(tasks, done) if jobs == 1 else _pool(tasks, jobs, done)
 
 
-DASK_TIMEOUT = 30.0  # seconds to reach the scheduler, and for a first worker to be there
-
-
-def _dask(tasks: list[tuple], address: str, done: Callable[[int], None], timeout: float = DASK_TIMEOUT
-          ) -> list[dict]:
-    from distributed import Client
-    from distributed import as_completed as finished
-
+def _dask(tasks: list[tuple], where: cluster.Scheduler, done: Callable[[int], None], timeout: float,
+          progress: bool, tell: Callable[[str], None]) -> list[dict]:
     rows: list = [None] * len(tasks)
     try:
-        try:
-            client = Client(address, timeout=timeout)
-        except ValueError as err:  # not an address Dask can read
-            web = "; an http:// address is the dashboard's" if address.startswith(("http:", "https:")) else ""
-            raise DaskError(f"not a scheduler address ({err}); give the one the scheduler prints, "
-                            f"tcp://HOST:PORT{web}") from None
-        except (OSError, TimeoutError) as err:
-            raise DaskError(f"cannot reach the scheduler ({err}): check that it runs there and that this "
-                            f"machine reaches it, or wait longer with --dask-timeout SECONDS (now {timeout:g})"
-                            ) from None
-        with client:
-            _check_workers(client, address, timeout)
-            futures = [client.submit(run_one, *task, pure=False) for task in tasks]
-            index = {f.key: i for i, f in enumerate(futures)}
-            for n, future in enumerate(finished(futures), start=1):
-                i = index[future.key]
-                try:
-                    rows[i] = future.result()
-                except Exception as err:  # the cluster lost it (its worker died again and again, say)
-                    why = f"{type(err).__name__}: {str(err).splitlines()[0]}" if str(err) else type(err).__name__
-                    rows[i] = _row(tasks[i][2], tasks[i][3], f"the cluster could not run it ({why})")
+        with cluster.connected(where, timeout) as client:
+            cluster.check_workers(client, timeout, tell)
+            link = cluster.dashboard(client)
+            if link:
+                tell(f"Dask dashboard at {link}")
+            for n, (i, outcome) in enumerate(cluster.outcomes(client, run_one, tasks, progress), start=1):
+                rows[i] = outcome if isinstance(outcome, dict) else _lost(tasks[i], outcome)
                 done(n)
     except KeyboardInterrupt:
         raise Interrupted(_finished(rows)) from None
     return rows
 
 
-def _check_workers(client, address: str, timeout: float) -> None:
-    """Before any run: a worker is there, and every worker can import vcore (else DaskError naming
-    the workers that cannot)."""
-
-    def probe() -> str:  # a local function: Dask sends it by value, so a worker needs no vcore to run it
-        import importlib
-
-        try:
-            importlib.import_module("vcore.sweep")
-        except Exception as err:
-            return str(err) or type(err).__name__
-        return ""
-
-    try:
-        client.wait_for_workers(1, timeout=timeout)
-    except (OSError, TimeoutError):
-        raise DaskError(f"the scheduler has no workers (none came within {timeout:g} s): start some, "
-                        f"dask worker {address}") from None
-    answers = client.run(probe)
-    lacking = {worker: why for worker, why in sorted(answers.items()) if why}
-    if lacking:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            here = f"pip install 'vcore=={version('vcore')}', the version here, or this source"
-        except PackageNotFoundError:  # run from a source tree
-            here = "from this source"
-        raise DaskError(f"{len(lacking)} of {len(answers)} workers cannot import vcore "
-                        f"({next(iter(lacking.values()))}): {', '.join(lacking)}; install vcore in the workers' "
-                        f"Python environment ({here})")
+def _lost(task: tuple, err: BaseException) -> dict:
+    """The row of a run the cluster lost (its worker died again and again, say)."""
+    text = str(err).splitlines()[0] if str(err) else ""
+    why = f"{type(err).__name__}: {text}" if text else type(err).__name__
+    return _row(task[2], task[3], f"the cluster could not run it ({why})")
 
 
 def sweep(text: str, path: str, defines: list[tuple[str, list[int]]], profiles: list[str], cores: int | None,
-          jobs: int | None = None, dask: str | None = None, done: Callable[[int], None] = lambda n: None,
+          jobs: int | None = None, dask=None, done: Callable[[int], None] = lambda n: None,
           fixed: dict | None = None, loads: tuple = (), dask_timeout: float = DASK_TIMEOUT,
-          blocks: int | None = None) -> list[dict]:
+          blocks: int | None = None, *,
+          scheduler_file: str | os.PathLike | None = None, progress: bool = False,
+          tell: Callable[[str], None] = lambda message: None) -> list[dict]:
     """Every row of the sweep, in the order of ``combinations`` (``fixed``, ``loads`` and ``blocks``: see
-    run_one). Ctrl-C raises ``Interrupted`` with the rows finished; a Dask cluster that cannot run it
-    raises ``DaskError``."""
+    run_one).
+
+    Where: ``dask`` (a scheduler's address, a ``distributed.Client``, which is left open, or a cluster
+    object such as a LocalCluster or SLURMCluster) or ``scheduler_file`` (the JSON file ``dask scheduler
+    --scheduler-file`` writes); else ``jobs`` local processes when given; else the Dask configuration's
+    ``scheduler-address`` (DASK_SCHEDULER_ADDRESS) when distributed is installed; else one local process
+    per CPU. On Dask, ``dask_timeout`` bounds the waits for the scheduler, its file and a first worker;
+    every worker must run this vcore; ``tell`` hears the dashboard link and warnings (a line that starts
+    "warning: "); ``progress`` draws distributed's progress bar on stderr.
+
+    Ctrl-C raises ``Interrupted`` with the rows finished; a Dask cluster that cannot run it raises
+    ``DaskError``."""
     tasks = [(text, path, c["defines"], c["profile"], cores, fixed, loads, blocks)
              for c in combinations(defines, profiles)]
-    if dask is not None:
-        return _dask(tasks, dask, done, dask_timeout)
+    where = cluster.scheduler(dask, scheduler_file, jobs)
+    if where is not None:
+        return _dask(tasks, where, done, dask_timeout, progress, tell)
     return _local(tasks, max(1, min(jobs or os.cpu_count() or 1, len(tasks))), done)
 
 

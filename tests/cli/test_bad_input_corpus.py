@@ -974,8 +974,35 @@ BLOCKS = [
     usage("blocks-dump-past-the-cores-used", run_ok("--blocks", "70", "--dump", "ub64:0x0:u32:1"), "ub64"),
 ]
 
+
+# -- issue 33, item 1: vcore sweep on Dask (a scheduler named twice, a scheduler file that is missing or
+# not one): one message naming the option, exit 2 --
+_SWEPT = ".equ N, 1\nHALT\n"
+
+
+def _scheduler_file(text: str | None) -> Callable[[Path], list]:
+    def build(d: Path) -> list:
+        if text is not None:
+            (d / "scheduler.json").write_text(text)
+        return ["sweep", _write_prog(d, _SWEPT), "-D", "N=1,2", "--scheduler-file", d / "scheduler.json",
+                "--dask-timeout", "0.5"]
+
+    return build
+
+
+SWEEP_ON_DASK = [
+    usage("dask-scheduler-named-twice",
+          lambda d: ["sweep", _write_prog(d, _SWEPT), "-D", "N=1,2", "--dask", "tcp://127.0.0.1:1",
+                     "--scheduler-file", d / "scheduler.json"],
+          "vcore: error: --dask and --scheduler-file both name a scheduler: give one"),
+    usage("dask-scheduler-file-missing", _scheduler_file(None),
+          "vcore: error: --scheduler-file {d}/scheduler.json: no such file, none came within 0.5 s"),
+    usage("dask-scheduler-file-not-json", _scheduler_file("Scheduler at tcp://127.0.0.1:8786\n"),
+          "vcore: error: --scheduler-file {d}/scheduler.json: not a scheduler file"),
+]
+
 CASES = [*ASSEMBLER, *RANGES, *FAULTS, *FILES, *LOADS, *DUMPS, *PROFILES, *OPTIONS, *REGISTER_REARRANGEMENT,
-         *TRANSPOSES, *COMPACTION_SORT, *DIST_MODES, *BLOCKS]
+         *TRANSPOSES, *COMPACTION_SORT, *DIST_MODES, *BLOCKS, *SWEEP_ON_DASK]
 PARAMS = [pytest.param(case, id=case.id, marks=case.marks) for case in CASES]
 
 
