@@ -497,22 +497,24 @@ def sweep_command(program_path, defines, profiles, cores, jobs, dask_address, da
     except UnicodeDecodeError as err:
         _fail(f"{program_path}: error: cannot read: {err}")
     total = len(sweep.combinations(list(defines), profile_names))
-    progress = sys.stderr.isatty()
+    progress = Progress.for_stderr()  # (on a terminal: the progress line vcore run and calibrate use)
 
     def done(n: int) -> None:
-        if progress:
-            click.echo(f"\rsweep: {n}/{total} runs done\x1b[K", err=True, nl=n == total)
+        if progress is not None:
+            progress.step(f"sweep: {n}/{total} runs done")
 
     interrupted = False
     try:
         rows = sweep.sweep(text, program_path, list(defines), profile_names, cores, jobs, dask_address, done, fixed,
                            own_loads, dask_timeout)
     except sweep.DaskError as err:
+        if progress is not None:
+            progress.close()
         _fail(f"vcore: error: --dask {dask_address}: {err}")
     except sweep.Interrupted as stop:  # Ctrl-C: the rows finished are kept
         rows, interrupted = stop.rows, True
-        if progress:
-            click.echo("", err=True)
+    if progress is not None:
+        progress.close()
     failed = sum(1 for r in rows if r["error"])
     if rows and output is None:
         click.echo(sweep.to_table(rows), nl=False)
