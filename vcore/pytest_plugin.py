@@ -142,7 +142,7 @@ class ProgramItem(pytest.Item):
                          if result.fault is not None and want not in str(result.fault)]
         elif result.fault is not None:  # the EXPECT lines describe a run that ended: they are not checked
             raise ProgramFailure(f"{self.path}: unexpected fault: {result.fault}" + (
-                f" ({len(checks)} EXPECT line(s) not checked)" if checks else ""))
+                f"\n{self.path}: {len(checks)} EXPECT line(s) not checked (the run did not end)" if checks else ""))
         found_races = machine.races()
         found = {race.kind for race in found_races}
         if found != races:

@@ -36,6 +36,8 @@ PROGRAMS = {
     # A race nobody declared and a wrong EXPECT: both are said.
     "race_and_value.asm": "    DMA.GM2UB [0x0], gm[0x0], len=8\n    VADD.f32 [0x100], [0x0], [0x0], mask=8\n"
                           "    MOV S1, 3\n    HALT\n; EXPECT S1 = 4\n",
+    # A fault nobody expected: the EXPECT lines describe a run that ended, so they are not checked.
+    "fault.asm": "MOV S1, 3\nVADD.f32 [0x1], [0x0], [0x0]\nHALT\n; EXPECT S1 = 4\n; EXPECT S2 = 0\n",
     # Two bad lines: each is named.
     "two_bad_lines.asm": "HALT\n; EXPECT S99 = 1\n; EXPECT ub:0x0:u8:1 = 300\n",
     # Two RUN lines: two tests, x.asm::profile-a2 and x.asm::cores-2-jobs-1; on a2 the function is refused.
@@ -127,6 +129,13 @@ def test_a_race_and_a_value_are_both_said(outcome):
     assert lines[2] == "race_and_value.asm:5: S1 = 3, expected 4", lines
 
 
+def test_an_unexpected_fault_is_said_and_the_expect_lines_are_not_checked(outcome):
+    lines = body(outcome, "fault.asm")
+    assert lines == ["fault.asm: unexpected fault: fault.asm:2: error: destination: UB address 0x1 is not 32-byte "
+                     "aligned", "  at pc 0x0008: VADD.f32 [0x1], [0x0], [0x0]",
+                     "fault.asm: 2 EXPECT line(s) not checked (the run did not end)"], lines
+
+
 def test_every_bad_line_is_named(outcome):
     assert body(outcome, "two_bad_lines.asm") == [
         "two_bad_lines.asm:2: there is no S99 (S0..S31)",
@@ -137,7 +146,7 @@ def test_ids_name_the_file_once_and_each_run_of_a_program_with_several(outcome):
     result, _, out = outcome
     assert {test: state for test, (state, _) in result.items()} == {
         "several.asm": "FAILED", "close.asm": "FAILED", "exact.asm": "FAILED", "integers.asm": "FAILED",
-        "race_and_value.asm": "FAILED", "two_bad_lines.asm": "FAILED",
+        "race_and_value.asm": "FAILED", "two_bad_lines.asm": "FAILED", "fault.asm": "FAILED",
         "runs.asm::profile-a2": "PASSED", "runs.asm::cores-2-jobs-1": "PASSED",
         "runs_a2.asm::profile-950": "PASSED", "runs_a2.asm::profile-a2": "FAILED",
         "one_run.asm": "PASSED"}, out
