@@ -45,3 +45,16 @@ def test_make_run_installs_no_test_tools():
     assert re.search(r"^run: \$\(RUN_STAMP\)$", makefile, re.MULTILINE)
     assert re.search(r"^test: \$\(TEST_STAMP\)$", makefile, re.MULTILINE)
     assert "'.[test]'" in recipes["$(TEST_STAMP)"]
+
+
+def test_every_dependency_says_why_it_is_there():
+    # (issue 33, item 6) a comment on the requirement's line, or on the lines just above it (a comment that
+    # opens a group of extras, or a one-line extra's), for the dependencies and every extra
+    lines = (ROOT / "pyproject.toml").read_text().splitlines()
+    config = _config()["project"]
+    wanted = [*config["dependencies"], *(r for extra in config["optional-dependencies"].values() for r in extra)]
+    for requirement in wanted:
+        at = next(i for i, line in enumerate(lines) if f'"{requirement}"' in line)
+        above = lines[at - 1].strip()
+        assert "#" in lines[at] or above.startswith("#") or (above.endswith("[") and lines[at - 2].strip().startswith(
+            "#")), f"pyproject.toml: say why {requirement} is there (a comment on its line or above it)"

@@ -230,49 +230,59 @@ def with_values(profile: Profile, params: list[Parameter], values) -> Profile:
 
 
 def rewrite_text(text: str, params: list[Parameter], values, note: str = "") -> str:
-    """The profile's TOML text with each parameter's value replaced in place (comments kept). With
-    ``note``, the parameter's comment (its line and the comment lines under it) ends with
-    ``(fitted: OLD -> NEW, note)``, in place of an earlier such note."""
-    lines = text.splitlines(keepends=True)
+    """The profile's TOML text with each parameter's value replaced in place, every other byte kept
+    (tomlkit edits the document format-preserving). With ``note``, the comment of the parameter's line
+    (that line's and the indented comment lines under it) ends with ``(fitted: OLD -> NEW, note)``, in
+    place of an earlier such note; OLD and NEW are the line's value as written (a whole list, or
+    inline table, for one of its elements)."""
+    import tomlkit  # noqa: PLC0415  (only -o and make calibrate FIT=1 write a profile)
+
+    doc = tomlkit.parse(text)
     for p, value in zip(params, values, strict=True):
-        section, key = ".".join(p.path[:-1]), p.path[-1]
-        current = None
-        for n, line in enumerate(lines):
-            header = re.match(r"^\s*\[([^\]]+)\]", line)
-            if header:
-                current = header.group(1).strip()
-                continue
-            m = re.match(rf"^(\s*{re.escape(key)}\s*=\s*)([^#\n]*?)(\s*(#.*)?)$", line.rstrip("\n"))
-            if current == section and m:
-                old = m.group(2).strip()
-                shown = f"{value:g}" if isinstance(value, float) else str(value)
-                if p.index is None:
-                    new = shown
-                else:
-                    items = [s.strip() for s in old.strip("[]").split(",")]
-                    items[p.index] = shown
-                    new = "[" + ", ".join(items) + "]"
-                lines[n] = m.group(1) + new + (m.group(3) or "") + "\n"
-                if note:
-                    _note(lines, n, f"(fitted: {old} -> {new}, {note})")
-                break
-        else:
-            raise CalibrateError(f"cannot find '{p.text}' in the profile's text")
-    return "".join(lines)
+        shown = tomlkit.value(f"{value:g}" if isinstance(value, float) else str(value))
+        holder, key, node = doc, p.path[0], doc  # (the table whose line holds the value, and its key there)
+        try:
+            for name in p.path[:-1]:
+                node = node[name]
+                if not isinstance(node, tomlkit.items.InlineTable):
+                    holder, key = node, None
+                elif key is None:
+                    key = name
+            key = key or p.path[-1]
+            old = holder[key].as_string()
+            if p.index is None:
+                node[p.path[-1]] = shown
+            else:
+                node[p.path[-1]][p.index] = shown
+        except (KeyError, IndexError, TypeError):
+            raise CalibrateError(f"cannot find '{p.text}' in the profile's text") from None
+        if note:
+            _note(holder, key, f"(fitted: {old} -> {holder[key].as_string()}, {note})")
+    return tomlkit.dumps(doc)
 
 
 _FITTED = re.compile(r" ?\(fitted: [^()]*(\([^()]*\)[^()]*)*\)")
 
 
-def _note(lines: list[str], n: int, note: str) -> None:
-    """End the comment of the parameter on line ``n`` (and the comment lines under it) with ``note``."""
-    last = n
-    while last + 1 < len(lines) and re.match(r"^\s+#", lines[last + 1]):
-        last += 1
-    for k in range(n, last + 1):
-        lines[k] = _FITTED.sub("", lines[k].rstrip("\n")) + "\n"
-    line = lines[last].rstrip("\n")
-    lines[last] = (f"{line} {note}" if "#" in line else f"{line}  # {note}") + "\n"
+def _note(table, key: str, note: str) -> None:
+    """End the comment of ``key``'s line in ``table`` (and the indented comment lines under it) with
+    ``note``, an earlier ``(fitted: ...)`` taken out."""
+    import tomlkit  # noqa: PLC0415
+
+    body = (table.value if isinstance(table, tomlkit.items.Table) else table).body
+    at = next(i for i, (k, _) in enumerate(body) if k is not None and k.key == key)
+    block = [body[at][1]]
+    for k, item in body[at + 1:]:
+        if k is not None or not isinstance(item, tomlkit.items.Comment) or not item.trivia.indent:
+            break
+        block.append(item)
+    for item in block:
+        item.trivia.comment = _FITTED.sub("", item.trivia.comment)
+    last = block[-1].trivia
+    if last.comment:
+        last.comment += f" {note}"
+    else:
+        last.comment, last.comment_ws = f"# {note}", last.comment_ws or "  "
 
 
 # -- running ------------------------------------------------------------------------------------

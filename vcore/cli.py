@@ -528,10 +528,13 @@ def sweep_command(program_path, defines, profiles, cores, blocks, jobs, dask_add
     total = len(sweep.combinations(list(defines), profile_names))
     where = cluster.scheduler(dask_address, scheduler_file, jobs)
     terminal = sys.stderr.isatty()
+    # On a terminal: the progress line vcore run and calibrate use, for local runs (on Dask, distributed
+    # draws its own bar)
+    progress = Progress.for_stderr() if where is None else None
 
     def done(n: int) -> None:
-        if terminal and where is None:  # on Dask, distributed draws its own bar
-            click.echo(f"\rsweep: {n}/{total} runs done\x1b[K", err=True, nl=n == total)
+        if progress is not None:
+            progress.step(f"sweep: {n}/{total} runs done")
 
     def tell(message: str) -> None:
         click.echo(f"vcore: {message}" if message.startswith("warning:") else f"vcore: sweep: {message}", err=True)
@@ -542,12 +545,16 @@ def sweep_command(program_path, defines, profiles, cores, blocks, jobs, dask_add
                            own_loads, dask_timeout, blocks, scheduler_file=scheduler_file, progress=terminal,
                            tell=tell)
     except sweep.DaskError as err:
+        if progress is not None:
+            progress.close()
         _fail(f"vcore: error: {_scheduler_named(where)}: {err}"
               f"{'; or --jobs J runs the sweep on local processes' if where.how == 'config' else ''}")
     except sweep.Interrupted as stop:  # Ctrl-C: the rows finished are kept
         rows, interrupted = stop.rows, True
-        if terminal:
+        if terminal and progress is None:
             click.echo("", err=True)
+    if progress is not None:
+        progress.close()
     failed = sum(1 for r in rows if r["error"])
     if rows and output is None:
         click.echo(sweep.to_table(rows), nl=False)

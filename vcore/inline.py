@@ -80,14 +80,42 @@ def is_setup_line(line: str) -> bool:
     return any(p.match(line) for p in (_DEFINE, _LOAD, _RUN, _PROFILE))
 
 
-def read_setup(path: Path, text: str | None = None) -> Setup:
-    """The DEFINE, LOAD, RUN and PROFILE lines of the program at ``path``."""
+def run_lines(text: str) -> list[tuple[int, str]]:
+    """The program's ``; RUN`` lines: (line number, the options as written), in the file's order. Each
+    is one run of the program: the pytest plugin runs it once per line, commands apply the first."""
+    return [(lineno, m.group("options")) for lineno, line in enumerate(text.splitlines(), start=1)
+            if (m := _RUN.match(line))]
+
+
+def run_names(runs: list[tuple[int, str]]) -> list[str]:
+    """A short name for each run (its options without their dashes, joined by ``-``: ``profile-a2-cores-8``,
+    ``strict``), for the pytest plugin's test IDs (``x.asm::profile-a2``); the second of two same
+    names gets ``-2``, and so on."""
+    names, seen = [], {}
+    for _, options in runs:
+        try:
+            words = shlex.split(options)
+        except ValueError:  # an unclosed quote: the run itself says what is wrong
+            words = options.split()
+        name = "-".join(re.sub(r"\s+", "_", w.lstrip("-")) for w in words) or "run"
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name}-{seen[name]}")
+    return names
+
+
+def read_setup(path: Path, text: str | None = None, run: int = 0) -> Setup:
+    """The DEFINE, LOAD, PROFILE lines of the program at ``path`` and its RUN line number ``run`` (0 the
+    first; the others are read, so that a bad one is still an error, but not applied)."""
     setup = Setup(Path(path))
     if text is None:
         text = read_source(setup.path).decode("utf-8-sig")
+    runs_seen = 0
     for lineno, line in enumerate(text.splitlines(), start=1):
         where = f"{path}:{lineno}"
-        if m := _DEFINE.match(line):
+        if m := _RUN.match(line):
+            runs_seen += 1
+            _run_options(where, m.group("options"), setup if runs_seen - 1 == run else Setup(setup.path))
+        elif m := _DEFINE.match(line):
             try:
                 name, value = parse_define(m.group("define"))
             except ValueError as err:
@@ -98,8 +126,6 @@ def read_setup(path: Path, text: str | None = None) -> Setup:
             setup.loads.append((where, m.group("target"), m.group("file")))
             setup.lines.append(SetupLine(f"load {_place(m.group('target'))}", where,
                                          f"; LOAD {m.group('target')} = {m.group('file')}"))
-        elif m := _RUN.match(line):
-            _run_options(where, m.group("options"), setup)
         elif m := _PROFILE.match(line):
             setup.profile, setup.profile_where = m.group("name"), where
             setup.lines.append(SetupLine("profile", where, f"; PROFILE {m.group('name')}"))

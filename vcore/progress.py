@@ -1,8 +1,9 @@
 """Progress on a terminal, on one line of stderr that is redrawn, and only on a terminal (never in
-pipes, files or CI logs). A long run shows the instructions retired (and how many of them in
-hardware loops run in closed form: each counted once its loop is accounted for) and the simulated
-cycle, once it has lasted a second; a job of steps (``vcore calibrate``'s entries) shows the step
-it is on, as it starts it."""
+pipes, files or CI logs): the one mechanism of vcore run, sweep and calibrate. A long run shows the
+instructions retired (and how many of them in hardware loops run in closed form: each counted once
+its loop is accounted for) and the simulated cycle, once it has lasted a second; a job of steps
+shows the step it is on, as it starts it (``vcore calibrate``'s entries) or as one ends (``vcore
+sweep``'s runs: "sweep: 3/8 runs done"). The line is erased when the job ends."""
 
 from __future__ import annotations
 

@@ -29,8 +29,17 @@ is an error. A value must be one its element type holds: an integer in the type'
 -128..127, u8 0..255, ... u32 0..4294967295; ``Sn`` a signed 64-bit value), a float no larger than
 the type's largest finite value (``inf`` where the type has one); it is not wrapped or rounded to inf.
 A line that cannot be read or done (a bad spec, value, register, file or address) fails the program
-with one line, ``FILE:LINE: what is wrong``; so does a line that starts ``EXPECT`` but is none of the
-forms above.
+with one line, ``FILE:LINE: what is wrong`` (every such line is named, one a line); so does a line that
+starts ``EXPECT`` but is none of the forms above.
+
+A failing program tells the whole story: every EXPECT line that failed, each with its line (and a
+race that was not declared, or a fault); for an array, how many elements differ, the first few
+(element, got, expected, off by, allowed) and the worst, the one furthest past its allowance.
+
+A file named on the command line (``pytest path/to/x.asm``) is collected wherever it is, as pytest
+does for a test file; the folders above are where a plain ``pytest`` looks. A program's test ID is
+``x.asm``; a program with several ``; RUN`` lines runs once per line, one test each, named after the
+line's options (``x.asm::profile-a2``, ``x.asm::cores-8-strict``).
 """
 
 from __future__ import annotations
@@ -72,14 +81,25 @@ def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".asm":
         return None
     folders = _folders(parent.config)
-    if any(folder == file_path.resolve().parent or folder in file_path.resolve().parents for folder in folders):
+    if parent.session.isinitpath(file_path) or \
+            any(folder == file_path.resolve().parent or folder in file_path.resolve().parents for folder in folders):
         return ProgramFile.from_parent(parent, path=file_path)
     return None
 
 
 class ProgramFile(pytest.File):
     def collect(self):
-        yield ProgramItem.from_parent(self, name=self.path.name)
+        from vcore.inline import run_lines, run_names
+
+        try:
+            runs = run_lines(_read_text(self.path))
+        except ProgramFailure:  # the item says what is wrong with the file when it runs
+            runs = []
+        if len(runs) < 2:  # one run: the file's own ID (x.asm, not x.asm::x.asm)
+            yield ProgramItem.from_parent(self, name=self.path.name, nodeid=self.nodeid)
+            return
+        for k, name in enumerate(run_names(runs)):
+            yield ProgramItem.from_parent(self, name=name, run=k)
 
 
 def _ulps(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
@@ -95,24 +115,74 @@ def _ulps(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
 
 
 class ProgramItem(pytest.Item):
+    """One run of a program: its RUN line number ``run`` (0 the first, or the only one)."""
+
+    def __init__(self, *, run: int = 0, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.run = run
+
     def runtest(self) -> None:
-        from vcore.inline import InlineError, build, is_setup_line, read_setup
+        from vcore.inline import InlineError, build, read_setup
 
         text = _read_text(self.path)
         try:
-            setup = read_setup(self.path, text)
+            setup = read_setup(self.path, text, self.run)
         except InlineError as err:
             raise ProgramFailure(str(err)) from None
-        cores = setup.used_cores()
-        checks, faults, races = [], [], set()
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            where = f"{self.path}:{lineno}"
-            if is_setup_line(line):
-                continue
+        checks, faults, races = _expectations(self.path, text, setup.used_cores())
+        try:
+            machine = build(setup)
+        except InlineError as err:
+            raise ProgramFailure(str(err)) from None
+        result = machine.run(**setup.limits())
+        problems = []
+        if faults:
+            if result.fault is None:
+                problems.append(f"{self.path}: expected a fault containing {faults[0]!r}, the run ended cleanly")
+            problems += [f"{self.path}: fault {str(result.fault)!r} lacks {want!r}" for want in faults
+                         if result.fault is not None and want not in str(result.fault)]
+        elif result.fault is not None:  # the EXPECT lines describe a run that ended: they are not checked
+            raise ProgramFailure(f"{self.path}: unexpected fault: {result.fault}" + (
+                f"\n{self.path}: {len(checks)} EXPECT line(s) not checked (the run did not end)" if checks else ""))
+        found_races = machine.races()
+        found = {race.kind for race in found_races}
+        if found != races:
+            details = "; ".join(f"{'latent ' if getattr(r, 'latent', False) else ''}{r.kind} line {r.first['line']} / "
+                                f"line {r.second['line']}" for r in found_races)
+            problems.append(f"{self.path}: races {sorted(found) or 'none'} ({details or '-'}), "
+                            f"expected {sorted(races) or 'none'}")
+        failed = [message for check in checks if (message := check(machine)) is not None]
+        if failed and len(problems) + len(failed) > 1:
+            problems.insert(0, f"{self.path}: {len(failed)} of {len(checks)} EXPECT lines failed")
+        if problems or failed:
+            raise ProgramFailure("\n".join(problems + failed))
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, ProgramFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        name = self.path.name if self.name == self.path.name else f"{self.path.name}::{self.name}"
+        return self.path, 0, f"program {name}"
+
+
+def _expectations(path: Path, text: str, cores: int) -> tuple[list, list, set]:
+    """The program's checks (each ``check(machine)`` gives a failure's text or None), the texts its
+    EXPECT-FAULT lines want and the race kinds its EXPECT-RACE lines declare; a ProgramFailure naming
+    every line that cannot be read (one a line)."""
+    from vcore.inline import is_setup_line
+
+    checks, faults, races, errors = [], [], set(), []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        where = f"{path}:{lineno}"
+        if is_setup_line(line):
+            continue
+        try:
             if m := _FAULT.match(line):
                 faults.append(m.group("text"))
             elif m := _CLOSE.match(line):
-                checks.append(_close_check(where, m.group("what"), self.path.parent / m.group("file"),
+                checks.append(_close_check(where, m.group("what"), path.parent / m.group("file"),
                                            _tolerances(where, m.group("tolerances")), cores))
             elif m := _EXPECT.match(line):
                 what, values, ulp = m.group("what"), m.group("values").split(), m.group("ulp")
@@ -127,38 +197,13 @@ class ProgramItem(pytest.Item):
                 raise ProgramFailure(f"{where}: not an EXPECT line: '{shown}' (the forms: EXPECT SPACE:ADDR:TYPE:COUNT "
                                      f"= V ... [within N ulp], EXPECT SPACE:ADDR:TYPE:COUNT ~= FILE.npy [rtol=R] "
                                      f"[atol=A], EXPECT Sn = V, EXPECT-FAULT TEXT, EXPECT-RACE RAW|WAR|WAW)")
-        if not checks and not faults:
-            raise ProgramFailure(f"{self.path}: no EXPECT lines")
-        try:
-            machine = build(setup)
-        except InlineError as err:
-            raise ProgramFailure(str(err)) from None
-        result = machine.run(**setup.limits())
-        if faults:
-            if result.fault is None:
-                raise ProgramFailure(f"{self.path}: expected a fault containing {faults[0]!r}, the run ended cleanly")
-            for want in faults:
-                if want not in str(result.fault):
-                    raise ProgramFailure(f"{self.path}: fault {str(result.fault)!r} lacks {want!r}")
-        elif result.fault is not None:
-            raise ProgramFailure(f"{self.path}: unexpected fault: {result.fault}")
-        found_races = machine.races()
-        found = {race.kind for race in found_races}
-        if found != races:
-            details = "; ".join(f"{'latent ' if getattr(r, 'latent', False) else ''}{r.kind} line {r.first['line']} / "
-                                f"line {r.second['line']}" for r in found_races)
-            raise ProgramFailure(f"{self.path}: races {sorted(found) or 'none'} ({details or '-'}), "
-                                 f"expected {sorted(races) or 'none'}")
-        for check in checks:
-            check(machine)
-
-    def repr_failure(self, excinfo):
-        if isinstance(excinfo.value, ProgramFailure):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self):
-        return self.path, 0, f"program {self.path.name}"
+        except ProgramFailure as err:
+            errors.append(str(err))
+    if errors:
+        raise ProgramFailure("\n".join(errors))
+    if not checks and not faults:
+        raise ProgramFailure(f"{path}: no EXPECT lines")
+    return checks, faults, races
 
 
 class ProgramFailure(Exception):
@@ -265,10 +310,9 @@ def _register_check(where: str, what: str, values: list[str], ulp: str | None):
         raise ProgramFailure(f"{where}: 'within N ulp' is for float types, and {what} holds an integer")
     want = _integer(where, values[0], *_S_RANGE, "an S register")
 
-    def check(machine) -> None:
+    def check(machine) -> str | None:
         got = machine.s[index]
-        if got != want:
-            raise ProgramFailure(f"{where}: {what} = {got}, expected {values[0]}")
+        return None if got == want else f"{where}: {what} = {got}, expected {values[0]}"
 
     return check
 
@@ -291,18 +335,37 @@ def _memory_check(where: str, what: str, values: list[str], ulp: str | None, cor
         lo, hi = etype.int_range()
         want = np.array([_integer(where, v, lo, hi, spec.type) for v in values], dtype=dtype_of(etype))
 
-    def check(machine) -> None:
+    def check(machine) -> str | None:
         got = _read_memory(machine, where, spec, cores)
         if etype.is_float:
-            nans = np.isnan(got.astype(np.float64)) & np.isnan(want.astype(np.float64))
-            same = _ulps(got, want) <= int(ulp) if ulp is not None else got.view(f"<u{etype.size}") == bits
-            bad = ~(nans | same)
+            wide_got, wide_want = got.astype(np.float64), want.astype(np.float64)
+            nans = np.isnan(wide_got) | np.isnan(wide_want)
+            ulps = np.where(nans, 0, _ulps(got, want))
+            same = ulps <= int(ulp) if ulp is not None else got.view(f"<u{etype.size}") == bits
+            bad = ~((np.isnan(wide_got) & np.isnan(wide_want)) | (~nans & same))
+            with np.errstate(invalid="ignore"):
+                off = np.abs(wide_got - wide_want)
+            # the worst: furthest past its allowance, in ulps within N ulp, in value bit for bit
+            excess = np.where(nans, np.inf, ulps - int(ulp) if ulp is not None else off)
         else:
             bad = got != want
-        if bad.any():
+            # (the differences of 64-bit integers are exact only as Python ints: those shown are)
+            excess = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        if not bad.any():
+            return None
+
+        def cells(i: int) -> tuple[str, str, str, str]:
+            if not etype.is_float:
+                return str(got[i]), values[i], str(abs(int(got[i]) - int(want[i]))), "0"
+            if nans[i]:
+                return str(got[i]), values[i], "nan", f"{ulp or 0} ulp"
+            return str(got[i]), values[i], f"{off[i]:.6g} ({int(ulps[i])} ulp)", f"{ulp or 0} ulp"
+
+        if bad.sum() == 1:
             i = int(np.flatnonzero(bad)[0])
-            raise ProgramFailure(f"{where}: element {i} of {what} is {got[i]}, expected {values[i]} "
-                                 f"({int(bad.sum())} of {spec.count} differ)")
+            return f"{where}: element {i} of {what} is {got[i]}, expected {values[i]} (1 of {spec.count} differ)"
+        how = f"within {ulp} ulp" if ulp is not None else ("bit for bit" if etype.is_float else "exactly")
+        return _differences(where, f"of {what} differ ({how})", bad, excess, cells)
 
     return check
 
@@ -326,17 +389,42 @@ def _close_check(where: str, what: str, path: Path, tolerances: tuple[float, flo
     want = want.reshape(-1).astype(np.float64)
     rtol, atol = tolerances
 
-    def check(machine) -> None:
+    def check(machine) -> str | None:
         got = _read_memory(machine, where, spec, cores).astype(np.float64)
         with np.errstate(invalid="ignore"):
             error = np.abs(got - want)
             allowed = atol + rtol * np.abs(want)
             bad = ~((np.isnan(got) & np.isnan(want)) | (error <= allowed))
-        if bad.any():
-            excess = np.where(bad, np.nan_to_num(error - allowed, nan=np.inf, posinf=np.inf), -np.inf)
-            i = int(np.argmax(excess))
-            raise ProgramFailure(f"{where}: {int(bad.sum())} of {spec.count} elements of {what} differ from "
-                                 f"{path.name} (rtol={rtol}, atol={atol}); the worst, element {i}: {float(got[i])!r}, "
-                                 f"expected {float(want[i])!r} (off by {error[i]:.6g}, allowed {allowed[i]:.6g})")
+            excess = np.nan_to_num(error - allowed, nan=np.inf, posinf=np.inf)
+        if not bad.any():
+            return None
+
+        def cells(i: int) -> tuple[str, str, str, str]:
+            return repr(float(got[i])), repr(float(want[i])), f"{error[i]:.6g}", f"{allowed[i]:.6g}"
+
+        return _differences(where, f"of {what} differ from {path.name} (rtol={rtol}, atol={atol})", bad, excess, cells)
 
     return check
+
+
+_SHOWN = 5  # the differing elements a failure lists (the first few; the worst is named above them)
+
+
+def _differences(where: str, what: str, bad: np.ndarray, excess: np.ndarray, cells) -> str:
+    """A failure of an array: how many of its elements differ, the worst (the largest ``excess``, its
+    error past its allowance) on the first line; with more than one, the first few under it, one a
+    line. ``cells(i)``: element i's got, expected, off by and allowed, as shown."""
+    index = np.flatnonzero(bad)
+    worst = int(index[np.argmax(excess[index])])
+    got, want, off, allowed = cells(worst)
+    lines = [f"{where}: {index.size} of {bad.size} elements {what}; the worst, element {worst}: {got}, expected "
+             f"{want} (off by {off}, allowed {allowed})"]
+    if index.size > 1:
+        rows = [("element", "got", "expected", "off by", "allowed")] + \
+               [(str(i), *cells(int(i))) for i in index[:_SHOWN]]
+        widths = [max(len(row[c]) for row in rows) for c in range(5)]
+        lines += ["    " + "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+                  for row in rows]
+        if index.size > _SHOWN:
+            lines.append(f"    ... and {index.size - _SHOWN} more")
+    return "\n".join(lines)

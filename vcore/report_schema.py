@@ -1,31 +1,31 @@
-"""The JSON report's schema (``vcore.report/1``), as a JSON Schema document, and the checker
+"""The JSON report's schema (``vcore.report/1``), as a JSON Schema (2020-12) document, and the check
 ``vcore diff`` runs on each report before comparing.
 
 ``SCHEMA`` below is the one declaration: ``python -m vcore.report_schema --write docs/report.schema.json``
-(part of ``make docs``) publishes it, and ``validate`` checks a report against it. The checker is
-small and handles the part of JSON Schema (2020-12) the declaration uses, no more: ``type``,
-``properties``, ``required``, ``additionalProperties``, ``items``, ``enum``, ``const``, ``minimum``,
-``pattern``, ``anyOf`` and ``$ref`` to ``#/$defs/NAME`` (``title``, ``description`` and ``$schema``,
-``$id`` are notes). ``KEYWORDS`` lists them; a test checks the declaration uses no other. One
-difference from the standard, said in the document too: an ``integer`` is a number written without
-a fraction or exponent (5, not 5.0), as vcore writes them.
-
-Keys may be added to a report (CONTRACT section 5), so an object takes keys it does not declare,
-except ``pipes``, whose keys are the four pipes.
+(part of ``make docs``) publishes it, and ``validate`` checks a report against it with the
+``jsonschema`` package, saying what is wrong in one line that names the field
+(``per_pc[3].cycles must be an integer, not null``). The declaration names every key a report
+writes (a test walks real reports for keys it does not declare); keys may be added to a report
+(CONTRACT section 5), so an object takes keys it does not declare, except ``pipes``, whose keys are
+the four pipes. Two differences from the standard's types, said in the document too: an
+``integer`` is a number written without a fraction or exponent (5, not 5.0), as vcore writes them
+(``vcore diff`` computes with them as integers), and a ``number`` is finite (JSON has no NaN or
+infinity, though Python's ``json`` reads them).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sys
+from functools import cache
 from pathlib import Path
 
+from emulator.json_schema import place, strict_validator
 from emulator.report import SCHEMA as SCHEMA_NAME
+from emulator.result import STALL_CAUSES
 
-KEYWORDS = {"type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum",
-            "pattern", "anyOf", "$ref", "$defs", "title", "description", "$schema", "$id"}
 PIPES = ("S", "V", "MTE2", "MTE3")
+FAULT_KINDS = ("fault", "limit", "deadlock", "race", "interrupt")
 
 
 def _count(what: str) -> dict:
@@ -33,8 +33,9 @@ def _count(what: str) -> dict:
 
 
 def _object(description: str, required: dict, optional: dict | None = None) -> dict:
-    return {"type": "object", "description": description, "properties": {**required, **(optional or {})},
-            "required": list(required)}
+    # ("required" before "properties": a missing key is said before the others' values)
+    return {"type": "object", "description": description, "required": list(required),
+            "properties": {**required, **(optional or {})}}
 
 
 _PIPE = _object("One pipe: its busy cycles, the instructions it ran and busy cycles / total cycles.", {
@@ -42,8 +43,9 @@ _PIPE = _object("One pipe: its busy cycles, the instructions it ran and busy cyc
     "instructions": _count("instructions the pipe ran"),
     "utilisation": {"type": "number", "minimum": 0, "description": "busy cycles / total cycles"},
 })
-_STALLS = {"type": "object", "additionalProperties": _count("cycles lost to this cause"),
-           "description": "stall cycles by cause (bank_conflict, flag_wait, barrier, ...)"}
+_STALLS = {"type": "object", "description": "stall cycles by cause (an instruction's: the causes it met)",
+           "properties": {cause: _count("cycles lost to this cause") for cause in STALL_CAUSES},
+           "additionalProperties": _count("cycles lost to this cause")}
 _INSTRUCTION = _object("An instruction a race names.", {
     "pc": _count("its byte offset in the program's text"),
     "line": {"type": ["integer", "null"], "minimum": 1, "description": "its source line (null for a .vbin)"},
@@ -60,9 +62,15 @@ SCHEMA = {
         "What `vcore run --report json` prints and `--report-file` writes, for one core or a kernel of "
         "several (cores, per_core). Generated from vcore/report_schema.py; `vcore diff` checks both reports "
         "against it. An object may hold keys not declared here (keys may be added; none changes meaning), "
-        "except `pipes`. An integer is written without a fraction or exponent (5, not 5.0)."),
+        "except `pipes`. An integer is written without a fraction or exponent (5, not 5.0), and a number is finite."),
     "type": "object",
-    "$defs": {"pipe": _PIPE, "stalls": _STALLS, "instruction": _INSTRUCTION},
+    # (the keys of the first reports; keys added since are declared, not required, so that a report of an
+    # earlier vcore still matches)
+    "required": ["schema", "profile", "total_cycles", "time_us", "instructions", "pipes", "stalls", "races",
+                 "per_pc", "scalars", "dumps", "verdict"],
+    "$defs": {"pipe": _PIPE, "stalls": _STALLS, "instruction": _INSTRUCTION, "pipes": {
+        "type": "object", "description": "the four pipes", "properties": {p: {"$ref": "#/$defs/pipe"} for p in PIPES},
+        "required": list(PIPES), "additionalProperties": False}},
     "properties": {
         "schema": {"const": SCHEMA_NAME},
         "profile": {"type": "string", "description": "the profile's name: 950, a2, or a TOML file's"},
@@ -74,10 +82,9 @@ SCHEMA = {
         "replayed_instructions": _count("of those, the ones in passes of tiling loops that reused the schedule of "
                                         "the pass before (docs/timing.md, \"How vcore gets there quickly\"); 0 with "
                                         "--no-fast-loops"),
-        "pipes": {"type": "object", "description": "each pipe (a kernel: summed over cores)",
-                  "properties": {p: {"$ref": "#/$defs/pipe"} for p in PIPES}, "required": list(PIPES),
-                  "additionalProperties": False},
-        "stalls": {"$ref": "#/$defs/stalls"},
+        "pipes": {"allOf": [{"$ref": "#/$defs/pipes"}], "description": "each pipe (a kernel: summed over cores)"},
+        "stalls": {"allOf": [{"$ref": "#/$defs/stalls"}],
+                   "description": "the run's stall cycles by cause, every cause (a kernel: summed over cores)"},
         "races": {"type": "array", "description": "every race found, observed or latent", "items": _object(
             "A race: two unordered accesses to the same bytes, at least one a write.", {
                 "kind": {"enum": ["RAW", "WAR", "WAW"]},
@@ -108,7 +115,8 @@ SCHEMA = {
                 "stalls": {"$ref": "#/$defs/stalls"},
             }, {"busy_cycles": _count("its share of its pipe's busy cycles: those of its runs no earlier run of "
                                       "the pipe covered (a pipe's entries add up to its busy_cycles)")})},
-        "scalars": {"type": "object", "description": "the final S registers (core 0's, or the slowest core's)",
+        "scalars": {"type": "object", "description": "the final S registers S0..S31, signed (a kernel: its slowest "
+                    "core's)", "propertyNames": {"pattern": "^S([0-9]|[12][0-9]|3[01])$"},
                     "additionalProperties": {"type": "integer"}},
         "dumps": {"type": "object", "description": "each --dump, by its spec: the values", "additionalProperties": {
             "type": "array", "items": {"anyOf": [{"type": "number"}, {"enum": ["nan", "inf", "-inf"]}]}}},
@@ -122,34 +130,26 @@ SCHEMA = {
                 "core": _count("its number (its block's index when each core runs one block)"),
                 "total_cycles": _count("its cycles: the end of its last block"),
                 "instructions": _count("its instructions"),
-                "pipes": {"type": "object", "additionalProperties": {"$ref": "#/$defs/pipe"}},
+                "pipes": {"$ref": "#/$defs/pipes"},
                 "stalls": {"$ref": "#/$defs/stalls"},
-                "verdict": {"type": "string"},
+                "verdict": {"type": "string", "description": "its own verdict line"},
             }, {"blocks": {"type": "array", "description": "the blocks it ran, in order", "items": _object(
                 "A block and when it ran, in cycles after the launch.", {
                     "block": _count("its BLOCKIDX"),
                     "start": _count("the cycle it started"),
                     "end": _count("the cycle it ended"),
                 })}})},
-        "warnings": {"type": "array", "items": {"type": "string"}},
+        "warnings": {"type": "array", "items": {"type": "string"}, "description": "warnings the run gave (flags "
+                     "set and never waited for, ...), as on stderr without 'warning: '"},
         "fault": _object("How a run that did not end cleanly stopped.", {
-            "kind": {"type": "string", "description": "fault, limit, deadlock, race or interrupt"},
-            "message": {"type": "string"},
+            "kind": {"enum": list(FAULT_KINDS)},
+            "message": {"type": "string", "description": "the message, naming the pc and the source line"},
         }),
     },
-    "required": ["schema", "profile", "total_cycles", "time_us", "instructions", "pipes", "stalls", "races",
-                 "per_pc", "scalars", "dumps", "verdict"],
 }
 
-_TYPES = {
-    "object": ("an object", lambda v: isinstance(v, dict)),
-    "array": ("an array", lambda v: isinstance(v, list)),
-    "string": ("a string", lambda v: isinstance(v, str)),
-    "integer": ("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
-    "number": ("a number", lambda v: isinstance(v, int | float) and not isinstance(v, bool)),
-    "boolean": ("true or false", lambda v: isinstance(v, bool)),
-    "null": ("null", lambda v: v is None),
-}
+_WANTED = {"object": "an object", "array": "an array", "string": "a string", "integer": "an integer",
+           "number": "a number", "boolean": "true or false", "null": "null"}
 
 
 class SchemaError(Exception):
@@ -162,65 +162,55 @@ def shown(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _field(path: str, key) -> str:
-    return f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
+@cache
+def validator():
+    """The jsonschema validator of ``SCHEMA``, with vcore's integers and numbers (the module's text says how
+    they differ from the standard's); jsonschema is imported on the first call (only vcore diff and the
+    tests check reports, and every vcore command imports this module)."""
+    return strict_validator(SCHEMA)
 
 
-def validate(value, schema: dict = SCHEMA, path: str = "", root: dict | None = None) -> None:
-    """Raise SchemaError at the first place where ``value`` does not match ``schema``."""
-    root = root or schema
-    if "$ref" in schema:
-        name = schema["$ref"].removeprefix("#/$defs/")
-        validate(value, root["$defs"][name], path, root)
-        return
-    where = path or "the report"
-    if "anyOf" in schema:
-        for option in schema["anyOf"]:
-            try:
-                validate(value, option, path, root)
-                return
-            except SchemaError:
-                pass
-        wanted = " or ".join(_wanted(option) for option in schema["anyOf"])
-        raise SchemaError(f"{where} must be {wanted}, not {shown(value)}")
-    if "const" in schema and value != schema["const"]:
-        raise SchemaError(f"{where} must be {shown(schema['const'])}, not {shown(value)}")
-    if "enum" in schema and not any(value == v and type(value) is type(v) for v in schema["enum"]):
-        raise SchemaError(f"{where} must be {_wanted(schema)}, not {shown(value)}")
-    if "type" in schema:
-        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        if not any(_TYPES[t][1](value) for t in types):
-            raise SchemaError(f"{where} must be {_wanted(schema)}, not {shown(value)}")
-    if "minimum" in schema and _TYPES["number"][1](value) and value < schema["minimum"]:
-        raise SchemaError(f"{where} must be at least {schema['minimum']}, not {shown(value)}")
-    if "pattern" in schema and isinstance(value, str) and not re.search(schema["pattern"], value):
-        wanted = "not be blank" if schema["pattern"] == r"\S" else f"match /{schema['pattern']}/"
-        raise SchemaError(f"{where} must {wanted}, not {shown(value)}")
-    if isinstance(value, list) and "items" in schema:
-        for i, item in enumerate(value):
-            validate(item, schema["items"], _field(path, i), root)
-    if isinstance(value, dict):
-        for key in schema.get("required", ()):
-            if key not in value:
-                raise SchemaError(f"{where} has no '{key}'")
-        declared = schema.get("properties", {})
-        extra = schema.get("additionalProperties", True)
-        for key, item in value.items():
-            if key in declared:
-                validate(item, declared[key], _field(path, key), root)
-            elif extra is False:
-                raise SchemaError(f"{where}: unknown key '{key}' (keys: {', '.join(declared)})")
-            elif isinstance(extra, dict):
-                validate(item, extra, _field(path, key), root)
+def field(path) -> str:
+    """A place in a report as the messages name it: ``per_pc[3].cycles``; ``the report`` for the whole."""
+    return place(path) or "the report"
+
+
+def message(error) -> str:
+    """A jsonschema ValidationError as one line naming the field."""
+    where, value, rule = field(error.absolute_path), error.instance, error.validator_value
+    if error.validator == "type":
+        types = rule if isinstance(rule, list) else [rule]
+        return f"{where} must be {' or '.join(_WANTED[t] for t in types)}, not {shown(value)}"
+    if error.validator == "required":
+        return f"{where} has no '{next(key for key in rule if key not in value)}'"
+    if error.validator == "additionalProperties" and rule is False:
+        declared = error.schema.get("properties", {})
+        return f"{where}: unknown key '{next(k for k in value if k not in declared)}' (keys: {', '.join(declared)})"
+    if error.validator == "anyOf":
+        return f"{where} must be {' or '.join(_wanted(option) for option in rule)}, not {shown(value)}"
+    if error.validator in ("enum", "const"):
+        return f"{where} must be {_wanted(error.schema)}, not {shown(value)}"
+    if error.validator == "minimum":
+        return f"{where} must be at least {rule}, not {shown(value)}"
+    if error.validator == "pattern" and rule == r"\S":
+        return f"{where} must not be blank, not {shown(value)}"
+    return f"{where}: {error.message}"
 
 
 def _wanted(schema: dict) -> str:
     if "enum" in schema:
         return "one of " + ", ".join(shown(v) for v in schema["enum"])
-    if "type" not in schema:
-        return "something else"
+    if "const" in schema:
+        return shown(schema["const"])
     types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-    return " or ".join(_TYPES[t][0] for t in types)
+    return " or ".join(_WANTED[t] for t in types)
+
+
+def validate(value) -> None:
+    """Raise SchemaError, naming the field, at the first place where ``value`` does not match ``SCHEMA``."""
+    error = next(validator().iter_errors(value), None)
+    if error is not None:
+        raise SchemaError(message(error))
 
 
 def document() -> str:

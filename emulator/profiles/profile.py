@@ -1,13 +1,15 @@
 """Profiles: the machine and timing parameters, read from TOML (built-in ``950`` and ``a2``, or a file).
 
-The built-in ``950`` profile is the schema: a profile must have exactly its keys, each of the same
-kind (a number, a list of as many numbers, or a string), so that a user's copy can neither miss a
-parameter nor carry one that nothing reads.
+One declaration says what a profile holds: ``schema()``, a JSON Schema (2020-12) made from the built-in
+``950`` profile, the model every profile matches (exactly its keys, each of the same kind: a whole
+number, a number, a list of as many numbers, a string or true/false), with the ranges of ``RULES``
+on top; the ``jsonschema`` package checks a profile against it (emulator/json_schema.py), so that a
+user's copy can neither miss a parameter nor carry one that nothing reads. A failure is one message
+naming the key.
 """
 
 from __future__ import annotations
 
-import math
 import tomllib
 from functools import cache
 from importlib import resources
@@ -48,52 +50,100 @@ def builtin_text(name: str) -> str:
     return resources.files("emulator").joinpath(f"profiles/{name}.toml").read_text()
 
 
+# Ranges on top of the kinds, by key (a key ending in ``_latency`` in [register], a number or a table of
+# them, is at least 1 too): the keywords, and what the message says the value must be.
+RULES = {
+    "machine.ub_size": ({"minimum": 1024, "maximum": MAX_UB, "multipleOf": 256},
+                        f"a multiple of 256 in 1024..{MAX_UB}"),
+    "machine.clock_ghz": ({"maximum": 100}, "in (0, 100]"),
+    "machine.isa": ({"enum": list(INSTRUCTION_SETS)}, f"one of {', '.join(INSTRUCTION_SETS)}"),
+    "banks.kind": ({"enum": list(BANK_KINDS)}, f"one of {', '.join(BANK_KINDS)}"),
+    "banks.beats": ({"enum": [1, 2, 4, 8]}, "1, 2, 4 or 8"),
+    "register.issue_width": ({"minimum": 1}, "at least 1"),
+    "register.register_writes": ({"minimum": 1}, "at least 1"),
+    "register.ub_reads": ({"minimum": 1, "maximum": 7}, "in 1..7"),
+    "chip.cores": ({"minimum": 1}, "at least 1"),
+}
+# A result lands at least a cycle after its instruction starts: a job that ended as it started would
+# land before it had read its sources.
+LATENCY_RULE = ({"minimum": 1}, "at least 1")
+
+
+def _kind(model, name: str) -> dict:
+    """The schema of a value of the model's kind at ``name`` (dotted), with its rule."""
+    if isinstance(model, dict):
+        # (unknown keys, then missing ones, are said before the values of the others)
+        node = {"type": "object", "additionalProperties": False, "required": list(model),
+                "properties": {key: _kind(value, f"{name}.{key}" if name else key) for key, value in model.items()}}
+    elif isinstance(model, bool):
+        node = {"type": "boolean"}
+    elif isinstance(model, str):
+        node = {"type": "string"}
+    elif isinstance(model, int):
+        node = {"type": "integer", "minimum": 0}
+    elif isinstance(model, float):
+        node = {"type": "number", "exclusiveMinimum": 0}
+    else:  # a list of as many positive numbers
+        node = {"type": "array", "minItems": len(model), "maxItems": len(model),
+                "items": {"type": "number", "exclusiveMinimum": 0}}
+    parts = name.split(".")
+    latency = parts[0] == "register" and len(parts) in (2, 3) and parts[1].endswith("_latency")
+    rule = RULES.get(name) or (LATENCY_RULE if latency and not isinstance(model, dict) else None)
+    if rule is not None:
+        node = {**node, **rule[0], "description": f"must be {rule[1]}"}
+    return node
+
+
+def schema() -> dict:
+    """What every profile holds, as a JSON Schema: the built-in 950 profile's keys and kinds, and RULES."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "vcore profile", **_kind(tomllib.loads(builtin_text(SCHEMA)), "")}
+
+
 @cache
-def _schema() -> dict:
-    return tomllib.loads(builtin_text(SCHEMA))
+def _schema():
+    """The validator of ``schema()`` and the profile texts it has found good (each is checked once)."""
+    from emulator.json_schema import strict_validator  # noqa: PLC0415  (jsonschema loads with the first profile)
+
+    return strict_validator(schema()), set()
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+_KINDS = {"object": "be a table", "boolean": "be true or false", "string": "be a string",
+          "integer": "be a whole number", "number": "be a number"}
 
 
-def _check(table: dict, schema: dict, where: str, origin: str) -> None:
-    for key in table:
-        if key not in schema:
-            if origin in BUILTIN and origin != SCHEMA:  # a built-in profile: the schema may be the one that lacks it
-                raise ProfileError(f"{origin}: key '{where}{key}' is not in the {SCHEMA} profile, the schema every "
-                                   f"profile matches ({SCHEMA}.toml lacks it, or {origin}.toml has it too many)")
-            raise ProfileError(f"{origin}: unknown key '{where}{key}'")
-    for key, model in schema.items():
-        name = f"{where}{key}"
-        if key not in table:
-            raise ProfileError(f"{origin}: missing key '{name}'")
-        value = table[key]
-        if isinstance(model, dict):
-            if not isinstance(value, dict):
-                raise ProfileError(f"{origin}: '{name}' must be a table")
-            _check(value, model, f"{name}.", origin)
-        elif isinstance(model, list):
-            if not isinstance(value, list) or len(value) != len(model) or not all(map(_is_number, value)):
-                raise ProfileError(f"{origin}: '{name}' must be a list of {len(model)} numbers")
-            if not all(0 < v < math.inf for v in value):  # NaN fails this too
-                raise ProfileError(f"{origin}: '{name}' must hold positive finite numbers")
-        elif isinstance(model, bool):
-            if not isinstance(value, bool):
-                raise ProfileError(f"{origin}: '{name}' must be true or false")
-        elif isinstance(model, str):
-            if not isinstance(value, str):
-                raise ProfileError(f"{origin}: '{name}' must be a string")
-        elif isinstance(model, int) and not isinstance(model, bool):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ProfileError(f"{origin}: '{name}' must be a whole number")
-            if value < 0:
-                raise ProfileError(f"{origin}: '{name}' must not be negative")
-        else:
-            if not _is_number(value):
-                raise ProfileError(f"{origin}: '{name}' must be a number")
-            if not 0 < value < math.inf:  # NaN fails this too
-                raise ProfileError(f"{origin}: '{name}' must be a positive finite number")
+def _message(error, root: dict, origin: str) -> tuple[bool, str]:
+    """(whether a range, not a kind, failed; the message naming the key) of a jsonschema error."""
+    path, value, keyword, node = list(error.absolute_path), error.instance, error.validator, error.schema
+    if path and isinstance(path[-1], int):  # an element of a list: said of the list
+        path, node = path[:-1], root
+        for key in path[:-1]:
+            node = node["properties"][key]
+        node = node["properties"][path[-1]]
+        name = ".".join(path)
+        if keyword == "exclusiveMinimum" or isinstance(value, float):  # (a float the number type refused: NaN, inf)
+            return False, f"{origin}: '{name}' must hold positive finite numbers"
+        return False, f"{origin}: '{name}' must be a list of {node['minItems']} numbers"
+    name = ".".join(path)
+    if keyword == "additionalProperties":
+        key = next(k for k in value if k not in node["properties"])
+        full = f"{name}.{key}" if name else key
+        if origin in BUILTIN and origin != SCHEMA:  # a built-in profile: the schema may be the one that lacks it
+            return False, (f"{origin}: key '{full}' is not in the {SCHEMA} profile, the schema every profile "
+                           f"matches ({SCHEMA}.toml lacks it, or {origin}.toml has it too many)")
+        return False, f"{origin}: unknown key '{full}'"
+    if keyword == "required":
+        key = next(k for k in error.validator_value if k not in value)
+        return False, f"{origin}: missing key '{f'{name}.{key}' if name else key}'"
+    if "description" in node and keyword in ("minimum", "maximum", "multipleOf", "enum"):
+        return True, f"{origin}: {name} {node['description']}"
+    if node["type"] == "array":
+        return False, f"{origin}: '{name}' must be a list of {node['minItems']} numbers"
+    if node["type"] == "number" and (keyword == "exclusiveMinimum" or isinstance(value, float)):
+        return False, f"{origin}: '{name}' must be a positive finite number"  # (or NaN, or infinity)
+    if keyword == "minimum":
+        return False, f"{origin}: '{name}' must not be negative"
+    return False, f"{origin}: '{name}' must {_KINDS[node['type']]}"
 
 
 def parse_profile(text: str, origin: str) -> Profile:
@@ -101,39 +151,21 @@ def parse_profile(text: str, origin: str) -> Profile:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ProfileError(f"{origin}: malformed TOML: {err}") from None
-    check_table(table, origin)
+    check_table(table, origin, text)
     return Profile(table["name"], table, text)
 
 
-def check_table(table: dict, origin: str) -> None:
-    """Raise ProfileError unless the table holds exactly the schema's keys with values in range."""
-    _check(table, _schema(), "", origin)
-    ub_size = table["machine"]["ub_size"]
-    if not 1024 <= ub_size <= MAX_UB or ub_size % 256:
-        raise ProfileError(f"{origin}: machine.ub_size must be a multiple of 256 in 1024..{MAX_UB}")
-    if not table["machine"]["clock_ghz"] <= 100:
-        raise ProfileError(f"{origin}: machine.clock_ghz must be in (0, 100]")
-    if table["machine"]["isa"] not in INSTRUCTION_SETS:
-        raise ProfileError(f"{origin}: machine.isa must be one of {', '.join(INSTRUCTION_SETS)}")
-    if table["banks"]["kind"] not in BANK_KINDS:
-        raise ProfileError(f"{origin}: banks.kind must be one of {', '.join(BANK_KINDS)}")
-    if table["banks"]["beats"] not in (1, 2, 4, 8):
-        raise ProfileError(f"{origin}: banks.beats must be 1, 2, 4 or 8")
-    if table["chip"]["cores"] < 1:
-        raise ProfileError(f"{origin}: chip.cores must be at least 1")
-    for key in ("issue_width", "register_writes", "ub_reads"):
-        if table["register"][key] < 1:
-            raise ProfileError(f"{origin}: register.{key} must be at least 1")
-    if table["register"]["ub_reads"] > 7:
-        raise ProfileError(f"{origin}: register.ub_reads must be at most 7")
-    if table["register"]["transcendental_units"] < 0 or table["register"]["transcendental_units"] % 1:
-        raise ProfileError(f"{origin}: register.transcendental_units must be a whole number, 0 or more")
-    for key, value in table["register"].items():
-        # A result lands at least a cycle after its instruction starts: a job that ended as it
-        # started would land before it had read its sources.
-        values = value.values() if isinstance(value, dict) else (value,)  # a latency may be a table by operation
-        if key.endswith("_latency") and any(v < 1 for v in values):
-            raise ProfileError(f"{origin}: register.{key} must be at least 1")
+def check_table(table: dict, origin: str, text: str | None = None) -> None:
+    """Raise ProfileError unless the table holds exactly the schema's keys with values in range (the
+    first failure of a kind, then of a range). ``text``: the TOML it was read from, checked once."""
+    validator, good = _schema()
+    if text is not None and text in good:
+        return
+    errors = [_message(error, validator.schema, origin) for error in validator.iter_errors(table)]
+    if errors:  # the first of a kind, else the first of a range
+        raise ProfileError(min(errors, key=lambda e: e[0])[1])
+    if text is not None:
+        good.add(text)
 
 
 def load_profile(name_or_path: str) -> Profile:

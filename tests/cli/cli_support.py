@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -36,7 +38,23 @@ def vcore(*args, cwd=None, stdin: str | None = None, ok: bool = False) -> subpro
     assert "Traceback" not in r.stdout + r.stderr, r.stderr
     if ok:
         assert r.returncode == 0, r.stderr
+    check_reports([str(a) for a in args], r, cwd)
     return r
+
+
+def check_reports(args: list[str], r: subprocess.CompletedProcess, cwd=None) -> None:
+    """The JSON reports a ``vcore run`` wrote (``--report-file``, ``--report json`` on stdout) match the
+    published schema, as every report the tests make does (tests/conftest.py checks those made in the
+    test's own process)."""
+    from vcore.report_schema import validate
+
+    if not args or args[0] != "run" or r.returncode not in (0, 1):
+        return
+    for option, value in itertools.pairwise(args):
+        if option == "--report-file" and (path := Path(cwd or ".") / value).is_file():
+            validate(json.loads(path.read_text()))
+        elif option == "--report" and value == "json" and r.stdout.lstrip().startswith("{"):
+            validate(json.loads(r.stdout))
 
 
 def program(tmp_path: Path, text: str, name: str = "p.asm") -> Path:

@@ -6,6 +6,7 @@ import contextlib
 import io
 import os
 import re
+import sys
 from pathlib import Path
 
 from emulator import load_profile
@@ -17,14 +18,16 @@ def test_api_doc_examples_run():
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "api.md").read_text(), re.DOTALL)
     assert len(blocks) >= 4
     namespace: dict = {}
-    cwd = os.getcwd()
+    cwd, path = os.getcwd(), os.environ.get("PATH", "")
     os.chdir(ROOT)
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{path}"   # vcore as installed beside python
     try:
         for index, block in enumerate(blocks):
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(compile(block, f"docs/api.md block {index + 1}", "exec"), namespace)
     finally:
         os.chdir(cwd)
+        os.environ["PATH"] = path
     assert namespace["final"].instructions == 1 + 10 * 2 + 1
 
 

@@ -106,3 +106,41 @@ def test_bad_files_are_one_clear_message(tmp_path, text, message):
     (tmp_path / "m.toml").write_text(text)
     r = CliRunner().invoke(main, ["calibrate", str(tmp_path / "m.toml"), "--profile", "a2"])
     assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output, r.output
+
+
+PROFILE_TEXT = """\
+# a profile's shapes, written by hand
+[dma]
+gm2ub_setup = 211         # fixed cycles (measured) (fitted: 217 -> 211, an earlier fit)
+bare = 5
+[tensor]                  # a table with a comment
+sustained = [1.0, 1.0]  # exp, [16-bit, 32-bit] (assumed)
+[register]
+reduce_latency = { SUM = 22, MAX = 16 }  # VREDUCE.O: traces (VCADD 22,
+                          # VCMAX 16)
+after = 1                 # untouched
+"""
+
+
+def test_the_fitted_text_changes_only_the_fitted_values_and_their_notes():
+    # (issue 33, item 6: written with tomlkit, format-preserving) a plain key, an element of a list, a key
+    # of an inline table, a key with no comment; every other byte stays as it was, comments and alignment too
+    params = [calibrate.Parameter("dma.gm2ub_setup", ("dma", "gm2ub_setup"), None),
+              calibrate.Parameter("tensor.sustained[1]", ("tensor", "sustained"), 1),
+              calibrate.Parameter("register.reduce_latency.SUM", ("register", "reduce_latency", "SUM"), None),
+              calibrate.Parameter("dma.bare", ("dma", "bare"), None)]
+    out = calibrate.rewrite_text(PROFILE_TEXT, params, [212, 1.25, 23, 6], note="m.toml")
+    assert out == """\
+# a profile's shapes, written by hand
+[dma]
+gm2ub_setup = 212         # fixed cycles (measured) (fitted: 211 -> 212, m.toml)
+bare = 6  # (fitted: 5 -> 6, m.toml)
+[tensor]                  # a table with a comment
+sustained = [1.0, 1.25]  # exp, [16-bit, 32-bit] (assumed) (fitted: [1.0, 1.0] -> [1.0, 1.25], m.toml)
+[register]
+reduce_latency = { SUM = 23, MAX = 16 }  # VREDUCE.O: traces (VCADD 22,
+                          # VCMAX 16) (fitted: { SUM = 22, MAX = 16 } -> { SUM = 23, MAX = 16 }, m.toml)
+after = 1                 # untouched
+"""
+    with pytest.raises(calibrate.CalibrateError, match=r"cannot find 'dma\.nothing' in the profile's text"):
+        calibrate.rewrite_text(PROFILE_TEXT, [calibrate.Parameter("dma.nothing", ("dma", "nothing"), None)], [1])

@@ -45,3 +45,33 @@ def test_no_progress_in_a_pipe(tmp_path):
     r = subprocess.run([VCORE, "run", str(prog), "--report", "none"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0
     assert r.stderr == ""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals")
+def test_a_sweep_shows_its_runs_on_the_same_progress_line(tmp_path):
+    # (issue 33, item 6: one mechanism, vcore.progress, for run, sweep and calibrate) each finished run
+    # redraws the line, and the line is erased at the end, as vcore run's is
+    import pty
+
+    prog = tmp_path / "count.asm"
+    prog.write_text(LONG.format(n="N"))
+    args = [VCORE, "sweep", str(prog), "-D", "N=3,5", "--jobs", "1"]
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out = proc.communicate(timeout=120)[0].decode()
+    os.close(master)
+    assert proc.returncode == 0
+    assert seen.decode() == "\rsweep: 1/2 runs done\x1b[K\rsweep: 2/2 runs done\x1b[K\r\x1b[K"
+    assert len(out.splitlines()) == 3   # the table: its head and a row a run
+    piped = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "" and piped.stdout == out

@@ -1,7 +1,8 @@
 """The JSON report's published schema (docs/report.schema.json) and vcore diff's check against it
-(issue 28, item 17): real reports (single core, races, a fault, a vector function, dumps, kernels)
-match it; a report with a field of the wrong type, null or malformed is refused naming the file and
-the field, exit 2, no traceback."""
+(issue 28, item 17; issue 33, item 5): real reports (single core, races, a fault, a vector function,
+dumps, kernels) match it, checked by the jsonschema package, and declare no key it does not name; a
+report with a field of the wrong type, null or malformed is refused naming the file and the field,
+exit 2, no traceback."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from cli_support import vcore, vcore_here
 
 from vcore.diff import DiffError, read_report
-from vcore.report_schema import KEYWORDS, SCHEMA, SchemaError, document, validate
+from vcore.report_schema import SCHEMA, SchemaError, document, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,20 +87,49 @@ def test_the_published_schema_is_the_declaration():
     assert json.loads(published.read_text())["properties"]["schema"]["const"] == "vcore.report/1"
 
 
-def test_the_declaration_uses_only_what_the_checker_checks():
-    def walk(node):
-        if isinstance(node, dict):
-            for key, value in node.items():
-                assert key in KEYWORDS, key
-                if key in ("properties", "$defs"):
-                    for sub in value.values():
-                        walk(sub)
-                elif key in ("items", "additionalProperties") and isinstance(value, dict):
-                    walk(value)
-                elif key == "anyOf":
-                    for sub in value:
-                        walk(sub)
-    walk(SCHEMA)
+def test_the_declaration_is_a_json_schema():
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(SCHEMA)   # (raises SchemaError naming what is wrong)
+
+
+def _undeclared(value, schema: dict, path: str = "") -> list[str]:
+    """The keys of ``value`` its schema does not name (an object with ``properties`` names its keys; one
+    with only ``additionalProperties``, a map such as ``scalars``, takes any)."""
+    while "$ref" in schema or "allOf" in schema:
+        ref = schema.get("$ref") or schema["allOf"][0]["$ref"]
+        schema = {**SCHEMA["$defs"][ref.removeprefix("#/$defs/")],
+                  **{k: v for k, v in schema.items() if k not in ("$ref", "allOf")}}
+    out = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if "properties" in schema and key not in schema["properties"]:
+                out.append(f"{path}.{key}")
+            elif "properties" in schema:
+                out += _undeclared(item, schema["properties"][key], f"{path}.{key}")
+            elif isinstance(schema.get("additionalProperties"), dict):
+                out += _undeclared(item, schema["additionalProperties"], f"{path}.{key}")
+    elif isinstance(value, list) and "items" in schema:
+        for i, item in enumerate(value):
+            out += _undeclared(item, schema["items"], f"{path}[{i}]")
+    return out
+
+
+def test_the_schema_names_every_key_a_report_writes(reports):
+    for name, path in reports.items():
+        assert _undeclared(json.loads(path.read_text()), SCHEMA) == [], name
+
+
+def test_the_published_document_checks_reports_with_plain_jsonschema(reports):
+    import jsonschema
+
+    published = json.loads((ROOT / "docs" / "report.schema.json").read_text())
+    for path in reports.values():
+        jsonschema.validate(json.loads(path.read_text()), published)
+    bad = json.loads(reports["vadd"].read_text())
+    bad["per_pc"][0]["cycles"] = "many"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, published)
 
 
 def _set(data: dict, where: str, value) -> dict:
@@ -122,6 +152,9 @@ BAD = [
     ("total_cycles", None, "total_cycles must be an integer, not null"),
     ("total_cycles", 1.5, "total_cycles must be an integer, not 1.5"),
     ("total_cycles", True, "total_cycles must be an integer, not true"),
+    ("total_cycles", 5.0, "total_cycles must be an integer, not 5.0"),       # (diff computes with integers)
+    ("time_us", float("nan"), "time_us must be a number, not NaN"),          # (Python's json reads NaN)
+    ("time_us", float("inf"), "time_us must be a number, not Infinity"),
     ("total_cycles", -3, "total_cycles must be at least 0, not -3"),
     ("total_cycles", ..., "report has no 'total_cycles'"),
     ("instructions", "57", 'instructions must be an integer, not "57"'),
@@ -151,6 +184,12 @@ BAD = [
     ("dumps.ub:0x1000:f16:4", ["a"], 'dumps.ub:0x1000:f16:4[0] must be a number or one of "nan", "inf", "-inf"'),
     ("verdict", 5, "verdict must be a string, not 5"),
     ("fault", {"kind": 3}, "fault has no 'message'"),
+    ("fault", {"kind": "oops", "message": "x"}, 'fault.kind must be one of "fault", "limit", "deadlock", "race", '
+                                                '"interrupt", not "oops"'),
+    ("per_pc.0.busy_cycles", -1, "per_pc[0].busy_cycles must be at least 0, not -1"),
+    ("scalars.S32", 1, "scalars: 'S32' does not match"),
+    ("races", [{"kind": "RAW", "first": {}, "second": {}, "space": "ub", "start": 0, "end": 1, "count": 1,
+                "latent": False}], "races[0].first has no 'pc'"),
     ("per_core", [{"core": 0}], "per_core[0] has no 'total_cycles'"),
 ]
 
@@ -166,6 +205,13 @@ def test_a_malformed_field_is_named(reports, tmp_path, where, value, message):
     assert message in str(info.value), info.value
     with pytest.raises(SchemaError):
         validate(data)
+
+
+def test_the_schema_name_is_a_constant(reports):
+    data = _set(json.loads(reports["vadd"].read_text()), "schema", "vcore.report/2")
+    with pytest.raises(SchemaError) as info:
+        validate(data)
+    assert str(info.value) == 'schema must be "vcore.report/1", not "vcore.report/2"'
 
 
 def test_diff_says_it_once_and_exits_2(reports, tmp_path):
