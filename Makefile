@@ -16,6 +16,8 @@ QUIET_BUILD := ignore:Editable installation
 $(RUN_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
+	@# (vcore was installed as the distribution "vcore" before it became vcore-emulator: an old .venv drops it)
+	@$(BIN)/python -m pip uninstall --quiet --yes vcore >/dev/null 2>&1 || true
 	@PYTHONWARNINGS="$(QUIET_BUILD)" $(BIN)/python -m pip install --quiet -e .
 	@touch $@
 
@@ -37,8 +39,8 @@ lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 
 docs: $(RUN_STAMP)
-	$(BIN)/python -m isa.docs > docs/isa.md
-	$(BIN)/python -m emulator.profiles.doc --write docs/timing.md
+	$(BIN)/python -m vcore.isa.docs > docs/isa.md
+	$(BIN)/python -m vcore.emulator.profiles.doc --write docs/timing.md
 	$(BIN)/python -m vcore.kernel_doc --write docs/kernels.md
 	$(BIN)/python -m benchmarks.calibration --write docs/timing.md
 	$(BIN)/python -m vcore.report_schema --write docs/report.schema.json
@@ -48,7 +50,7 @@ bench: $(RUN_STAMP)
 	$(BIN)/python -m benchmarks
 
 # The model against every public measurement (benchmarks/calibration); FIT=1 fits the parameters each
-# file names and writes them into emulator/profiles/ (needs scipy: a test extra, or vcore[fit]).
+# file names and writes them into emulator/profiles/ (needs scipy: a test extra, or pip install -e '.[fit]').
 calibrate: $(TEST_STAMP)
 	$(BIN)/python -m benchmarks.calibration $(if $(FIT),--fit)
 

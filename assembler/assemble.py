@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import re
 
-from assembler.data import DATA_DIRECTIVES, data_record
-from assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location, did_you_mean
-from assembler.expressions import CORE_WORDS, REGISTER_NAME, SPECIAL_REGISTERS, Symbols
-from assembler.instructions import instruction, select_row, size_of
-from assembler.lexer import strip_comment, tokenize
-from assembler.parser import parse_line, parse_operands
-from assembler.preprocess import Expander, read_source
-from assembler.structure import function_layout, misplaced_operand
-from assembler.syntax import Directive, Name, Reg, Statement
-from isa import CORE_VALUES, MNEMONICS, Inst, encode
-from isa.program import DataRecord, Program, SourceLine
+from vcore.assembler.data import DATA_DIRECTIVES, data_record
+from vcore.assembler.diagnostics import AsmError, Diagnostic, LocatedError, Location, did_you_mean
+from vcore.assembler.expressions import CORE_WORDS, REGISTER_NAME, SPECIAL_REGISTERS, Symbols
+from vcore.assembler.instructions import instruction, select_row, size_of
+from vcore.assembler.lexer import strip_comment, tokenize
+from vcore.assembler.parser import parse_line, parse_operands
+from vcore.assembler.preprocess import Expander, read_source
+from vcore.assembler.structure import function_layout, misplaced_operand
+from vcore.assembler.syntax import Directive, Name, Reg, Statement
+from vcore.isa import CORE_VALUES, MNEMONICS, Inst, encode
+from vcore.isa.program import DataRecord, Program, SourceLine
 
 WIDE_MOV = next(row for row in MNEMONICS["MOV"] if row.form == "scalar-mov-wide")
 DIRECTIVES = ("equ", *DATA_DIRECTIVES)

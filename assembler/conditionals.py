@@ -19,12 +19,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from attrs import define
-
-from assembler.diagnostics import LocatedError, Location
-from assembler.lexer import LINE_LABELS, strip_comment
+from vcore.assembler.diagnostics import LocatedError, Location
+from vcore.assembler.lexer import LINE_LABELS, strip_comment
 
 if TYPE_CHECKING:
-    from assembler.preprocess import Expanded
+    from vcore.assembler.preprocess import Expanded
 
 MAX_NESTING = 64  # .if blocks open at once, wherever they were opened
 CONDITIONAL = re.compile(LINE_LABELS + r"\s*\.(if|ifdef|ifndef|elif|else|endif)\b(.*)$", re.IGNORECASE)

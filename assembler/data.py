@@ -8,11 +8,11 @@ as its element type's bits (``Symbols.element_bits``), little endian.
 
 from __future__ import annotations
 
-from assembler.diagnostics import LocatedError
-from assembler.expressions import Symbols
-from assembler.syntax import Directive, Name
-from isa import TYPES
-from isa.program import DataRecord
+from vcore.assembler.diagnostics import LocatedError
+from vcore.assembler.expressions import Symbols
+from vcore.assembler.syntax import Directive, Name
+from vcore.isa import TYPES
+from vcore.isa.program import DataRecord
 
 DATA_DIRECTIVES = {"ub": ("ub", "list"), "gm": ("gm", "list"), "ubfill": ("ub", "fill"), "gmfill": ("gm", "fill")}
 U32_MAX = (1 << 32) - 1

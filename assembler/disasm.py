@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from isa import Inst, Kind, decode_program
-from isa.program import Program
-from isa.text import inst_text
-from isa.types import TYPES
-from isa.values import format_bits
+from vcore.isa import Inst, Kind, decode_program
+from vcore.isa.program import Program
+from vcore.isa.text import inst_text
+from vcore.isa.types import TYPES
+from vcore.isa.values import format_bits
 
 
 def _branch_labels(insts: list[tuple[int, Inst]]) -> dict[int, str]:

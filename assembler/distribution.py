@@ -9,10 +9,10 @@ read, so ``VST.f16 ..., dist=pack4_b32`` is told which types the mode stores.
 
 from __future__ import annotations
 
-from assembler.diagnostics import LocatedError, did_you_mean
-from assembler.syntax import Field, Name, Reg, Statement
-from isa import TYPES, Instruction
-from isa import dist as modes
+from vcore.assembler.diagnostics import LocatedError, did_you_mean
+from vcore.assembler.syntax import Field, Name, Reg, Statement
+from vcore.isa import TYPES, Instruction
+from vcore.isa import dist as modes
 
 
 def dist_field(stmt: Statement) -> Field | None:

@@ -17,13 +17,12 @@ import re
 from fractions import Fraction
 
 import attrs
-
-from assembler.diagnostics import LocatedError, Location, did_you_mean
-from assembler.syntax import Binary, Bits, Defined, Group, Mem, Name, Num, Reg, Unary
-from isa import CORE_VALUES
-from isa.model import SPECIAL_REGISTERS
-from isa.types import ElementType
-from isa.values import float_bits, int_bits
+from vcore.assembler.diagnostics import LocatedError, Location, did_you_mean
+from vcore.assembler.syntax import Binary, Bits, Defined, Group, Mem, Name, Num, Reg, Unary
+from vcore.isa import CORE_VALUES
+from vcore.isa.model import SPECIAL_REGISTERS
+from vcore.isa.types import ElementType
+from vcore.isa.values import float_bits, int_bits
 
 REGISTER_NAME = re.compile(r"[VvPpSs][0-9]+$")
 CORE_WORDS = {"BLOCKIDX": "block index, 0..N-1", "BLOCKNUM": "number of cores N"}

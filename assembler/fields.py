@@ -10,12 +10,12 @@ and ``count=`` (which excludes ``repeat=`` and ``mask=``) give the instruction's
 
 from __future__ import annotations
 
-from assembler.diagnostics import LocatedError, did_you_mean
-from assembler.distribution import written_mode
-from assembler.expressions import Symbols
-from assembler.syntax import Field, Group, Name, Reg, Statement
-from isa import Instruction, Mask, MaskMode
-from isa.compaction import pack_entries
+from vcore.assembler.diagnostics import LocatedError, did_you_mean
+from vcore.assembler.distribution import written_mode
+from vcore.assembler.expressions import Symbols
+from vcore.assembler.syntax import Field, Group, Name, Reg, Statement
+from vcore.isa import Instruction, Mask, MaskMode
+from vcore.isa.compaction import pack_entries
 
 
 def keyword_values(symbols: Symbols, row: Instruction, stmt: Statement) -> tuple[tuple, Mask | None,

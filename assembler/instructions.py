@@ -13,18 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from attrs import evolve
-
-from assembler import distribution
-from assembler.diagnostics import LocatedError, Location, did_you_mean
-from assembler.expressions import Symbols
-from assembler.fields import keyword_values
-from assembler.operands import KIND_WORDS, operand_value, shape_fits
-from assembler.suggest import unknown_mnemonic
-from assembler.syntax import Field, Name, Statement
-from isa import MNEMONICS, TYPES, Inst, Instruction, Kind, problems
-from isa.encoding import pairs_problem
-from isa.model import UbRef
-from isa.types import ElementType
+from vcore.assembler import distribution
+from vcore.assembler.diagnostics import LocatedError, Location, did_you_mean
+from vcore.assembler.expressions import Symbols
+from vcore.assembler.fields import keyword_values
+from vcore.assembler.operands import KIND_WORDS, operand_value, shape_fits
+from vcore.assembler.suggest import unknown_mnemonic
+from vcore.assembler.syntax import Field, Name, Statement
+from vcore.isa import MNEMONICS, TYPES, Inst, Instruction, Kind, problems
+from vcore.isa.encoding import pairs_problem
+from vcore.isa.model import UbRef
+from vcore.isa.types import ElementType
 
 Warn = Callable[[Location, str], None]  # reports a warning at a place
 

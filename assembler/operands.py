@@ -10,12 +10,12 @@ fitting operand into the value ``isa.Inst`` holds (a register number, a ``UbRef`
 
 from __future__ import annotations
 
-from assembler.diagnostics import LocatedError
-from assembler.expressions import Symbols
-from assembler.syntax import Group, Mem, Name, Reg
-from isa import CORE_VALUES, Kind, RegOrImm
-from isa.model import AR_VALUES, SPECIAL_REGISTERS, SPR_VALUES, GmRef, UbRef
-from isa.types import ElementType
+from vcore.assembler.diagnostics import LocatedError
+from vcore.assembler.expressions import Symbols
+from vcore.assembler.syntax import Group, Mem, Name, Reg
+from vcore.isa import CORE_VALUES, Kind, RegOrImm
+from vcore.isa.model import AR_VALUES, SPECIAL_REGISTERS, SPR_VALUES, GmRef, UbRef
+from vcore.isa.types import ElementType
 
 KIND_WORDS = {
     Kind.VREG: "a vector register V0..V31",

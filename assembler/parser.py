@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from assembler.diagnostics import LocatedError
-from assembler.lexer import Token
-from assembler.syntax import (
+from vcore.assembler.diagnostics import LocatedError
+from vcore.assembler.lexer import Token
+from vcore.assembler.syntax import (
     Binary,
     Bits,
     Defined,

@@ -20,10 +20,9 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 from attrs import frozen
-
-from assembler.conditionals import CONDITIONAL, Conditions, directive_place
-from assembler.diagnostics import LocatedError, Location, Site
-from assembler.lexer import LINE_LABELS, strip_comment
+from vcore.assembler.conditionals import CONDITIONAL, Conditions, directive_place
+from vcore.assembler.diagnostics import LocatedError, Location, Site
+from vcore.assembler.lexer import LINE_LABELS, strip_comment
 
 MAX_SOURCE_BYTES = 32 << 20  # the most a program file (.asm or .vbin) or an included file may hold
 MAX_DEPTH = 64  # nested macro uses and includes

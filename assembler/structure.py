@@ -10,10 +10,10 @@ what only an operand's value shows once it is evaluated: a branch into a functio
 
 from __future__ import annotations
 
-from assembler.diagnostics import Location
-from assembler.syntax import Statement
-from isa import Inst
-from isa.functions import FunctionSpan, layout, operand_problem
+from vcore.assembler.diagnostics import Location
+from vcore.assembler.syntax import Statement
+from vcore.isa import Inst
+from vcore.isa.functions import FunctionSpan, layout, operand_problem
 
 # Register instructions outside a vector function (CONTRACT section 11: an error). True only while
 # the programs written before vector functions are moved into them.

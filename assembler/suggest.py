@@ -5,7 +5,7 @@ divide is not a load, however close the letters).
 
 from __future__ import annotations
 
-from isa import MNEMONICS
+from vcore.isa import MNEMONICS
 
 # Names a kernel developer types for operations (vcore's planned mnemonic, AscendC's API name, or the
 # hardware's) that are not vcore's mnemonics: name -> what it is, and vcore's mnemonic for it. Until

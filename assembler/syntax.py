@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from attrs import frozen
-
-from assembler.diagnostics import Location
-from assembler.lexer import Token
+from vcore.assembler.diagnostics import Location
+from vcore.assembler.lexer import Token
 
 
 def span(first: Location, last: Location) -> Location:

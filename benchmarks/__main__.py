@@ -18,9 +18,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from assembler import assemble
-from emulator import Machine
+from vcore.assembler import assemble
+from vcore.emulator import Machine
 
 HERE = Path(__file__).parent
 LOOPS = 400

@@ -4,13 +4,13 @@ functions and register instructions on a profile without them, 950-only conversi
 
 from __future__ import annotations
 
-from emulator.faults import ProgramError
-from emulator.profiles.profile import Profile
-from isa import Inst, decode_program
-from isa.conversions import ONLY_950
-from isa.functions import check
-from isa.program import Program
-from isa.text import inst_text
+from vcore.emulator.faults import ProgramError
+from vcore.emulator.profiles.profile import Profile
+from vcore.isa import Inst, decode_program
+from vcore.isa.conversions import ONLY_950
+from vcore.isa.functions import check
+from vcore.isa.program import Program
+from vcore.isa.text import inst_text
 
 
 def check_profile_runs(program: Program, profile: Profile, decoded) -> None:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import tomllib
 
-from emulator.arith import numerics
-from emulator.profiles.profile import BUILTIN, Profile, ProfileError, builtin_text, load_profile
-from emulator.semantics import reductions
-from emulator.semantics.registry import missing_bank_rules, missing_families, missing_forms
-from emulator.timing.costs import check_classes, is_arithmetic
-from isa import TABLE, TYPES
-from isa.classes import CLASSES
+from vcore.emulator.arith import numerics
+from vcore.emulator.profiles.profile import BUILTIN, Profile, ProfileError, builtin_text, load_profile
+from vcore.emulator.semantics import reductions
+from vcore.emulator.semantics.registry import missing_bank_rules, missing_families, missing_forms
+from vcore.emulator.timing.costs import check_classes, is_arithmetic
+from vcore.isa import TABLE, TYPES
+from vcore.isa.classes import CLASSES
 
 
 class IncompleteEmulator(RuntimeError):

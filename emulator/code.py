@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from emulator.admission import check_profile_runs, refuse
-from emulator.faults import Fault
-from emulator.functions.launch import Function
-from emulator.profiles.profile import Profile
-from emulator.semantics.registry import REFINES, Bound, bind
-from emulator.timing.costs import CostModel
-from isa import Inst, decode_program
-from isa.functions import check
-from isa.program import Program
-from isa.text import inst_text
+from vcore.emulator.admission import check_profile_runs, refuse
+from vcore.emulator.faults import Fault
+from vcore.emulator.functions.launch import Function
+from vcore.emulator.profiles.profile import Profile
+from vcore.emulator.semantics.registry import REFINES, Bound, bind
+from vcore.emulator.timing.costs import CostModel
+from vcore.isa import Inst, decode_program
+from vcore.isa.functions import check
+from vcore.isa.program import Program
+from vcore.isa.text import inst_text
 
 
 class Code:

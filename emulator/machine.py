@@ -10,23 +10,22 @@ from __future__ import annotations
 
 import numpy as np
 from attrs import evolve, frozen
-
-from emulator.code import Code
-from emulator.faults import AtSyncAll, Fault
-from emulator.functions.context import FunctionContext, Workspace
-from emulator.functions.launch import Function
-from emulator.profiles.profile import Profile, load_profile
-from emulator.report import Report, build_report
-from emulator.result import RunResult, run_result
-from emulator.semantics import register_all
-from emulator.semantics.registry import HALT_PC
-from emulator.state import CoreState
-from emulator.tally import DEFAULT_MAX_INSTRUCTIONS, Tally
-from emulator.timing.costs import CostModel
-from emulator.timing.engine import QUEUED, Diverged, Engine, Race
-from emulator.timing.replay import LoopReplay
-from isa import Inst
-from isa.program import Program
+from vcore.emulator.code import Code
+from vcore.emulator.faults import AtSyncAll, Fault
+from vcore.emulator.functions.context import FunctionContext, Workspace
+from vcore.emulator.functions.launch import Function
+from vcore.emulator.profiles.profile import Profile, load_profile
+from vcore.emulator.report import Report, build_report
+from vcore.emulator.result import RunResult, run_result
+from vcore.emulator.semantics import register_all
+from vcore.emulator.semantics.registry import HALT_PC
+from vcore.emulator.state import CoreState
+from vcore.emulator.tally import DEFAULT_MAX_INSTRUCTIONS, Tally
+from vcore.emulator.timing.costs import CostModel
+from vcore.emulator.timing.engine import QUEUED, Diverged, Engine, Race
+from vcore.emulator.timing.replay import LoopReplay
+from vcore.isa import Inst
+from vcore.isa.program import Program
 
 register_all()  # importing every shape module registers its families' semantics
 

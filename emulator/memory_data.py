@@ -18,9 +18,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-
-from isa.types import TYPES
-from isa.values import dtype_of, format_value
+from vcore.isa.types import TYPES
+from vcore.isa.values import dtype_of, format_value
 
 DATA_TYPES = tuple(t.name for t in TYPES.values() if t.kind != "mask")
 

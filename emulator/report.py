@@ -9,9 +9,8 @@ from __future__ import annotations
 import math
 
 from attrs import define, field
-
-from emulator.order.races import race_title
-from emulator.result import STALL_CAUSES, PcEntry, PipeEntry, RunResult
+from vcore.emulator.order.races import race_title
+from vcore.emulator.result import STALL_CAUSES, PcEntry, PipeEntry, RunResult
 
 SCHEMA = "vcore.report/1"
 

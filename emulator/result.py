@@ -8,9 +8,8 @@ runs one way: machine -> result -> report.
 from __future__ import annotations
 
 from attrs import define, field, frozen
-
-from emulator.faults import Fault
-from emulator.jobs import PIPES
+from vcore.emulator.faults import Fault
+from vcore.emulator.jobs import PIPES
 
 # The causes a run's stalls are counted by: the pipes' (flags, barriers, the 950 V scoreboard, a full
 # queue, SYNCALL) and, inside vector functions, what kept a ready instruction from issuing: its

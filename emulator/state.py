@@ -5,15 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from emulator.faults import Fault, check_aligned, check_range
-from emulator.memory_data import memory_bytes, type_named
-from isa.types import TYPES
-from isa.values import dtype_of
+from vcore.emulator.faults import Fault, check_aligned, check_range
+from vcore.emulator.memory_data import memory_bytes, type_named
+from vcore.isa.types import TYPES
+from vcore.isa.values import dtype_of
 
 if TYPE_CHECKING:
-    from emulator.profiles.profile import Profile
-    from emulator.timing.engine import Engine
+    from vcore.emulator.profiles.profile import Profile
+    from vcore.emulator.timing.engine import Engine
 
 S_MASK = (1 << 64) - 1
 S_SIGN = 1 << 63

@@ -32,8 +32,8 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict, deque
 
-from emulator.result import RunResult
-from emulator.timing.engine import PIPES
+from vcore.emulator.result import RunResult
+from vcore.emulator.timing.engine import PIPES
 
 
 class _Lanes:

@@ -5,9 +5,9 @@ and back. The table checks itself when this package is imported. Nothing here im
 vcore.
 """
 
-from isa.check import TableError, check_table
-from isa.encoding import BY_OPCODE, DecodeError, Inst, Mask, decode, decode_program, encode, problems
-from isa.model import (
+from vcore.isa.check import TableError, check_table
+from vcore.isa.encoding import BY_OPCODE, DecodeError, Inst, Mask, decode, decode_program, encode, problems
+from vcore.isa.model import (
     BARRIER_PIPES,
     CORE_VALUES,
     PATTERNS,
@@ -21,8 +21,8 @@ from isa.model import (
     RegOrImm,
     UbRef,
 )
-from isa.table import TABLE
-from isa.types import BLOCK_BYTES, TYPES, VL_BYTES, ElementType
+from vcore.isa.table import TABLE
+from vcore.isa.types import BLOCK_BYTES, TYPES, VL_BYTES, ElementType
 
 check_table(TABLE)
 

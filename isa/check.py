@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from isa.classes import CLASSES, SchedClass, class_problems
-from isa.examples import statement
-from isa.forms import FORMS
-from isa.model import MASK_EXT_WORDS, WORD_BITS, Instruction, Kind
-from isa.types import TYPES
+from vcore.isa.classes import CLASSES, SchedClass, class_problems
+from vcore.isa.examples import statement
+from vcore.isa.forms import FORMS
+from vcore.isa.model import MASK_EXT_WORDS, WORD_BITS, Instruction, Kind
+from vcore.isa.types import TYPES
 
 
 class TableError(Exception):

@@ -6,7 +6,7 @@ and the decoder refuse the same instructions.
 
 from __future__ import annotations
 
-from isa.model import MaskMode
+from vcore.isa.model import MaskMode
 
 GATHERMASK_MASK = "VGATHERM takes mask=N (elements per iteration), not a bit mask or count="
 FIXED_PATTERN_STRIDE = "src1rep has no effect with a fixed pattern"

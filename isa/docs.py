@@ -1,11 +1,11 @@
-"""Write the ISA reference (docs/isa.md) from the table: ``python -m isa.docs > docs/isa.md``."""
+"""Write the ISA reference (docs/isa.md) from the table: ``python -m vcore.isa.docs > docs/isa.md``."""
 
 from __future__ import annotations
 
 import sys
 
-from isa import TABLE
-from isa.model import MASK_EXT_WORDS, Kind
+from vcore.isa import TABLE
+from vcore.isa.model import MASK_EXT_WORDS, Kind
 
 _KIND_DOC = {
     Kind.VREG: "vector register V0..V31 (5 bits)",

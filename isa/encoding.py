@@ -7,11 +7,10 @@ inverses over every ``Inst`` that ``problems`` accepts, and ``decode`` accepts n
 from __future__ import annotations
 
 from attrs import frozen
-
-from isa import dist
-from isa.compaction import compaction_problems, entries_of
-from isa.conversions import ROUND_MODES, pair_problem
-from isa.model import (
+from vcore.isa import dist
+from vcore.isa.compaction import compaction_problems, entries_of
+from vcore.isa.conversions import ROUND_MODES, pair_problem
+from vcore.isa.model import (
     AR_VALUES,
     BARRIER_PIPES,
     CORE_VALUES,
@@ -32,8 +31,8 @@ from isa.model import (
     RegOrImm,
     UbRef,
 )
-from isa.table import TABLE
-from isa.types import BLOCK_BYTES, TYPE_BY_CODE, ElementType
+from vcore.isa.table import TABLE
+from vcore.isa.types import BLOCK_BYTES, TYPE_BY_CODE, ElementType
 
 WORD_MASK = (1 << WORD_BITS) - 1
 BY_OPCODE: dict[int, Instruction] = {row.opcode: row for row in TABLE}

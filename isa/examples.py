@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from isa.model import Instruction
+from vcore.isa.model import Instruction
 
 # The lines around a register instruction's example ("{}"): S1 and S2 are 0 there, a UB address and
 # a count any example may name.

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from attrs import frozen
-
-from isa.model import Instruction
-from isa.table import FUNCTION_SCALAR_FAMILIES
+from vcore.isa.model import Instruction
+from vcore.isa.table import FUNCTION_SCALAR_FAMILIES
 
 MAX_LOOP_DEPTH = 4  # hardware loops nest at most this deep (documented: VLOOPv2)
 _SCALAR_LANE = "MOV, ADD, SUB, MUL, AND, OR, XOR, SHL, SHR"

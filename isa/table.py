@@ -8,10 +8,10 @@ mode is not ALL is followed by two 64-bit mask words (see ``docs/encoding.md``).
 
 from __future__ import annotations
 
-from isa import dist as D  # noqa: N812  (the distribution modes, as D.keyword)
-from isa import types as T  # noqa: N812  (the type sets read as T.TENSOR_TYPES, like the docs)
-from isa.conversions import DESTINATIONS, PAIRS, ROUND_MODES
-from isa.model import (
+from vcore.isa import dist as D  # noqa: N812  (the distribution modes, as D.keyword)
+from vcore.isa import types as T  # noqa: N812  (the type sets read as T.TENSOR_TYPES, like the docs)
+from vcore.isa.conversions import DESTINATIONS, PAIRS, ROUND_MODES
+from vcore.isa.model import (
     CONDITIONS,
     HISTOGRAMS,
     MASK_MODE_BITS,

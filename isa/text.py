@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from isa import dist
-from isa.compaction import entries_of, entry_register
-from isa.encoding import Inst
-from isa.model import Kind, MaskMode
-from isa.values import format_bits
+from vcore.isa import dist
+from vcore.isa.compaction import entries_of, entry_register
+from vcore.isa.encoding import Inst
+from vcore.isa.model import Kind, MaskMode
+from vcore.isa.values import format_bits
 
 
 def _ub_text(ref, space: str = "") -> str:

@@ -10,8 +10,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
-
-from isa.types import ElementType
+from vcore.isa.types import ElementType
 
 NUMPY_DTYPES: dict[str, np.dtype] = {
     "f16": np.dtype("<f2"),

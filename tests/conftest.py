@@ -19,7 +19,8 @@ def pytest_configure(config) -> None:
     are checked where the tests read them: cli_support.vcore.)"""
     import functools
 
-    from emulator.report import Report
+    from vcore.emulator.report import Report
+
     from vcore.report_schema import validate
 
     made = Report.to_json

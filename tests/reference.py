@@ -39,7 +39,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
-import isa as _isa
+from vcore import isa as _isa
 
 # ---------------------------------------------------------------------------
 # element types

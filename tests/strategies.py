@@ -27,16 +27,16 @@ from collections.abc import Sequence
 
 from attrs import evolve, frozen
 from hypothesis import strategies as st
+from vcore.isa import BARRIER_PIPES, CORE_VALUES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
+from vcore.isa import dist as modes
+from vcore.isa.compaction import pack_entries, sort_alignments
+from vcore.isa.conversions import EXACT_PAIRS, ODD_PAIRS
+from vcore.isa.model import SPR_VALUES
+from vcore.isa.program import DataRecord, Program
+from vcore.isa.text import inst_text
+from vcore.isa.types import SCALAR_MEMORY, TYPES
 
-import isa
-from isa import BARRIER_PIPES, CORE_VALUES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
-from isa import dist as modes
-from isa.compaction import pack_entries, sort_alignments
-from isa.conversions import EXACT_PAIRS, ODD_PAIRS
-from isa.model import SPR_VALUES
-from isa.program import DataRecord, Program
-from isa.text import inst_text
-from isa.types import SCALAR_MEMORY, TYPES
+from vcore import isa
 
 U64 = (1 << 64) - 1
 U32 = (1 << 32) - 1

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = "emulator"
+PACKAGE = "emulator"  # the folder
+IMPORTED_AS = ("vcore", "emulator")  # its import name, vcore.emulator
 
 
 def _module_name(path: Path) -> str:
@@ -44,17 +45,20 @@ def _is_type_checking(test: ast.expr) -> bool:
 def _targets(node: ast.Import | ast.ImportFrom, here: str) -> set[str]:
     """The emulator modules an import statement names (``emulator`` itself for its ``__init__``)."""
     out = set()
+    size = len(IMPORTED_AS)
     if isinstance(node, ast.Import):
         for alias in node.names:
             parts = alias.name.split(".")
-            if parts[0] == PACKAGE:
-                out.add(".".join(parts[1:]) or "__init__")
+            if tuple(parts[:size]) == IMPORTED_AS:
+                out.add(".".join(parts[size:]) or "__init__")
         return out
     assert not node.level, "the emulator imports by absolute names"
     module = (node.module or "").split(".")
-    if module[0] != PACKAGE:
+    if module == ["vcore"]:  # from vcore import emulator
+        return out | ({"__init__"} if any(a.name == IMPORTED_AS[1] for a in node.names) else set())
+    if tuple(module[:size]) != IMPORTED_AS:
         return out
-    inner = ".".join(module[1:]) or "__init__"
+    inner = ".".join(module[size:]) or "__init__"
     for alias in node.names:  # from emulator.x import y: a module y of package x, or a name of x
         sub = alias.name if inner == "__init__" else f"{inner}.{alias.name}"
         out.add(sub if sub in MODULES else inner)
@@ -120,7 +124,8 @@ def test_report_does_not_import_machine_at_run_time():
 
 @pytest.mark.parametrize("module", MODULES)
 def test_module_imports_alone(module):
-    name = PACKAGE if module == "__init__" else f"{PACKAGE}.{module}"
+    package = ".".join(IMPORTED_AS)
+    name = package if module == "__init__" else f"{package}.{module}"
     run = subprocess.run([sys.executable, "-c", f"import {name}"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 0, run.stderr
@@ -137,20 +142,20 @@ def test_the_import_reader():
 from __future__ import annotations
 from typing import TYPE_CHECKING
 import numpy as np
-from emulator import Fault
-from emulator.semantics import scalar
-from emulator.faults import check_range
-import emulator.jobs
+from vcore.emulator import Fault
+from vcore.emulator.semantics import scalar
+from vcore.emulator.faults import check_range
+import vcore.emulator.jobs
 if TYPE_CHECKING:
-    from emulator.machine import Machine
+    from vcore.emulator.machine import Machine
 else:
-    from emulator.state import State
+    from vcore.emulator.state import State
 try:
-    from emulator.timing.banks import BankRules
+    from vcore.emulator.timing.banks import BankRules
 except ImportError:
     pass
 def report():
-    from emulator.report import build_report
+    from vcore.emulator.report import build_report
 """
     module_level = {"semantics.scalar", "__init__", "faults", "jobs", "state", "timing.banks"}
     assert imports_in(source, "x", deferred=False) == module_level
@@ -163,10 +168,10 @@ def test_report_and_trace_are_built_from_the_result_value_alone():
     import copy
     import gc
 
-    from assembler import assemble
-    from emulator import Machine
-    from emulator.report import build_report
-    from emulator.trace import trace_events
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
+    from vcore.emulator.report import build_report
+    from vcore.emulator.trace import trace_events
 
     text = ("    DMA.GM2UB [0x0], gm[0x0], len=4\n    SETFLAG MTE2, V, 0\n    WAITFLAG MTE2, V, 0\n"
             "    VADD.f16 [0x400], [0x0], [0x0]\n    SETFLAG V, MTE3, 0\n    WAITFLAG V, MTE3, 0\n"

@@ -103,7 +103,7 @@ _OTHER = {"_bound_at": {"emulator/machine.py"}, "_views": {"emulator/state.py"},
 @pytest.mark.parametrize("snippet", [
     "def f(m):\n    return m._bound_at.get(0)\n",
     "def f(m):\n    return getattr(m, '_views')\n",
-    "from emulator.timing.engine import _START\n",
+    "from vcore.emulator.timing.engine import _START\n",
     "from benchmarks.calibration import _num\n",
     "import x\ny = x._num(3)\n",
     "class F:\n    def __init__(self, m):\n        self._views = m._views\n",   # defined here and in state.py

@@ -76,10 +76,10 @@ def test_face_uses_only_the_public_api(face):
     "def f(m):\n    return m._bound_at.get(0)\n",
     "class D:\n    def f(self):\n        return self.m.engine.free\n",
     "class D:\n    def f(self):\n        return self.m._counts\n",
-    "from emulator import timing\nx = timing._private\n",
+    "from vcore.emulator import timing\nx = timing._private\n",
     "def f(m):\n    return getattr(m, '_bound_at')\n",
     "def f(m):\n    return getattr(m, 'engine', None)\n",
-    "from emulator.timing.engine import _helper\n",
+    "from vcore.emulator.timing.engine import _helper\n",
     "from vcore.formatting import _digits\n",
     "def f(m):\n    return m.result._cache\n",
 ])

@@ -2,15 +2,19 @@
 
 See ``vcore.api`` and docs/api.md. ``Machine``, ``RunResult`` and ``Report`` are the emulator's own
 types (and ``DataWarning``, what ``Machine.write`` warns with), re-exported here so that
-``import vcore`` is all a script needs.
+``import vcore`` is all a script needs. The assembler, the ISA table and the emulator are its
+sub-packages ``vcore.assembler``, ``vcore.isa`` and ``vcore.emulator`` (the repository's top-level
+folders ``assembler/``, ``isa/`` and ``emulator/``, installed under ``vcore``).
 """
 
-from assembler import AsmError
-from emulator import Fault, Machine, ProfileError, ProgramError, RunResult, load_profile
-from emulator.kernel.launch import LaunchError
-from emulator.memory_data import DataWarning
-from emulator.report import Report
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml reads it from here)
+
 from vcore.api import load_bytes, load_file, load_kernel, load_text
+from vcore.assembler import AsmError
+from vcore.emulator import Fault, Machine, ProfileError, ProgramError, RunResult, load_profile
+from vcore.emulator.kernel.launch import LaunchError
+from vcore.emulator.memory_data import DataWarning
+from vcore.emulator.report import Report
 from vcore.loading import LoadError, load_program, read_program_file
 
 __all__ = ["AsmError", "DataWarning", "Fault", "LaunchError", "LoadError", "Machine", "ProfileError", "ProgramError",

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import os
 
-from emulator import Machine, load_profile
-from emulator.kernel.cores import Kernel
-from emulator.kernel.launch import LaunchError
-from emulator.machine import DEFAULT_GM_SIZE
-from emulator.profiles.profile import Profile
+from vcore.emulator import Machine, load_profile
+from vcore.emulator.kernel.cores import Kernel
+from vcore.emulator.kernel.launch import LaunchError
+from vcore.emulator.machine import DEFAULT_GM_SIZE
+from vcore.emulator.profiles.profile import Profile
 from vcore.loading import load_program, read_program_file
 
 

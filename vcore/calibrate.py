@@ -39,11 +39,11 @@ from pathlib import Path
 import numpy as np
 from attrs import frozen
 
-from assembler import AsmError
-from emulator import ProfileError, ProgramError
-from emulator.kernel.cores import load
-from emulator.kernel.launch import LaunchError
-from emulator.profiles.profile import Profile, check_table, parse_profile
+from vcore.assembler import AsmError
+from vcore.emulator import ProfileError, ProgramError
+from vcore.emulator.kernel.cores import load
+from vcore.emulator.kernel.launch import LaunchError
+from vcore.emulator.profiles.profile import Profile, check_table, parse_profile
 from vcore.loading import LoadError, read_program_file
 
 QUANTITIES = ("total", "difference", "ratio", "busy_S", "busy_V", "busy_MTE2", "busy_MTE3")
@@ -386,7 +386,7 @@ def fit(profile: Profile, params: list[Parameter], measurements: list[Measuremen
         before = evaluator.values(profile)
     if not params or not used:
         return Fit(params, start, start, before, before, [], profile)
-    from scipy.optimize import least_squares  # noqa: PLC0415  (an optional extra: vcore[fit])
+    from scipy.optimize import least_squares  # noqa: PLC0415  (an optional extra: the fit extra)
 
     def key_of(x) -> tuple:
         return tuple(round(float(v)) if w else round(float(v), 9) for v, w in zip(x, whole, strict=True))

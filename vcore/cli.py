@@ -15,24 +15,24 @@ import click
 import numpy as np
 from click.core import ParameterSource
 
-from assembler import AsmError, disassemble, listing, parse_define
-from emulator import Fault, ProfileError, ProgramError, check_program, load_profile, profile_warnings
-from emulator.faults import check_range
-from emulator.kernel.cores import MAX_CORES, load
-from emulator.kernel.launch import MAX_BLOCKS, Launch, LaunchError
-from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
-from emulator.profiles.profile import BUILTIN, builtin_text
-from emulator.report import element_list, race_messages
-from emulator.state import MAX_GM_SIZE
-from emulator.trace import trace_events
-from isa import TYPES, decode_program
-from isa.functions import check
-from isa.program import to_bytes
-from vcore import cluster, sweep
+from vcore import __version__, cluster, sweep
+from vcore.assembler import AsmError, disassemble, listing, parse_define
 from vcore.debug import Debugger, session
 from vcore.diff import DiffError, diff_text, read_report
+from vcore.emulator import Fault, ProfileError, ProgramError, check_program, load_profile, profile_warnings
+from vcore.emulator.faults import check_range
+from vcore.emulator.kernel.cores import MAX_CORES, load
+from vcore.emulator.kernel.launch import MAX_BLOCKS, Launch, LaunchError
+from vcore.emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
+from vcore.emulator.profiles.profile import BUILTIN, builtin_text
+from vcore.emulator.report import element_list, race_messages
+from vcore.emulator.state import MAX_GM_SIZE
+from vcore.emulator.trace import trace_events
 from vcore.formatting import format_line
 from vcore.inline import InlineError, Setup, load_place, read_setup
+from vcore.isa import TYPES, decode_program
+from vcore.isa.functions import check
+from vcore.isa.program import to_bytes
 from vcore.loading import LoadError, load_program, read_program_file, read_source_file, source_text, write_atomic
 from vcore.progress import Progress
 from vcore.specs import SpecError, parse_dump, parse_load, read_load
@@ -118,7 +118,7 @@ def _write(path: str, data) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="vcore")
+@click.version_option(version=__version__, prog_name="vcore")
 def main() -> None:
     """vcore: assemble, run and profile programs for an Ascend-style vector core."""
 
@@ -457,7 +457,8 @@ class _SweepDefine(click.ParamType):
 @click.option("--jobs", type=int, default=None,
               help="local processes (default: the number of CPUs); given, it beats DASK_SCHEDULER_ADDRESS")
 @click.option("--dask", "dask_address", metavar="ADDRESS", default=None,
-              help="run on the Dask cluster whose scheduler is at ADDRESS (pip install vcore[cluster])")
+              help="run on the Dask cluster whose scheduler is at ADDRESS "
+                   "(pip install -e '.[cluster]' in the vcore checkout)")
 @click.option("--scheduler-file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="run on the Dask cluster whose scheduler wrote FILE (dask scheduler --scheduler-file FILE, "
                    "as dask-jobqueue, dask-mpi and batch scripts hand it over); waits for FILE to be there")
@@ -467,7 +468,8 @@ class _SweepDefine(click.ParamType):
 @click.option("-o", "output", type=click.Path(dir_okay=False), default=None,
               help="write the rows to FILE.csv or FILE.json")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
-              help="draw total cycles against the first varied constant to FILE.png (pip install vcore[plot])")
+              help="draw total cycles against the first varied constant to FILE.png "
+                   "(pip install -e '.[plot]' in the vcore checkout)")
 def sweep_command(program_path, defines, profiles, cores, blocks, jobs, dask_address, scheduler_file, dask_timeout,
                   output, plot_path) -> None:
     """Run a program for every combination of -D values and profiles; one row per run (the values,
@@ -520,7 +522,7 @@ def sweep_command(program_path, defines, profiles, cores, blocks, jobs, dask_add
             try:
                 __import__(module)
             except ImportError:
-                _fail(f"vcore: error: {option} needs {module}: pip install 'vcore[{extra}]'")
+                _fail(f"vcore: error: {option} needs {module}: pip install -e '.[{extra}]' in the vcore checkout")
     try:
         text = blob.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -605,7 +607,7 @@ def calibrate_command(measurements: str, profile_name: str, output: str | None) 
         try:
             __import__("scipy.optimize")
         except ImportError:
-            _fail("vcore: error: calibrate needs scipy for the fit: pip install 'vcore[fit]'")
+            _fail("vcore: error: calibrate needs scipy for the fit: pip install -e '.[fit]' in the vcore checkout")
     click.echo(f"profile {profile.name}, {len(items)} measurement(s) from {measurements}")
     # each row as soon as its entry has run (click.echo flushes); on a terminal, the entry being run
     # on stderr's progress line; after a fit, the table again with the fitted profile's columns

@@ -6,8 +6,8 @@ file, or in Python a ``distributed.Client`` or a cluster object), then by an exp
 processes (``jobs``), then by the Dask configuration's ``scheduler-address`` (DASK_SCHEDULER_ADDRESS, or
 a Dask YAML file), when distributed is installed; else the sweep runs on local processes.
 
-distributed is an optional extra (vcore[cluster]): nothing here imports it before a sweep goes to a
-cluster.
+distributed is an optional extra (the `cluster` extra: pip install -e '.[cluster]'): nothing here
+imports it before a sweep goes to a cluster.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 DASK_TIMEOUT = 30.0  # seconds to reach the scheduler (and its file), and for a first worker to be there
 # The import packages that make vcore: what the content hash covers.
-PACKAGES = ("vcore", "assembler", "emulator", "isa")
+PACKAGES = ("vcore", "vcore.assembler", "vcore.emulator", "vcore.isa")  # (a checkout keeps the last three apart)
 # What the rows are computed with besides vcore: a worker with other versions may give other rows.
 LIBRARIES = ("numpy", "ml_dtypes", "attrs")
 SHOWN = 8  # workers named in a message, per kind of fault

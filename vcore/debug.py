@@ -39,11 +39,11 @@ from pathlib import Path
 
 import numpy as np
 
-from emulator import Fault, Machine
-from emulator.report import race_message
-from isa import TYPES, Kind
-from isa.values import dtype_of
+from vcore.emulator import Fault, Machine
+from vcore.emulator.report import race_message
 from vcore.formatting import format_line
+from vcore.isa import TYPES, Kind
+from vcore.isa.values import dtype_of
 from vcore.specs import DATA_TYPES, SpecError, parse_dump
 
 _HELP = __doc__.split("Commands, one a line (stdin or a terminal with readline history):\n\n")[1].split("\n\n")[0]

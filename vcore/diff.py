@@ -12,7 +12,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from emulator.report import SCHEMA
+from vcore.emulator.report import SCHEMA
 from vcore.report_schema import SchemaError, validate
 
 

@@ -23,8 +23,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from isa import TYPES
-from isa.values import UINT_OF_SIZE, dtype_of, float_bits
+from vcore.isa import TYPES
+from vcore.isa.values import UINT_OF_SIZE, dtype_of, float_bits
 
 _DRAGON4 = ("f16", "f32")  # the numpy types whose own shortest digits (Dragon4) we can ask for
 

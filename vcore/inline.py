@@ -11,11 +11,11 @@ from types import SimpleNamespace
 
 import attrs
 
-from assembler import AsmError, parse_define
-from assembler.preprocess import read_source
-from emulator import Fault, ProfileError, ProgramError, load_profile
-from emulator.kernel.cores import MAX_CORES, Kernel, load
-from emulator.kernel.launch import MAX_BLOCKS, Launch, LaunchError
+from vcore.assembler import AsmError, parse_define
+from vcore.assembler.preprocess import read_source
+from vcore.emulator import Fault, ProfileError, ProgramError, load_profile
+from vcore.emulator.kernel.cores import MAX_CORES, Kernel, load
+from vcore.emulator.kernel.launch import MAX_BLOCKS, Launch, LaunchError
 from vcore.loading import LoadError, read_program_file
 from vcore.specs import SpecError, parse_load, read_load
 

@@ -7,10 +7,10 @@ import stat
 import tempfile
 from pathlib import Path
 
-from assembler import assemble
-from assembler.preprocess import read_source
-from isa import DecodeError, decode_program
-from isa.program import MAGIC, Program, VbinError, from_bytes
+from vcore.assembler import assemble
+from vcore.assembler.preprocess import read_source
+from vcore.isa import DecodeError, decode_program
+from vcore.isa.program import MAGIC, Program, VbinError, from_bytes
 
 
 class LoadError(Exception):

@@ -228,7 +228,7 @@ def _tolerances(where: str, text: str) -> tuple[float, float]:
 def _read_text(path: Path) -> str:
     """The program's text (UTF-8, a byte-order mark skipped, as the assembler reads it), read no
     further than the assembler reads a program (``assembler.preprocess.MAX_SOURCE_BYTES``)."""
-    from assembler.preprocess import read_source
+    from vcore.assembler.preprocess import read_source
 
     try:
         data = read_source(path)
@@ -255,7 +255,7 @@ def _integer(where: str, text: str, lo: int, hi: int, holder: str) -> int:
 def _float_bits(where: str, text: str, etype) -> int:
     """The bits of ``text`` rounded to the float type ``etype``; a finite value past the type's largest
     finite one (which would round to inf, or NaN in e4m3) is an error, as is inf in e4m3."""
-    from isa.values import dtype_of, float_bits
+    from vcore.isa.values import dtype_of, float_bits
 
     try:
         value = float(text)
@@ -291,7 +291,7 @@ def _memory_spec(where: str, what: str, cores: int):
 
 def _read_memory(machine, where: str, spec, cores: int) -> np.ndarray:
     """The memory ``spec`` names after the run (core K's UB for ub<K>:), or a failure naming the line."""
-    from emulator import Fault
+    from vcore.emulator import Fault
 
     try:
         return machine.read(spec.space, spec.addr, spec.type, spec.count, *((spec.core,) if cores > 1 else ()))
@@ -319,8 +319,8 @@ def _register_check(where: str, what: str, values: list[str], ulp: str | None):
 
 def _memory_check(where: str, what: str, values: list[str], ulp: str | None, cores: int):
     """EXPECT SPACE:ADDR:TYPE:COUNT = V ...: floats bit for bit (or within N ulp), integers exactly."""
-    from isa import TYPES
-    from isa.values import dtype_of
+    from vcore.isa import TYPES
+    from vcore.isa.values import dtype_of
 
     spec = _memory_spec(where, what, cores)
     if len(values) != spec.count:

@@ -20,9 +20,9 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from emulator.json_schema import place, strict_validator
-from emulator.report import SCHEMA as SCHEMA_NAME
-from emulator.result import STALL_CAUSES
+from vcore.emulator.json_schema import place, strict_validator
+from vcore.emulator.report import SCHEMA as SCHEMA_NAME
+from vcore.emulator.result import STALL_CAUSES
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 FAULT_KINDS = ("fault", "limit", "deadlock", "race", "interrupt")

@@ -22,9 +22,9 @@ import warnings
 import numpy as np
 from attrs import frozen
 
-from emulator.memory_data import DATA_TYPES, ConversionError, convert, raw_bytes, wide_floats
-from emulator.state import MAX_GM_SIZE
-from isa import TYPES
+from vcore.emulator.memory_data import DATA_TYPES, ConversionError, convert, raw_bytes, wide_floats
+from vcore.emulator.state import MAX_GM_SIZE
+from vcore.isa import TYPES
 
 MAX_DUMP_ELEMENTS = 1 << 26
 

@@ -22,13 +22,13 @@ import signal
 from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
 
-from assembler import AsmError, assemble
-from emulator import Fault, ProfileError, ProgramError, load_profile
-from emulator.kernel.cores import load
-from emulator.kernel.launch import LaunchError
-from emulator.kernel.processes import StopRequest, context, die_with_parent
 from vcore import cluster
+from vcore.assembler import AsmError, assemble
 from vcore.cluster import DASK_TIMEOUT, DaskError
+from vcore.emulator import Fault, ProfileError, ProgramError, load_profile
+from vcore.emulator.kernel.cores import load
+from vcore.emulator.kernel.launch import LaunchError
+from vcore.emulator.kernel.processes import StopRequest, context, die_with_parent
 
 __all__ = ["DASK_TIMEOUT", "DaskError", "Interrupted", "combinations", "plot", "run_one", "sweep", "to_csv",
            "to_json", "to_table"]

@@ -6,7 +6,8 @@ import re
 import sys
 from pathlib import Path
 
-from emulator import load_profile
+from vcore.emulator import load_profile
+
 from vcore import calibrate
 from vcore.progress import Progress
 

@@ -10,9 +10,8 @@ docs/semantics.md ("Conversion") states the rules.
 from __future__ import annotations
 
 import numpy as np
-
-from isa.types import TYPES, ElementType
-from isa.values import dtype_of
+from vcore.isa.types import TYPES, ElementType
+from vcore.isa.values import dtype_of
 
 F64 = np.dtype(np.float64)
 # (mantissa bits, smallest normal exponent) of the float formats a conversion produces

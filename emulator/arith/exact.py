@@ -5,10 +5,9 @@ in float64, then to T)."""
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.arith.conversion import round_to_float
-from isa.types import ElementType
-from isa.values import dtype_of
+from vcore.emulator.arith.conversion import round_to_float
+from vcore.isa.types import ElementType
+from vcore.isa.values import dtype_of
 
 F64 = np.dtype(np.float64)
 

@@ -8,10 +8,9 @@ ln go through f64 so that they stay within one ulp.
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.arith import exact
-from isa.types import TYPES, ElementType
-from isa.values import dtype_of
+from vcore.emulator.arith import exact
+from vcore.isa.types import TYPES, ElementType
+from vcore.isa.values import dtype_of
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
@@ -221,7 +220,7 @@ def _fill(op: str, etype: ElementType):
     if op == "dup":
         return lambda srcs, scalar=None: np.full(srcs[0].shape, scalar, dtype=out_dtype)
     if etype.is_float:  # the exact START + index, rounded once to T
-        from emulator.arith.conversion import round_to_float  # noqa: PLC0415  (conversion imports this module's peers)
+        from vcore.emulator.arith.conversion import round_to_float  # noqa: PLC0415  (conversion imports this module's peers)
 
         return lambda srcs, scalar=None: round_to_float(np.float64(scalar) + srcs[0], etype.name)
     return lambda srcs, scalar=None: (np.int64(scalar) + srcs[0]).astype(out_dtype)  # wraps

@@ -12,10 +12,9 @@ every block of its runs (the common case costs what blocks cost).
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.semantics.register_dist import load_map
-from isa import dist
-from isa.types import BLOCK_BYTES, VL_BYTES
+from vcore.emulator.semantics.register_dist import load_map
+from vcore.isa import dist
+from vcore.isa.types import BLOCK_BYTES, VL_BYTES
 
 FULL = 0xFFFFFFFF  # every byte of a block
 ALL_BYTES = (1 << VL_BYTES) - 1  # every byte of a register, as bits (a load's used register bytes)

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from emulator.functions.driven import driven
-from emulator.functions.expand import jobs_of
-from emulator.functions.schedule import END, ENDLOOP, LOOP, MEMBAR, SCALAR, Schedule
-from emulator.jobs import footprint
-from isa import Inst, Kind
-from isa.table import FUNCTION_SCALAR_FAMILIES
+from vcore.emulator.functions.driven import driven
+from vcore.emulator.functions.expand import jobs_of
+from vcore.emulator.functions.schedule import END, ENDLOOP, LOOP, MEMBAR, SCALAR, Schedule
+from vcore.emulator.jobs import footprint
+from vcore.isa import Inst, Kind
+from vcore.isa.table import FUNCTION_SCALAR_FAMILIES
 
 _KEPT_SCHEDULES = 64  # launches' schedules kept per function (by the S values they name); more: start again
 

@@ -6,9 +6,8 @@ the launches share (``Workspace``: the scratch UB and one register file, each ma
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.jobs import Job
-from emulator.state import State, register_file
+from vcore.emulator.jobs import Job
+from vcore.emulator.state import State, register_file
 
 _new_job = object.__new__
 

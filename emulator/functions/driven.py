@@ -19,15 +19,14 @@ from __future__ import annotations
 from contextlib import suppress
 
 import numpy as np
-
-from emulator.faults import Fault
-from emulator.functions.context import FunctionContext
-from emulator.functions.expand import Expansion, jobs_of, note_slices
-from emulator.functions.races import InnerOrder, report
-from emulator.functions.schedule import Scheduler
-from emulator.jobs import Job, land
-from emulator.timing.costs import Cost
-from isa.types import BLOCK_BYTES
+from vcore.emulator.faults import Fault
+from vcore.emulator.functions.context import FunctionContext
+from vcore.emulator.functions.expand import Expansion, jobs_of, note_slices
+from vcore.emulator.functions.races import InnerOrder, report
+from vcore.emulator.functions.schedule import Scheduler
+from vcore.emulator.jobs import Job, land
+from vcore.emulator.timing.costs import Cost
+from vcore.isa.types import BLOCK_BYTES
 
 CHUNK = 8192  # items laid out, performed and scheduled at a time (as ``launch.CHUNK``)
 

@@ -5,11 +5,11 @@ its job, a chunk at a time (``Expansion``); and what a fault inside it stops (``
 
 from __future__ import annotations
 
-from emulator.faults import Fault
-from emulator.functions.fast_loops import FastLoop, enter
-from emulator.functions.schedule import ENDLOOP, LOOP, MEMBAR, SCALAR
-from emulator.jobs import Job
-from emulator.timing.accounting import TRACE_LIMIT
+from vcore.emulator.faults import Fault
+from vcore.emulator.functions.fast_loops import FastLoop, enter
+from vcore.emulator.functions.schedule import ENDLOOP, LOOP, MEMBAR, SCALAR
+from vcore.emulator.jobs import Job
+from vcore.emulator.timing.accounting import TRACE_LIMIT
 
 
 class FunctionStopped(Exception):

@@ -8,14 +8,13 @@ binder runs (the same ``numerics`` kernel on the same lanes), with the pass as a
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.arith import numerics
-from emulator.semantics.masks import count_masks, pattern_mask
-from emulator.semantics.register_forms import LOGIC, conv_layout, scalar_element
-from emulator.state import active_lanes, lanes_to_mask
-from isa import Inst, Kind
-from isa.types import VL_BYTES
-from isa.values import dtype_of
+from vcore.emulator.arith import numerics
+from vcore.emulator.semantics.masks import count_masks, pattern_mask
+from vcore.emulator.semantics.register_forms import LOGIC, conv_layout, scalar_element
+from vcore.emulator.state import active_lanes, lanes_to_mask
+from vcore.isa import Inst, Kind
+from vcore.isa.types import VL_BYTES
+from vcore.isa.values import dtype_of
 
 CHUNK_PASSES = 2048  # passes whose registers are held at once (2048 x 256 bytes a register)
 _BYTES = np.arange(VL_BYTES, dtype=np.int64)

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from emulator.faults import Fault
-from emulator.functions.context import FunctionContext
-from emulator.functions.fast_data import kernel_of
-from emulator.jobs import REGISTER_SPACES, Job, footprint
-from isa.model import Kind
-from isa.types import BLOCK_BYTES, VL_BYTES
+from vcore.emulator.faults import Fault
+from vcore.emulator.functions.context import FunctionContext
+from vcore.emulator.functions.fast_data import kernel_of
+from vcore.emulator.jobs import REGISTER_SPACES, Job, footprint
+from vcore.isa.model import Kind
+from vcore.isa.types import BLOCK_BYTES, VL_BYTES
 
 FAST_MIN_PASSES = 16  # fewer passes run one by one: a closed form would not pay for itself
 _S_MIN, _S_MAX = -(1 << 63), (1 << 63) - 1

@@ -13,12 +13,11 @@ them (their lanes still to be used).
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.functions.access_bytes import ALL_BYTES, FULL, bool_masks
-from emulator.functions.block_runs import BlockRuns
-from emulator.functions.fast_data import perform_loop
-from emulator.order.races import overlap
-from isa.types import BLOCK_BYTES
+from vcore.emulator.functions.access_bytes import ALL_BYTES, FULL, bool_masks
+from vcore.emulator.functions.block_runs import BlockRuns
+from vcore.emulator.functions.fast_data import perform_loop
+from vcore.emulator.order.races import overlap
+from vcore.isa.types import BLOCK_BYTES
 
 
 def ordered_loop(fn, ctx, loop, order) -> bool:

@@ -24,18 +24,17 @@ from __future__ import annotations
 import gc
 
 import numpy as np
-
-from emulator.faults import Fault
-from emulator.functions.block_state import BlockState
-from emulator.functions.body import Body, Kept, KeptSchedules, arguments_of, laid_out_by, replay
-from emulator.functions.context import FunctionContext
-from emulator.functions.driven import DrivenLaunch, PreviewSettle
-from emulator.functions.expand import Expansion, fresh, jobs_of, note_slices
-from emulator.functions.fast_data import perform_loop
-from emulator.functions.fast_loops import FastLoop
-from emulator.functions.fast_order import ordered_loop
-from emulator.functions.races import InnerOrder, byte_span, report
-from emulator.functions.schedule import (
+from vcore.emulator.faults import Fault
+from vcore.emulator.functions.block_state import BlockState
+from vcore.emulator.functions.body import Body, Kept, KeptSchedules, arguments_of, laid_out_by, replay
+from vcore.emulator.functions.context import FunctionContext
+from vcore.emulator.functions.driven import DrivenLaunch, PreviewSettle
+from vcore.emulator.functions.expand import Expansion, fresh, jobs_of, note_slices
+from vcore.emulator.functions.fast_data import perform_loop
+from vcore.emulator.functions.fast_loops import FastLoop
+from vcore.emulator.functions.fast_order import ordered_loop
+from vcore.emulator.functions.races import InnerOrder, byte_span, report
+from vcore.emulator.functions.schedule import (
     LOOP,
     MEMBAR,
     SCALAR,
@@ -45,17 +44,17 @@ from emulator.functions.schedule import (
     schedule,
     ub_unit,
 )
-from emulator.functions.steps import Stepper
-from emulator.functions.timed import TimedPerform
-from emulator.jobs import Job, footprint, land
-from emulator.semantics.registry import MASKED_LANES, NO_UB, implements
-from emulator.state import SPR_PLACES
-from emulator.timing.costs import Cost
-from emulator.timing.ub_ports import ports_of
-from isa import Inst
-from isa.functions import FunctionSpan
-from isa.model import Kind
-from isa.types import BLOCK_BYTES
+from vcore.emulator.functions.steps import Stepper
+from vcore.emulator.functions.timed import TimedPerform
+from vcore.emulator.jobs import Job, footprint, land
+from vcore.emulator.semantics.registry import MASKED_LANES, NO_UB, implements
+from vcore.emulator.state import SPR_PLACES
+from vcore.emulator.timing.costs import Cost
+from vcore.emulator.timing.ub_ports import ports_of
+from vcore.isa import Inst
+from vcore.isa.functions import FunctionSpan
+from vcore.isa.model import Kind
+from vcore.isa.types import BLOCK_BYTES
 
 
 @implements("vf_begin", "vf_end", "loop", "endloop", "membar", bank_rule=NO_UB)

@@ -33,8 +33,7 @@ The rules (CONTRACT sections 7 and 13.12, with issue 28's liveness):
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.functions.access_bytes import (
+from vcore.emulator.functions.access_bytes import (
     ALL_BYTES,
     FULL,
     lane_bytes,
@@ -45,9 +44,9 @@ from emulator.functions.access_bytes import (
     read_bytes,
     read_map,
 )
-from emulator.functions.block_runs import BlockRuns
-from emulator.jobs import as_writes, footprint
-from isa.types import BLOCK_BYTES
+from vcore.emulator.functions.block_runs import BlockRuns
+from vcore.emulator.jobs import as_writes, footprint
+from vcore.isa.types import BLOCK_BYTES
 
 _LIVE_LIMIT = 1 << 16  # instructions after a load whose register is still live before it counts whole
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 from heapq import heappush, heapreplace
 from typing import NamedTuple
 
-from emulator.functions.block_runs import BlockRuns
-from emulator.functions.fast_loops import FastLoop
-from emulator.functions.steady import schedule_loop
-from emulator.jobs import REGISTER_SPACES, Job, footprint
-from emulator.order.races import overlap
-from emulator.timing.ub_ports import beats, fits, rows_key, sub_bank_cycles, take, whole_ub
-from isa.classes import CLASSES
+from vcore.emulator.functions.block_runs import BlockRuns
+from vcore.emulator.functions.fast_loops import FastLoop
+from vcore.emulator.functions.steady import schedule_loop
+from vcore.emulator.jobs import REGISTER_SPACES, Job, footprint
+from vcore.emulator.order.races import overlap
+from vcore.emulator.timing.ub_ports import beats, fits, rows_key, sub_bank_cycles, take, whole_ub
+from vcore.isa.classes import CLASSES
 
 _BUSY = {"load": "load_unit", "store": "store_unit", "exec": "issue_width"}  # the stall of a full unit
 # What a function's expansion records besides jobs: a marker ``(kind, pc)``.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from isa.types import BLOCK_BYTES
+from vcore.isa.types import BLOCK_BYTES
 
 STEADY_SEARCH = 1024  # passes fed while looking for a repeat; a loop that has none by then is fed whole
 _KEPT = 64  # loop schedules a function keeps, by the state its loop was entered from (more: start again)

@@ -8,10 +8,9 @@ from __future__ import annotations
 from contextlib import suppress
 
 import numpy as np
-
-from emulator.faults import Fault
-from emulator.functions.expand import FunctionStopped
-from emulator.jobs import land
+from vcore.emulator.faults import Fault
+from vcore.emulator.functions.expand import FunctionStopped
+from vcore.emulator.jobs import land
 
 
 class Stepper:

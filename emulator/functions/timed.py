@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import heapq
 
-from emulator.jobs import as_writes, hold, land
+from vcore.emulator.jobs import as_writes, hold, land
 
 
 class TimedPerform:

@@ -21,17 +21,16 @@ import gc
 
 import numpy as np
 from attrs import frozen
-
-from emulator.faults import Fault
-from emulator.kernel.block_races import WIDTH, between_blocks, footprint, race_text
-from emulator.kernel.gm_merge import Accesses, Writes, apply_writes
-from emulator.kernel.launch import BlockSchedule, CoreEnd, KernelResult, Launch, kernel_fault
-from emulator.kernel.processes import StopRequest, call_each, call_groups
-from emulator.machine import Machine
-from emulator.profiles.profile import Profile
-from emulator.report import Report, race_messages
-from emulator.result import STALL_CAUSES, PipeEntry
-from isa.program import Program
+from vcore.emulator.faults import Fault
+from vcore.emulator.kernel.block_races import WIDTH, between_blocks, footprint, race_text
+from vcore.emulator.kernel.gm_merge import Accesses, Writes, apply_writes
+from vcore.emulator.kernel.launch import BlockSchedule, CoreEnd, KernelResult, Launch, kernel_fault
+from vcore.emulator.kernel.processes import StopRequest, call_each, call_groups
+from vcore.emulator.machine import Machine
+from vcore.emulator.profiles.profile import Profile
+from vcore.emulator.report import Report, race_messages
+from vcore.emulator.result import STALL_CAUSES, PipeEntry
+from vcore.isa.program import Program
 
 CHUNK = 16  # blocks a group runs in one call
 

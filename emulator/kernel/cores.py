@@ -22,19 +22,18 @@ import tempfile
 
 import numpy as np
 from attrs import frozen
-
-from emulator.faults import Fault
-from emulator.kernel.block_races import race_text as block_race_text
-from emulator.kernel.blocks import BlockGroup, Rounds
-from emulator.kernel.gm_merge import Accesses, Writes, apply_writes, between_cores, merge_writes
-from emulator.kernel.launch import CoreEnd, KernelResult, Launch, kernel_fault
-from emulator.kernel.processes import StopRequest, call_groups, close_groups, pids, start_groups
-from emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS, Machine
-from emulator.memory_data import memory_bytes, type_named
-from emulator.profiles.profile import Profile
-from emulator.report import Report, race_messages
-from emulator.result import STALL_CAUSES, PipeEntry
-from isa.program import Program
+from vcore.emulator.faults import Fault
+from vcore.emulator.kernel.block_races import race_text as block_race_text
+from vcore.emulator.kernel.blocks import BlockGroup, Rounds
+from vcore.emulator.kernel.gm_merge import Accesses, Writes, apply_writes, between_cores, merge_writes
+from vcore.emulator.kernel.launch import CoreEnd, KernelResult, Launch, kernel_fault
+from vcore.emulator.kernel.processes import StopRequest, call_groups, close_groups, pids, start_groups
+from vcore.emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS, Machine
+from vcore.emulator.memory_data import memory_bytes, type_named
+from vcore.emulator.profiles.profile import Profile
+from vcore.emulator.report import Report, race_messages
+from vcore.emulator.result import STALL_CAUSES, PipeEntry
+from vcore.isa.program import Program
 
 MAX_CORES = 64  # the most cores a command line can name before the profile is known (the 950's chip.cores)
 

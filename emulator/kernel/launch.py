@@ -15,13 +15,12 @@ import heapq
 
 import numpy as np
 from attrs import define, field, frozen
-
-from emulator.admission import refuse
-from emulator.faults import Fault
-from emulator.profiles.profile import Profile
-from emulator.report import Report
-from isa import decode_program
-from isa.program import Program
+from vcore.emulator.admission import refuse
+from vcore.emulator.faults import Fault
+from vcore.emulator.profiles.profile import Profile
+from vcore.emulator.report import Report
+from vcore.isa import decode_program
+from vcore.isa.program import Program
 
 MAX_BLOCKS = 65535  # a launch's block dimension: 1..65535, as the CANN runtime takes it
 

@@ -26,9 +26,8 @@ from __future__ import annotations
 import mmap
 
 import numpy as np
-
-from emulator.jobs import Job, footprint
-from emulator.order.races import precise
+from vcore.emulator.jobs import Job, footprint
+from vcore.emulator.order.races import precise
 
 PIPE_INDEX = {"S": 0, "V": 1, "MTE2": 2, "MTE3": 3}
 _V = PIPE_INDEX["V"]

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 from attrs import define
-
-from emulator.faults import Fault
-from emulator.jobs import PIPES, REGISTER_SPACES, Job
-from isa.model import Kind
+from vcore.emulator.faults import Fault
+from vcore.emulator.jobs import PIPES, REGISTER_SPACES, Job
+from vcore.isa.model import Kind
 
 
 @define

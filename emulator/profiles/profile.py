@@ -47,7 +47,7 @@ class Profile:
 
 
 def builtin_text(name: str) -> str:
-    return resources.files("emulator").joinpath(f"profiles/{name}.toml").read_text()
+    return resources.files("vcore.emulator.profiles").joinpath(f"{name}.toml").read_text()
 
 
 # Ranges on top of the kinds, by key (a key ending in ``_latency`` in [register], a number or a table of
@@ -103,7 +103,7 @@ def schema() -> dict:
 @cache
 def _schema():
     """The validator of ``schema()`` and the profile texts it has found good (each is checked once)."""
-    from emulator.json_schema import strict_validator  # noqa: PLC0415  (jsonschema loads with the first profile)
+    from vcore.emulator.json_schema import strict_validator  # noqa: PLC0415  (jsonschema loads with the first profile)
 
     return strict_validator(schema()), set()
 

@@ -12,13 +12,12 @@ bits in UB) and writes them densely from ``dst``: one numpy gather over all iter
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.faults import Fault
-from emulator.jobs import NOTHING, Job, footprint, preg, runs_of, span, vreg
-from emulator.semantics.register_forms import runner
-from emulator.semantics.registry import NO_UB, UNBANKED, implements
-from emulator.state import SPR_PLACES, wrap64
-from isa import Inst
+from vcore.emulator.faults import Fault
+from vcore.emulator.jobs import NOTHING, Job, footprint, preg, runs_of, span, vreg
+from vcore.emulator.semantics.register_forms import runner
+from vcore.emulator.semantics.registry import NO_UB, UNBANKED, implements
+from vcore.emulator.state import SPR_PLACES, wrap64
+from vcore.isa import Inst
 
 _RSVDCNT = SPR_PLACES["RSVDCNT"][0]
 _AR = SPR_PLACES["AR"][0]

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
-
-from emulator.faults import Fault, check_range
-from emulator.jobs import Job, runs_of, span
-from emulator.semantics.registry import UNBANKED, implements
-from isa import Inst
-from isa.types import BLOCK_BYTES
+from vcore.emulator.faults import Fault, check_range
+from vcore.emulator.jobs import Job, runs_of, span
+from vcore.emulator.semantics.registry import UNBANKED, implements
+from vcore.isa import Inst
+from vcore.isa.types import BLOCK_BYTES
 
 
 def _transfer_blocks(space: str, addr: int, blocks: int, nbytes: int, pitch: int):

@@ -6,12 +6,11 @@ PINTLV and PDINTLV rearrange the bits of mask registers (CONTRACT 13.2).
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.jobs import NOTHING, Job, footprint, preg
-from emulator.semantics.register_forms import runner
-from emulator.semantics.registry import NO_UB, implements
-from emulator.state import lanes_to_mask
-from isa import Inst
+from vcore.emulator.jobs import NOTHING, Job, footprint, preg
+from vcore.emulator.semantics.register_forms import runner
+from vcore.emulator.semantics.registry import NO_UB, implements
+from vcore.emulator.state import lanes_to_mask
+from vcore.isa import Inst
 
 
 def pattern_active(pattern: str, lanes: int) -> np.ndarray:

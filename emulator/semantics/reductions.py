@@ -10,14 +10,13 @@ of VCMAX/VCMIN is an unsigned integer of T's size (a u32 for ``order=i``), its b
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.jobs import footprint, preg, vreg
-from emulator.semantics.register_forms import runner
-from emulator.semantics.registry import NO_UB, implements
-from emulator.state import ALL_LANES
-from isa import Inst
-from isa.types import TYPES, ElementType
-from isa.values import dtype_of
+from vcore.emulator.jobs import footprint, preg, vreg
+from vcore.emulator.semantics.register_forms import runner
+from vcore.emulator.semantics.registry import NO_UB, implements
+from vcore.emulator.state import ALL_LANES
+from vcore.isa import Inst
+from vcore.isa.types import TYPES, ElementType
+from vcore.isa.values import dtype_of
 
 F32 = np.dtype(np.float32)
 BLOCK_BYTES = 32

@@ -15,12 +15,11 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-
-from emulator.faults import Fault, hex_signed
-from emulator.jobs import footprint, preg, vreg
-from emulator.semantics.registry import ACCESS_BEATS, implements
-from isa import Inst, dist
-from isa.types import VL_BYTES
+from vcore.emulator.faults import Fault, hex_signed
+from vcore.emulator.jobs import footprint, preg, vreg
+from vcore.emulator.semantics.registry import ACCESS_BEATS, implements
+from vcore.isa import Inst, dist
+from vcore.isa.types import VL_BYTES
 
 _S_MIN, _S_MAX = -(1 << 63), (1 << 63) - 1  # a scalar register's range
 

@@ -7,13 +7,12 @@ written as zero (VSEL: taken from Vb).
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.arith import conversion, numerics
-from emulator.jobs import footprint, preg, vreg
-from emulator.semantics.registry import NO_UB, implements
-from emulator.state import ALL_LANES, lanes_to_mask
-from isa import Inst, Kind
-from isa.values import dtype_of
+from vcore.emulator.arith import conversion, numerics
+from vcore.emulator.jobs import footprint, preg, vreg
+from vcore.emulator.semantics.registry import NO_UB, implements
+from vcore.emulator.state import ALL_LANES, lanes_to_mask
+from vcore.isa import Inst, Kind
+from vcore.isa.values import dtype_of
 
 
 def runner(pc: int, next_pc: int, perform, reads: dict, writes: dict):

@@ -7,13 +7,12 @@ the lanes, the mask and the footprints once for every op.
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.arith import numerics
-from emulator.jobs import Job, footprint, preg, vreg
-from emulator.semantics.register_forms import scalar_element
-from emulator.semantics.registry import NO_UB, implements
-from emulator.state import ALL_LANES, active_lanes, lanes_to_mask
-from isa import Inst
+from vcore.emulator.arith import numerics
+from vcore.emulator.jobs import Job, footprint, preg, vreg
+from vcore.emulator.semantics.register_forms import scalar_element
+from vcore.emulator.semantics.registry import NO_UB, implements
+from vcore.emulator.state import ALL_LANES, active_lanes, lanes_to_mask
+from vcore.isa import Inst
 
 
 def _computer(inst: Inst, srcs: tuple, pm: int, vd: int):

@@ -10,14 +10,13 @@ active when entry i*w is set, and writers set all w entries of a lane.
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.faults import Fault, hex_signed
-from emulator.jobs import Job, blocks, footprint, preg, span, vreg
-from emulator.semantics.register_dist import bind_load, mask_bits, mode_accessor
-from emulator.semantics.registry import ACCESS_BEATS, WHOLE_UB, implements
-from emulator.state import ALL_LANES, active_lanes, lanes_to_mask
-from isa import Inst, dist
-from isa.types import BLOCK_BYTES, TYPES, VL_BYTES
+from vcore.emulator.faults import Fault, hex_signed
+from vcore.emulator.jobs import Job, blocks, footprint, preg, span, vreg
+from vcore.emulator.semantics.register_dist import bind_load, mask_bits, mode_accessor
+from vcore.emulator.semantics.registry import ACCESS_BEATS, WHOLE_UB, implements
+from vcore.emulator.state import ALL_LANES, active_lanes, lanes_to_mask
+from vcore.isa import Inst, dist
+from vcore.isa.types import BLOCK_BYTES, TYPES, VL_BYTES
 
 _S_MIN, _S_MAX = -(1 << 63), (1 << 63) - 1  # a scalar register's range
 _BLOCK_LANES = np.arange(VL_BYTES) // BLOCK_BYTES  # which datablock each register byte is in

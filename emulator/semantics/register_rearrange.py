@@ -9,13 +9,12 @@ written, so a source may be a destination (13.12); each is one numpy operation o
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.jobs import footprint, preg, vreg
-from emulator.semantics.register_forms import runner
-from emulator.semantics.registry import NO_UB, implements
-from isa import Inst
-from isa.types import VL_BYTES
-from isa.values import dtype_of
+from vcore.emulator.jobs import footprint, preg, vreg
+from vcore.emulator.semantics.register_forms import runner
+from vcore.emulator.semantics.registry import NO_UB, implements
+from vcore.isa import Inst
+from vcore.isa.types import VL_BYTES
+from vcore.isa.values import dtype_of
 
 COUNTERS = 128  # VHIST: Vd's u16 counters, for the values b .. b + 127
 

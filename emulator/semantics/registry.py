@@ -18,9 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from attrs import define, frozen
-
-from isa import TABLE, Inst, Kind
-from isa.classes import CLASSES
+from vcore.isa import TABLE, Inst, Kind
+from vcore.isa.classes import CLASSES
 
 HALT_PC = -1
 

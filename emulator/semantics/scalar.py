@@ -10,13 +10,12 @@ accounts for.
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.faults import Fault, check_range
-from emulator.jobs import Job, span
-from emulator.semantics.registry import HALT_PC, NO_UB, UNBANKED, implements
-from emulator.state import S_MASK, wrap64
-from isa import Inst
-from isa.values import dtype_of
+from vcore.emulator.faults import Fault, check_range
+from vcore.emulator.jobs import Job, span
+from vcore.emulator.semantics.registry import HALT_PC, NO_UB, UNBANKED, implements
+from vcore.emulator.state import S_MASK, wrap64
+from vcore.isa import Inst
+from vcore.isa.values import dtype_of
 
 _ALU = {
     "add": lambda a, b: a + b,

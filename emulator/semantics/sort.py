@@ -12,14 +12,13 @@ so one stable sort of the running minima over all queues is the whole merge.
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.faults import Fault
-from emulator.jobs import Job, span
-from emulator.semantics.registry import UNBANKED, implements
-from emulator.state import SPR_PLACES
-from isa import Inst
-from isa.compaction import entries_of, entry_register, repeat_rule, sort_alignments
-from isa.values import dtype_of
+from vcore.emulator.faults import Fault
+from vcore.emulator.jobs import Job, span
+from vcore.emulator.semantics.registry import UNBANKED, implements
+from vcore.emulator.state import SPR_PLACES
+from vcore.isa import Inst
+from vcore.isa.compaction import entries_of, entry_register, repeat_rule, sort_alignments
+from vcore.isa.values import dtype_of
 
 _MRGCNT = SPR_PLACES["MRGCNT0"][0]
 _NAN_RANK = np.int64(0x7FF8000000000000)  # above +inf's (0x7FF0000000000000)

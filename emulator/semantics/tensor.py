@@ -20,13 +20,12 @@ reads them (``read_sources``). Its bank rule (``registry.ITERATION_BEATS``) is `
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.arith import numerics
-from emulator.faults import Fault
-from emulator.jobs import Job, land
-from emulator.semantics import geometry
-from emulator.semantics.registry import ITERATION_BEATS, implements
-from emulator.semantics.tensor_plan import (
+from vcore.emulator.arith import numerics
+from vcore.emulator.faults import Fault
+from vcore.emulator.jobs import Job, land
+from vcore.emulator.semantics import geometry
+from vcore.emulator.semantics.registry import ITERATION_BEATS, implements
+from vcore.emulator.semantics.tensor_plan import (
     MAX_CHUNK,
     MAX_SEQUENTIAL_PASSES,
     PLANNED_FORMS,
@@ -34,7 +33,7 @@ from emulator.semantics.tensor_plan import (
     TensorPlan,
     plan_of,
 )
-from isa import Inst
+from vcore.isa import Inst
 
 
 @implements("tensor", "tensor_conv", "tensor_compare", "tensor_select", bank_rule=ITERATION_BEATS,

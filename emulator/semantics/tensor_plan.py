@@ -11,11 +11,10 @@ from collections.abc import Callable
 
 import numpy as np
 from attrs import evolve, frozen
-
-from emulator.arith import conversion, numerics
-from emulator.jobs import runs_of
-from emulator.semantics import geometry, reductions
-from isa import TYPES, Inst, Kind, MaskMode
+from vcore.emulator.arith import conversion, numerics
+from vcore.emulator.jobs import runs_of
+from vcore.emulator.semantics import geometry, reductions
+from vcore.isa import TYPES, Inst, Kind, MaskMode
 
 MAX_CHUNK = 4096  # iterations per numpy pass: bounds the index arrays' memory
 MAX_SEQUENTIAL_PASSES = 1 << 16  # dependent iterations run in at most this many passes

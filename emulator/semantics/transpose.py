@@ -20,12 +20,11 @@ two halves that a low and a high call write do not race; its reads keep their bl
 from __future__ import annotations
 
 import numpy as np
-
-from emulator.faults import Fault
-from emulator.jobs import Job, blocks, runs_of, span
-from emulator.semantics.registry import UNBANKED, implements
-from isa import TYPES, Inst
-from isa.types import BLOCK_BYTES
+from vcore.emulator.faults import Fault
+from vcore.emulator.jobs import Job, blocks, runs_of, span
+from vcore.emulator.semantics.registry import UNBANKED, implements
+from vcore.isa import TYPES, Inst
+from vcore.isa.types import BLOCK_BYTES
 
 TILE = 512  # bytes of a 16 x 16 tile of 2-byte elements
 TILE_SIDE = 16

@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from attrs import define, field
-
-from emulator.jobs import PIPES, Job
-from emulator.result import TraceLog
+from vcore.emulator.jobs import PIPES, Job
+from vcore.emulator.result import TraceLog
 
 TRACE_LIMIT = 500_000  # slices kept for --trace; later ones are counted, not kept
 

@@ -22,11 +22,10 @@ import math
 
 import numpy as np
 from attrs import frozen
-
-from emulator.profiles.profile import Profile
-from emulator.timing.banks import BankRules, conflict_cycles
-from isa import Inst, dist
-from isa.classes import CLASSES, CYCLES, INDEX, ITERATION, ONE, STRIDED
+from vcore.emulator.profiles.profile import Profile
+from vcore.emulator.timing.banks import BankRules, conflict_cycles
+from vcore.isa import Inst, dist
+from vcore.isa.classes import CLASSES, CYCLES, INDEX, ITERATION, ONE, STRIDED
 
 _WIDTH_INDEX = {1: 0, 2: 1, 4: 2}
 # A row's scheduling class (its ``timing``) is a record of ``isa.classes``: how it is scheduled (its

@@ -9,9 +9,9 @@ import heapq
 from collections import deque
 from collections.abc import Callable
 
-from emulator.faults import Fault
-from emulator.jobs import PIPES, Job, footprint, hold
-from emulator.jobs import land as land_writes
+from vcore.emulator.faults import Fault
+from vcore.emulator.jobs import PIPES, Job, footprint, hold
+from vcore.emulator.jobs import land as land_writes
 
 _END, _START = 0, 1  # the phases of an event: at one time, writes land before reads happen
 _PRUNE_EVERY = 256  # landings between prunes of the landed-jobs log

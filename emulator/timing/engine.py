@@ -14,19 +14,18 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
-
-from emulator.faults import AtSyncAll, Fault
-from emulator.jobs import PIPES, QUEUED, Job, footprint
-from emulator.order.happens_before import Order
-from emulator.order.races import Race, RaceCheck, describe_race, overlap
-from emulator.result import TraceLog
-from emulator.state import SPR_BYTES
-from emulator.timing.accounting import TRACE_LIMIT, Accounting, PcStats
-from emulator.timing.costs import Cost, CostModel
-from emulator.timing.data_movement import DataMovement
-from emulator.timing.flags import Flags
-from emulator.timing.program_order import Diverged, ProgramOrder
-from emulator.timing.scoreboard import Scoreboard
+from vcore.emulator.faults import AtSyncAll, Fault
+from vcore.emulator.jobs import PIPES, QUEUED, Job, footprint
+from vcore.emulator.order.happens_before import Order
+from vcore.emulator.order.races import Race, RaceCheck, describe_race, overlap
+from vcore.emulator.result import TraceLog
+from vcore.emulator.state import SPR_BYTES
+from vcore.emulator.timing.accounting import TRACE_LIMIT, Accounting, PcStats
+from vcore.emulator.timing.costs import Cost, CostModel
+from vcore.emulator.timing.data_movement import DataMovement
+from vcore.emulator.timing.flags import Flags
+from vcore.emulator.timing.program_order import Diverged, ProgramOrder
+from vcore.emulator.timing.scoreboard import Scoreboard
 
 __all__ = ["PIPES", "QUEUED", "TRACE_LIMIT", "Diverged", "Engine", "PcStats", "Race", "describe_race", "overlap"]
 

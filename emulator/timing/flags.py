@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Callable
 
-from emulator.jobs import Job
+from vcore.emulator.jobs import Job
 
 
 class Flags:

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-
-from emulator.faults import Fault
-from emulator.jobs import PIPES, Job, footprint, land, runs_of
-from emulator.order.races import overlap
+from vcore.emulator.faults import Fault
+from vcore.emulator.jobs import PIPES, Job, footprint, land, runs_of
+from vcore.emulator.order.races import overlap
 
 _RECENT_PRUNE = 64  # scheduled jobs a pipe keeps for the program-order race check between prunes
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from emulator.timing.steady_state import (
+from vcore.emulator.timing.steady_state import (
     JOB,
     add_passes,
     capture,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from itertools import chain
 
-from emulator.jobs import REGISTER_SPACES, Job
-from emulator.order.races import overlap
+from vcore.emulator.jobs import REGISTER_SPACES, Job
+from vcore.emulator.order.races import overlap
 
 
 class Scoreboard:

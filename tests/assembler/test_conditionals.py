@@ -10,10 +10,9 @@ contract's, word for word, and places (line, column) are counted by hand on the 
 from __future__ import annotations
 
 import pytest
-
-from assembler import AsmError, assemble, disassemble, listing, parse_define
-from assembler.assemble import TOO_DEEP
-from isa import decode_program
+from vcore.assembler import AsmError, assemble, disassemble, listing, parse_define
+from vcore.assembler.assemble import TOO_DEEP
+from vcore.isa import decode_program
 
 
 def _mov_value(expr: str, prelude: str = "", **kw) -> int:

@@ -8,9 +8,8 @@ The limits are the preprocessor's (docs/language.md lists them): 65536 lines pro
 from __future__ import annotations
 
 import pytest
-
-from assembler import AsmError, assemble
-from assembler.preprocess import MAX_LINES, MAX_STEPS
+from vcore.assembler import AsmError, assemble
+from vcore.assembler.preprocess import MAX_LINES, MAX_STEPS
 
 STEPS = 262144  # docs/language.md
 LIMIT = f"the expansion passes its limit of {STEPS} steps"

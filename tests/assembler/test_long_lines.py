@@ -10,10 +10,9 @@ from __future__ import annotations
 import time
 
 import pytest
-
-from assembler import AsmError, assemble, suggest
-from assembler.diagnostics import Diagnostic, Location
-from isa import MNEMONICS
+from vcore.assembler import AsmError, assemble, suggest
+from vcore.assembler.diagnostics import Diagnostic, Location
+from vcore.isa import MNEMONICS
 
 WINDOW = 100  # columns of a long line that a diagnostic shows (assembler.diagnostics.SHOWN_COLUMNS)
 

@@ -5,9 +5,8 @@ worked out by hand from the source text."""
 from __future__ import annotations
 
 import pytest
-
-from assembler import AsmError, assemble, parse_define
-from isa import decode_program
+from vcore.assembler import AsmError, assemble, parse_define
+from vcore.isa import decode_program
 
 
 def _texts(program) -> list[str]:
@@ -42,7 +41,7 @@ start: COUNTDOWN S1, 3
     assert program.labels == {"start": 0, "again1": 8, "again2": 32}
     # Each statement's line is the line of the program it came from: the use.
     assert [program.source[pc].line for pc in sorted(program.source)] == [7, 7, 7, 8, 8, 8, 9]
-    from emulator import Machine
+    from vcore.emulator import Machine
 
     m = Machine(program)
     r = m.run()

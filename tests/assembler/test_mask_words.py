@@ -1,8 +1,8 @@
 """Bit-mode mask words written as negative numbers, and how float data disassembles."""
 
-from assembler import assemble, disassemble
-from isa import decode
-from isa.program import to_bytes
+from vcore.assembler import assemble, disassemble
+from vcore.isa import decode
+from vcore.isa.program import to_bytes
 
 
 def test_negative_mask_words_are_their_twos_complement():

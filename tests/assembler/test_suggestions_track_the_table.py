@@ -5,10 +5,9 @@ for one the table has now points to its mnemonic."""
 from __future__ import annotations
 
 import pytest
-
-from assembler import AsmError, assemble
-from assembler.suggest import NAMES, PLANNED, unknown_mnemonic
-from isa import MNEMONICS
+from vcore.assembler import AsmError, assemble
+from vcore.assembler.suggest import NAMES, PLANNED, unknown_mnemonic
+from vcore.isa import MNEMONICS
 
 
 def test_no_suggestion_is_stale():
@@ -19,7 +18,7 @@ def test_no_suggestion_is_stale():
 def test_a_name_drops_out_once_the_table_has_it(monkeypatch):
     import importlib
 
-    from assembler import suggest
+    from vcore.assembler import suggest
 
     added, other = sorted(suggest.PLANNED)[:2]  # (names the table has not yet: not ones that will come)
     monkeypatch.setitem(MNEMONICS, added, MNEMONICS["VADD"])  # as if the table had it

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from cli_support import vcore, vcore_here
+from vcore.assembler import assemble
+from vcore.emulator import Machine, ProgramError
 
-import isa
-from assembler import assemble
-from emulator import Machine, ProgramError
+from vcore import isa
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs"
 
@@ -56,7 +56,7 @@ def _bare_register_vbin(tmp_path, line: str):
     """A .vbin (made by hand: the assembler refuses this) whose register instruction stands outside any
     vector function, after MOV S1, 0x100 and NOP: the instruction's word, taken from the function the
     assembler accepts."""
-    from isa.program import Program, to_bytes
+    from vcore.isa.program import Program, to_bytes
 
     inside = assemble(f"MOV S1, 0x100\nNOP\nVF.BEGIN\n{line}\nVF.END\nHALT\n").words
     assert len(inside) == 6  # every word one instruction
@@ -136,7 +136,7 @@ def test_the_python_api_raises_program_error():
 
 
 def test_a_custom_profile_says_whether_it_has_vector_functions(tmp_path):
-    from emulator.profiles.profile import builtin_text
+    from vcore.emulator.profiles.profile import builtin_text
 
     text = builtin_text("950").replace("vector_functions = true", "vector_functions = false", 1)
     assert text != builtin_text("950")

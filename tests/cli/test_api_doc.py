@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from emulator import load_profile
+from vcore.emulator import load_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -641,8 +641,8 @@ def _record(space=0, kind=0, code=1, zero=0, addr=0, count=1, payload=b"\0" * 8)
 
 
 def _from_source(source: str) -> bytes:
-    from assembler import assemble
-    from isa.program import to_bytes
+    from vcore.assembler import assemble
+    from vcore.isa.program import to_bytes
 
     return to_bytes(assemble(source, "x.asm"))
 
@@ -750,7 +750,7 @@ def _profile_file(name: str, edit: Callable[[str], str] | bytes) -> Callable[[Pa
         if isinstance(edit, bytes):
             path.write_bytes(edit)
             return path
-        from emulator.profiles.profile import builtin_text
+        from vcore.emulator.profiles.profile import builtin_text
 
         text = builtin_text("950")
         edited = edit(text)

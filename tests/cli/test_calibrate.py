@@ -8,9 +8,9 @@ import tomllib
 
 import pytest
 from click.testing import CliRunner
+from vcore.emulator import load_profile
+from vcore.emulator.profiles.profile import parse_profile
 
-from emulator import load_profile
-from emulator.profiles.profile import parse_profile
 from vcore import calibrate
 from vcore.cli import main
 

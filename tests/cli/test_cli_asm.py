@@ -13,9 +13,8 @@ import zlib
 from pathlib import Path
 
 import pytest
-
-from assembler import assemble
-from isa.program import from_bytes, to_bytes
+from vcore.assembler import assemble
+from vcore.isa.program import from_bytes, to_bytes
 
 
 def _vcore() -> str:

@@ -8,8 +8,7 @@ import pickle
 import numpy as np
 import pytest
 from cli_support import program, vcore, vcore_here
-
-from emulator import load_profile
+from vcore.emulator import load_profile
 
 PROGRAM = """\
 .ubfill 0x0, f16, 256, 1.5

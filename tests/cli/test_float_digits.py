@@ -17,9 +17,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 from cli_support import program, vcore
-
-from isa import TYPES
-from isa.values import float_bits
+from vcore.isa import TYPES
+from vcore.isa.values import float_bits
 
 DTYPES = {"f16": np.float16, "f32": np.float32, "bf16": ml_dtypes.bfloat16, "e4m3": ml_dtypes.float8_e4m3fn,
           "e5m2": ml_dtypes.float8_e5m2}

@@ -75,8 +75,8 @@ def mixed_image(rng: np.random.Generator, nbytes: int,
 
 def run_program(text: str, profile: str = "950", ub=None, gm=None, max_instructions=None, gm_size=None):
     """Assemble and run ``text``; ``ub``/``gm`` are optional initial images written at address 0."""
-    from assembler import assemble
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
 
     program = assemble(text)
     kwargs = {"profile": profile}
@@ -268,8 +268,8 @@ def run_function(body: str, *, ub=None, gm=None, writes=(), s=None, v=None, p=No
     ``FunctionHarness`` does), then ``after``; ``ub``/``gm`` are images at address 0, ``writes``
     ``(addr, array)`` pairs for UB. The run must report no race unless ``races``. Returns the
     machine, the result and the registers."""
-    from assembler import assemble
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
 
     h = FunctionHarness(body, v, p, dump_v, dump_p, dump_s, base, before, after, fence)
     m = Machine(assemble(h.text), profile=profile)

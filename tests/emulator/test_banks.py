@@ -20,8 +20,7 @@ import time
 
 import numpy as np
 import pytest
-
-from emulator.timing.banks import BankRules, conflict_cycles, explain
+from vcore.emulator.timing.banks import BankRules, conflict_cycles, explain
 
 A2 = BankRules("a2", 1)
 N950 = BankRules("950", 1)

@@ -23,9 +23,8 @@ import os
 from pathlib import Path
 
 import pytest
-
-from assembler import assemble
-from emulator import Fault, Machine, ProgramError
+from vcore.assembler import assemble
+from vcore.emulator import Fault, Machine, ProgramError
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT = Path(__file__).with_name("behaviour_snapshot.json")

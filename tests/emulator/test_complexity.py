@@ -4,10 +4,9 @@ lanes or transfer size. Counting Python function calls is deterministic, unlike 
 import sys
 
 import pytest
-
-from assembler import assemble
-from emulator import Machine
-from isa import TABLE
+from vcore.assembler import assemble
+from vcore.emulator import Machine
+from vcore.isa import TABLE
 
 
 def python_calls(text: str, profile: str = "950", timed: bool = False) -> int:
@@ -145,7 +144,7 @@ def test_a_run_without_bf16_or_fp8_never_imports_ml_dtypes():
     # Its import costs most of the 0.5 s that `vcore run` of an empty program may take (issue 5).
     import subprocess
 
-    code = ("import sys\nfrom assembler import assemble\nfrom emulator import Machine\n"
+    code = ("import sys\nfrom vcore.assembler import assemble\nfrom vcore.emulator import Machine\n"
             "m = Machine(assemble('VF.BEGIN\\nVADD.f16 V2, V0, V1, P0\\nVSUB.f32 V3, V0, V1, P0\\nVF.END\\nHALT\\n'))\n"
             "m.run()\nm.report().to_json()\nassert 'ml_dtypes' not in sys.modules, 'ml_dtypes imported'\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -184,9 +183,9 @@ MORE_PATHS = ["VCONV.s32.f16 [0x20000], [0x0], srcrep=4, round=round", "VCADD.s3
 
 
 def test_every_tensor_row_is_covered_here():
-    from emulator.semantics.registry import BINDERS, FORMS_OF
-    from emulator.semantics.tensor import bind_tensor
-    from isa.forms import FORMS
+    from vcore.emulator.semantics.registry import BINDERS, FORMS_OF
+    from vcore.emulator.semantics.tensor import bind_tensor
+    from vcore.isa.forms import FORMS
 
     # every row the tensor shape binds, and every row of a form timed as a tensor transfer, iterates
     tensor_rows = [row for row in TABLE if BINDERS[row.family] is bind_tensor or "tensor" in FORMS[row.form].classes]

@@ -17,9 +17,9 @@ import zlib
 
 import numpy as np
 import pytest
+from vcore.assembler import AsmError, assemble
 
 import vcore
-from assembler import AsmError, assemble
 
 pytestmark = pytest.mark.part3
 
@@ -374,7 +374,7 @@ def test_offsets_count_in_the_mode_alignment():
     "PST [S1 - 16], P1, dist=pack", "VLD.u16 V0, [S1], dist=unpack_b16", "VLD.u32 V0, [S1], dist=unpack_b32",
 ])
 def test_disassembly_reassembles_to_the_same_words(line):
-    from assembler.disasm import disassemble
+    from vcore.assembler.disasm import disassemble
 
     program = assemble(f"VF.BEGIN\n{line}\nVF.END\n", "t.asm")
     text = disassemble(program)
@@ -384,7 +384,7 @@ def test_disassembly_reassembles_to_the_same_words(line):
 
 def test_words_of_a_family_without_a_mode_of_the_width_do_not_decode():
     """VLD.f32 with the family us (us_b8 and us_b16 exist, no us_b32): the decoder refuses the word."""
-    import isa
+    from vcore import isa
 
     word = _word("VLD.f32 V0, [S1], dist=brc_b32") & ~(7 << 61) | 2 << 61  # family 2 (us) in [61:64)
     with pytest.raises(isa.DecodeError, match="dist=us has no mode of 32-bit elements"):

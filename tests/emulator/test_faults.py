@@ -317,8 +317,8 @@ loop: ADD S2, S2, 1
 JMP loop
 """
     # 10 instructions run: MOV, then ADD/JMP pairs: ADD runs 5 times; the 11th would be the JMP
-    from assembler import assemble
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
 
     m = Machine(assemble(src), profile="950")
     r = m.run(max_instructions=10)
@@ -328,8 +328,8 @@ JMP loop
 
 
 def test_max_instructions_not_reached_is_no_fault():
-    from assembler import assemble
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
 
     m = Machine(assemble("MOV S1, 1\nMOV S2, 2\nHALT\n"), profile="950")
     r = m.run(max_instructions=3)

@@ -14,11 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from assembler import assemble
-from emulator import Fault, Machine, ProgramError
-from emulator.jobs import Job, as_writes
-from emulator.timing.data_movement import DataMovement
+from vcore.assembler import assemble
+from vcore.emulator import Fault, Machine, ProgramError
+from vcore.emulator.jobs import Job, as_writes
+from vcore.emulator.timing.data_movement import DataMovement
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted((ROOT / "programs").glob("*.asm"))

@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from vcore.assembler import AsmError, assemble, parse_define
+from vcore.emulator import load_profile
+from vcore.emulator.kernel.cores import Kernel
 
-from assembler import AsmError, assemble, parse_define
-from emulator import load_profile
-from emulator.kernel.cores import Kernel
 from vcore.cli import main
 
 P950 = load_profile("950")
@@ -92,7 +92,7 @@ def test_syncall_releases_every_core_at_the_last_arrival_plus_its_cost():
 
 
 def test_syncall_on_one_core_without_a_kernel_costs_its_price():
-    from emulator import Machine
+    from vcore.emulator import Machine
 
     m = Machine(assemble(SYNCED, "k.asm"), P950)
     m.run()
@@ -316,9 +316,9 @@ def sample():
 sampler = threading.Thread(target=sample, daemon=True)
 sampler.start()
 sys.path.insert(0, {root!r})
-from assembler import assemble
-from emulator import load_profile
-from emulator.kernel.cores import Kernel
+from vcore.assembler import assemble
+from vcore.emulator import load_profile
+from vcore.emulator.kernel.cores import Kernel
 program = assemble('''
     MOV S1, BLOCKIDX
     MUL S2, S1, 0x100000                  ; core k reads its 32 KiB at k MiB
@@ -376,7 +376,7 @@ def test_each_core_maps_the_kernels_gm_copy_on_write():
 
 
 def test_merging_the_cores_writes_keeps_the_higher_cores_bytes_without_a_byte_index():
-    from emulator.kernel.gm_merge import Writes, merge_writes
+    from vcore.emulator.kernel.gm_merge import Writes, merge_writes
 
     def writes(*runs):  # (start, end, value) each
         return Writes(np.array([r[0] for r in runs]), np.array([r[1] for r in runs]),

@@ -51,8 +51,8 @@ FMT = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23)}
 def run(text, ub=None, s=None, profile="950"):
     """Assemble and run ``text`` from a given state (UB image at 0, S register values); the run
     must not fault. Register code goes in a vector function (``E.vf``, or ``run_reg``)."""
-    from assembler import assemble
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
 
     m = Machine(assemble(text), profile=profile)
     if ub is not None:
@@ -718,8 +718,8 @@ def test_data_directive_float_conversion():
 def test_8bit_floats_have_no_arithmetic(mnemonic, t):
     """e4m3 / e5m2 are for gather and moves only (CONTRACT 1): arithmetic with them is an
     assembly error, not a silent conversion."""
-    from assembler import assemble
-    from assembler.diagnostics import AsmError
+    from vcore.assembler import assemble
+    from vcore.assembler.diagnostics import AsmError
 
     operands = {"VADDS": "V1, V0, 1.0, P0", "VMULS": "V1, V0, 0.5, P0", "VMAXS": "[0x100], [0x0], 1.0",
                 "VMINS": "[0x100], [0x0], 1.0", "VADD": "V1, V0, V0, P0", "VEXP": "[0x100], [0x0]"}[mnemonic]
@@ -1163,9 +1163,9 @@ def test_tensor_masks_leave_inactive_lanes_unchanged(t, fields, kw, op):
                          ids=["zero-mask", "f32-high-word", "mask=0", "f16-mask=129", "f32-mask=65"])
 def test_tensor_mask_out_of_range_is_rejected(t, fields):
     """CONTRACT 2.1: a mask of 0 is an error, HIGH must be 0 for 32-bit types, 1 <= N <= lanes."""
-    from assembler import assemble
-    from assembler.diagnostics import AsmError
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.assembler.diagnostics import AsmError
+    from vcore.emulator import Machine
 
     line = f"VADD.{t} [0x200], [0x0], [0x100], {fields}"
     try:

@@ -10,12 +10,11 @@ import sys
 import attrs
 import numpy as np
 import pytest
-
-from assembler import assemble
-from emulator import Machine, semantics
-from emulator.semantics import registry
-from isa import TABLE, Kind, decode_program
-from isa.examples import program, statement
+from vcore.assembler import assemble
+from vcore.emulator import Machine, semantics
+from vcore.emulator.semantics import registry
+from vcore.isa import TABLE, Kind, decode_program
+from vcore.isa.examples import program, statement
 
 ROWS = {(row.mnemonic, row.form): row for row in TABLE}
 
@@ -37,7 +36,7 @@ def test_every_module_of_the_semantics_package_is_imported():
 
     names = [info.name for info in pkgutil.iter_modules(semantics.__path__)]
     assert {"tensor", "dma", "scalar", "registry"} <= set(names)
-    assert all(f"emulator.semantics.{name}" in sys.modules for name in names)
+    assert all(f"vcore.emulator.semantics.{name}" in sys.modules for name in names)
 
 
 def test_a_new_module_in_the_package_registers_its_family_with_no_list_to_edit(scratch_registry, tmp_path,
@@ -46,7 +45,7 @@ def test_a_new_module_in_the_package_registers_its_family_with_no_list_to_edit(s
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "transpose.py").write_text(
-        "from emulator.semantics.registry import ITERATION_BEATS, implements\n\n\n"
+        "from vcore.emulator.semantics.registry import ITERATION_BEATS, implements\n\n\n"
         "@implements('vtranspose_scratch', bank_rule=ITERATION_BEATS)\n"
         "def bind_transpose(inst, pc):\n    return None\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -68,8 +67,8 @@ def test_a_family_no_module_implements_is_named_with_its_rows(scratch_registry):
 @pytest.fixture
 def nine_fifty_without(monkeypatch):
     """``without(line)``: the built-in 950 profile as if that line were taken out of 950.toml."""
-    from emulator import check
-    from emulator.profiles import profile
+    from vcore.emulator import check
+    from vcore.emulator.profiles import profile
 
     text = profile.builtin_text("950")
 
@@ -86,21 +85,21 @@ def nine_fifty_without(monkeypatch):
 
 
 def test_a_price_key_taken_out_of_the_950_profile_is_named_missing_there(nine_fifty_without):
-    from emulator.check import problems
+    from vcore.emulator.check import problems
 
     nine_fifty_without("sustained_binary = 0.5")
     assert problems() == ["950: missing price key tensor.sustained_binary used by class tensor.binary"]
 
 
 def test_a_rate_taken_out_of_the_950_profile_is_named_missing_there(nine_fifty_without):
-    from emulator.check import problems
+    from vcore.emulator.check import problems
 
     nine_fifty_without("sub = [128, 64]")  # the tensor section's rate of sub
     assert problems() == ["VSUB: profile 950 lacks tensor.elements_per_cycle.sub"]
 
 
 def test_a2_with_a_key_the_schema_lacks_says_which_profile_may_lack_it(nine_fifty_without):
-    from emulator.profiles.profile import ProfileError, load_profile
+    from vcore.emulator.profiles.profile import ProfileError, load_profile
 
     nine_fifty_without("sustained_binary = 0.5")
     with pytest.raises(ProfileError, match="a2: key 'tensor.sustained_binary' is not in the 950 profile, the "
@@ -122,7 +121,7 @@ def test_a_tensor_row_of_a_form_the_tensor_plan_does_not_lay_out_is_named():
 
 
 def test_the_import_check_names_a_form_the_binder_does_not_lay_out(monkeypatch):
-    from emulator.check import IncompleteEmulator, check_emulator
+    from vcore.emulator.check import IncompleteEmulator, check_emulator
 
     monkeypatch.setitem(registry.FORMS_OF, "tensor", tuple(f for f in registry.FORMS_OF["tensor"]
                                                            if f != "tensor-fma"))
@@ -132,7 +131,7 @@ def test_the_import_check_names_a_form_the_binder_does_not_lay_out(monkeypatch):
 
 def test_the_forms_a_binder_lays_out_are_those_of_its_rows():
     # the tensor shape's plan lays out every tensor form of the table, and no form no row has
-    from isa.forms import FORMS
+    from vcore.isa.forms import FORMS
 
     tensor_forms = {form for form, record in FORMS.items() if "tensor" in record.classes}
     # the transposes' forms have binders of their own (emulator.semantics.transpose), and lay out those alone;
@@ -173,7 +172,7 @@ def test_a_register_job_reads_every_register_operand_it_takes(row, monkeypatch):
     """A register binder names in its job's reads every vector and mask register among its sources
     (each operand after the first, the destination): a mask register left out (P) would let a write to
     it overtake the read in the function's schedule, and no race or dependency would see it."""
-    from emulator.functions.context import FunctionContext
+    from vcore.emulator.functions.context import FunctionContext
 
     jobs = []
     submit, submit_register = FunctionContext.submit, FunctionContext.submit_register

@@ -31,9 +31,8 @@ profile's launch cost (docs/timing.md, "Vector functions": ``register.vf_launch`
 from __future__ import annotations
 
 import pytest
-
-from assembler import assemble
-from emulator import Machine, load_profile
+from vcore.assembler import assemble
+from vcore.emulator import Machine, load_profile
 
 REGISTER = load_profile("950")["register"]
 

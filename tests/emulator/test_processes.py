@@ -11,13 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
-
-from emulator.kernel.processes import StopRequest
+from vcore.emulator.kernel.processes import StopRequest
 
 # A parent that starts one worker (which waits forever) and prints its pid, then waits itself.
 PARENT = """
 import os, sys, time
-from emulator.kernel.processes import context, die_with_parent
+from vcore.emulator.kernel.processes import context, die_with_parent
 
 def worker(parent, watch):
     die_with_parent(parent, watch=watch)

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from assembler import assemble
-from emulator import Fault, Machine, ProgramError
+from vcore.assembler import assemble
+from vcore.emulator import Fault, Machine, ProgramError
 
 PROGRAMS = sorted((Path(__file__).resolve().parents[2] / "programs").glob("*.asm"))
 

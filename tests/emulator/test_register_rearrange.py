@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vcore.emulator import ProgramError
 
 import vcore
-from emulator import ProgramError
 from tests import reference as R
 
 IN_V, IN_P, OUT_V = 0x0000, 0x2000, 0x4000

@@ -46,8 +46,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, note, settings
 from hypothesis import strategies as st
+from vcore.isa import TABLE
 
-from isa import TABLE
 from tests import reference as R
 
 UB = E.UB_SIZE["950"]
@@ -500,8 +500,8 @@ def initial_state(draw):
 def _run_emulator(text, state):
     """Run ``text`` as one function from ``state`` (prepared); returns the machine, the result and
     the state it ends in."""
-    from assembler import assemble
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
 
     h = harness(state, text)
     m = Machine(assemble(h.text), profile="950")

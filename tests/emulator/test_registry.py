@@ -4,15 +4,15 @@ from __future__ import annotations
 
 
 def test_no_family_is_missing():
-    from emulator.semantics.registry import missing_families
+    from vcore.emulator.semantics.registry import missing_families
 
     assert missing_families() == []
 
 
 def test_every_table_family_has_exactly_one_binder():
-    import emulator.machine  # noqa: F401  (importing the machine registers every family)
-    from emulator.semantics.registry import BINDERS
-    from isa import TABLE
+    import vcore.emulator.machine  # noqa: F401  (importing the machine registers every family)
+    from vcore.emulator.semantics.registry import BINDERS
+    from vcore.isa import TABLE
 
     families = {row.family for row in TABLE}
     assert families, "empty instruction table"
@@ -26,8 +26,7 @@ def test_every_table_family_has_exactly_one_binder():
 
 def test_registering_a_family_twice_is_refused():
     import pytest
-
-    from emulator.semantics.registry import BINDERS, implements
+    from vcore.emulator.semantics.registry import BINDERS, implements
 
     family = next(iter(BINDERS))
     before = BINDERS[family]
@@ -42,11 +41,11 @@ def test_registering_a_family_twice_is_refused():
 def test_every_table_row_binds():
     """Each row's family binder accepts a decoded instance of the row: its example (``isa.examples``),
     assembled, decoded and bound at every pc."""
-    import emulator.machine  # noqa: F401
-    from assembler import assemble
-    from emulator.semantics.registry import bind
-    from isa import TABLE, decode_program
-    from isa.examples import program
+    import vcore.emulator.machine  # noqa: F401
+    from vcore.assembler import assemble
+    from vcore.emulator.semantics.registry import bind
+    from vcore.isa import TABLE, decode_program
+    from vcore.isa.examples import program
 
     for row in TABLE:
         bound_rows = set()
@@ -59,18 +58,17 @@ def test_every_table_row_binds():
 
 def test_the_emulator_is_complete_at_import():
     """Every row has semantics and its scheduling class is priced by every built-in profile."""
-    from emulator.check import problems
+    from vcore.emulator.check import problems
 
     assert problems() == []
 
 
 def test_an_unpriced_row_or_class_is_named():
     import attrs
-
-    from emulator.profiles.profile import load_profile
-    from emulator.timing.costs import check_classes
-    from isa import TABLE
-    from isa.classes import CLASSES, PER_OP, SchedClass
+    from vcore.emulator.profiles.profile import load_profile
+    from vcore.emulator.timing.costs import check_classes
+    from vcore.isa import TABLE
+    from vcore.isa.classes import CLASSES, PER_OP, SchedClass
 
     vadd = next(r for r in TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
     vdiv = attrs.evolve(vadd, mnemonic="VFROB", op="frob")  # a new op with no price yet
@@ -94,10 +92,9 @@ def test_a_new_class_is_a_record_and_profile_keys_and_no_code():
     """VDIV's class ``tensor.divide`` is a record of ``isa.classes`` naming its price: a profile that
     gives ``tensor.sustained_divide`` prices it, and taking that key away is named as missing."""
     import attrs
-
-    from emulator.profiles.profile import load_profile
-    from emulator.timing.costs import check_classes, is_arithmetic, price_key, schedule_of
-    from isa import TABLE
+    from vcore.emulator.profiles.profile import load_profile
+    from vcore.emulator.timing.costs import check_classes, is_arithmetic, price_key, schedule_of
+    from vcore.isa import TABLE
 
     assert schedule_of("tensor.divide") == "transfer" and price_key("tensor.divide") == ("tensor", "sustained_divide")
     assert is_arithmetic("tensor.divide") and is_arithmetic("reg.transcendental") and not is_arithmetic("reg.load")
@@ -112,8 +109,8 @@ def test_a_new_class_is_a_record_and_profile_keys_and_no_code():
 
 
 def test_every_class_a_row_names_is_scheduled():
-    from emulator.timing.costs import schedule_of
-    from isa import TABLE
+    from vcore.emulator.timing.costs import schedule_of
+    from vcore.isa import TABLE
 
     assert [row.timing for row in TABLE if schedule_of(row.timing) is None] == []
 
@@ -123,8 +120,8 @@ def test_docs_timing_class_table_is_generated():
     table (each class, its rows, its cycles), so a new row or class cannot be left out of it."""
     from pathlib import Path
 
-    from emulator.profiles.doc import class_table
-    from isa import TABLE
+    from vcore.emulator.profiles.doc import class_table
+    from vcore.isa import TABLE
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "timing.md").read_text()
     assert class_table() in text, "docs/timing.md's class table is stale: run make docs"
@@ -134,9 +131,8 @@ def test_docs_timing_class_table_is_generated():
 
 def test_the_class_table_lists_a_new_row_and_class(monkeypatch):
     import attrs
-
-    from emulator.profiles import doc
-    from isa.classes import CLASSES, SchedClass
+    from vcore.emulator.profiles import doc
+    from vcore.isa.classes import CLASSES, SchedClass
 
     vadd = next(r for r in doc.TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
     new = attrs.evolve(vadd, mnemonic="VMADEUP", opcode=0xF0, timing="tensor.fused")
@@ -148,9 +144,8 @@ def test_the_class_table_lists_a_new_row_and_class(monkeypatch):
 
 def test_an_arithmetic_row_without_a_kernel_is_named():
     import attrs
-
-    from emulator.check import missing_kernels
-    from isa import TABLE
+    from vcore.emulator.check import missing_kernels
+    from vcore.isa import TABLE
 
     vadd = next(r for r in TABLE if r.mnemonic == "VADD" and r.form == "tensor-binary")
     vexp = next(r for r in TABLE if r.mnemonic == "VEXP" and r.form == "reg-unary")

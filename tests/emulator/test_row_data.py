@@ -8,14 +8,13 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from assembler import assemble
-from emulator import Machine, ProgramError
-from emulator.functions.schedule import ub_unit
-from emulator.profiles.profile import load_profile
-from emulator.timing.costs import CostModel
-from isa import TABLE, TYPES, Inst, decode_program
-from isa.examples import program, statement
+from vcore.assembler import assemble
+from vcore.emulator import Machine, ProgramError
+from vcore.emulator.functions.schedule import ub_unit
+from vcore.emulator.profiles.profile import load_profile
+from vcore.emulator.timing.costs import CostModel
+from vcore.isa import TABLE, TYPES, Inst, decode_program
+from vcore.isa.examples import program, statement
 
 ROWS = {(row.mnemonic, row.form): row for row in TABLE}
 IDS = [f"{row.mnemonic}-{row.form}" for row in TABLE]
@@ -100,8 +99,7 @@ def test_a_new_memory_row_takes_its_classes_unit(monkeypatch):
     """A memory family named nowhere in the scheduler lands on the unit its class names (it landed on
     the execute unit when units were chosen by family name)."""
     import attrs
-
-    from isa import classes
+    from vcore.isa import classes
 
     vst = ROWS[("VST", "reg-store")]
     vstnt = attrs.evolve(vst, mnemonic="VSTNT", family="vst_nontemporal", timing="reg.store_nt")

@@ -26,8 +26,8 @@ def wrap64(x: int) -> int:
 
 
 def machine(text: str, profile: str = "950", **kw):
-    from assembler import assemble
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
 
     return Machine(assemble(text), profile=profile, **kw)
 

@@ -19,8 +19,8 @@ F32 = np.float32
 
 
 def machine(text: str, profile: str, writes=()):
-    from assembler import assemble
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
 
     m = Machine(assemble(text), profile=profile)
     for addr, data in writes:

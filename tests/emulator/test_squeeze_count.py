@@ -11,11 +11,10 @@ import json
 
 import numpy as np
 import pytest
-
-from assembler import assemble
-from assembler.diagnostics import AsmError
-from emulator import Machine
-from emulator.trace import trace_events
+from vcore.assembler import assemble
+from vcore.assembler.diagnostics import AsmError
+from vcore.emulator import Machine
+from vcore.emulator.trace import trace_events
 
 # Rows of 64 f32 at 0x0, 0x100, ...; a row keeps its elements above 0.5. Each row's kept elements go to
 # the output at S3, which moves on by k * 4 bytes rounded up to 32 (the function computes it from cnt=).

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vcore.assembler import assemble
+from vcore.emulator import Machine
 
-from assembler import assemble
-from emulator import Machine
 from vcore import AsmError, ProgramError
 
 SENTINEL = 0xEEEE

@@ -2,9 +2,8 @@
 
 import emu_support as E
 import numpy as np
-
-from assembler import assemble
-from emulator import Machine
+from vcore.assembler import assemble
+from vcore.emulator import Machine
 
 
 def test_pld_after_pst_of_the_same_bytes_waits_for_it():

@@ -10,8 +10,8 @@ import math
 import emu_support as E
 import numpy as np
 import pytest
+from vcore.emulator import load_profile
 
-from emulator import load_profile
 from tests import reference as R
 
 FLOATS = ("f16", "bf16", "f32")

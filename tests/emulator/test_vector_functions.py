@@ -435,7 +435,7 @@ VF.END
     assert m.s[2] == 0x4000  # the scalar unit's own MOV after the function stands
 
     # the scalar unit went on: the MOV after VF.END started before the function had finished
-    from emulator.trace import trace_events
+    from vcore.emulator.trace import trace_events
 
     events = [e for e in trace_events(r)["traceEvents"] if e.get("ph") == "X"]
     mov_line = len(text.splitlines()) - 1

@@ -395,8 +395,8 @@ def test_tensor_conv_every_pair_and_mode_contiguous(pair, mode):
 
 
 def test_round_field_is_refused_on_exact_pairs_and_odd_off_its_pairs():
-    from assembler import assemble
-    from assembler.diagnostics import AsmError
+    from vcore.assembler import assemble
+    from vcore.assembler.diagnostics import AsmError
 
     for pair in sorted(R.CONV_EXACT):
         for mode in R.ROUND_MODES:
@@ -664,8 +664,8 @@ def test_register_conv_parts_modes_and_mask(pair):
 
 
 def test_register_conv_part_out_of_range_is_an_error():
-    from assembler import assemble
-    from assembler.diagnostics import AsmError
+    from vcore.assembler import assemble
+    from vcore.assembler.diagnostics import AsmError
 
     for pair in PAIRS:
         d, s = pair
@@ -998,8 +998,8 @@ def test_extra_ops_hand_values():
 
 
 def test_rec_and_rsqrt_have_no_register_form():
-    from assembler import assemble
-    from assembler.diagnostics import AsmError
+    from vcore.assembler import assemble
+    from vcore.assembler.diagnostics import AsmError
 
     for mn in ("VREC", "VRSQRT"):
         assemble(f"{mn}.f32 [0x0], [0x100]")
@@ -1323,7 +1323,7 @@ def test_tensor_select_by_hand():
 def test_compare_and_select_bit_operands_must_be_32_byte_aligned():
     """CONTRACT 6.3: the compare destination and the selector address are 32-byte aligned: an
     assembly error or a fault naming the alignment (the emulator may choose which)."""
-    from assembler.diagnostics import AsmError
+    from vcore.assembler.diagnostics import AsmError
 
     for text in ("VCMP.EQ.f32 [0x110], [0x0], [0x100]", "VCMPS.LT.s16 [0x108], [0x0], 3",
                  "VSEL.f16 [0x200], [0x0], [0x100], [0x310]", "VSELS.u32 [0x200], [0x0], 7, [0x304]"):
@@ -1381,8 +1381,8 @@ LD_T = tuple(R.LD_TYPES)
 
 
 def run_scalar(text: str, profile: str = "950", ub_writes=(), gm_writes=(), s=None):
-    from assembler import assemble
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
 
     m = Machine(assemble(text), profile=profile)
     for addr, data in ub_writes:
@@ -1520,8 +1520,8 @@ def test_mov_64_bit_constants_read_back_through_st_u64(profile):
 
 
 def test_mov_constant_out_of_range_is_an_error():
-    from assembler import assemble
-    from assembler.diagnostics import AsmError
+    from vcore.assembler import assemble
+    from vcore.assembler.diagnostics import AsmError
 
     for text in ("0x10000000000000000", "-(1 << 63) - 1", "1 << 64"):
         with pytest.raises(AsmError):
@@ -1555,8 +1555,8 @@ def test_out_of_range_register_address_faults(space):
 
 
 def test_unaligned_absolute_address_is_an_assembly_error():
-    from assembler import assemble
-    from assembler.diagnostics import AsmError
+    from vcore.assembler import assemble
+    from vcore.assembler.diagnostics import AsmError
 
     for t in LD_T:
         n = R.LD_TYPES[t]

@@ -1070,8 +1070,8 @@ def test_unary_strides_past_eight_bits():
 # -- refused types, fields and places ----------------------------------------------------------------------
 
 def test_types_and_fields_refused():
-    from assembler import assemble
-    from assembler.diagnostics import AsmError
+    from vcore.assembler import assemble
+    from vcore.assembler.diagnostics import AsmError
 
     bad = []
     refused = [f"V{op}.{t} [0x0], [0x100], [0x200]" for op in ("AND", "OR", "XOR") for t in ("f16", "bf16", "f32",
@@ -1106,7 +1106,7 @@ def test_types_and_fields_refused():
 def test_misaligned_and_out_of_range_operands_fault():
     """CONTRACT 2.1: UB operands 32-byte aligned, every byte touched inside UB (an assembly error or a
     fault, the emulator may choose which)."""
-    from assembler.diagnostics import AsmError
+    from vcore.assembler.diagnostics import AsmError
 
     top = E.UB_SIZE["950"]
     cases = [("VBRCB.f16 [0x0], [0x10]", "align"), ("VBRCB.f16 [0x10], [0x0]", "align"),
@@ -1139,9 +1139,10 @@ REGISTER_FORMS = ["VAND.u16 V0, V1, V2, P0", "VOR.s32 V0, V1, V2, P0", "VXOR.u32
 
 @pytest.mark.parametrize("text", REGISTER_FORMS)
 def test_register_forms_only_inside_a_function_and_only_on_950(text):
+    from vcore.assembler import assemble
+    from vcore.assembler.diagnostics import AsmError
+
     import vcore
-    from assembler import assemble
-    from assembler.diagnostics import AsmError
 
     with pytest.raises(AsmError):
         assemble(text)

@@ -200,8 +200,8 @@ def valid_programs() -> list:
     """(name, Program, .vbin bytes) of every program in programs/*.asm, assembled once."""
     global _VALID_BLOBS  # noqa: PLW0603  (a lazily built module-level cache)
     if _VALID_BLOBS is None:
-        from assembler import assemble
-        from isa.program import to_bytes
+        from vcore.assembler import assemble
+        from vcore.isa.program import to_bytes
 
         out = []
         for path in sorted((ROOT / "programs").glob("*.asm")):

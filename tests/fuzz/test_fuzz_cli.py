@@ -27,10 +27,10 @@ import test_fuzz_run as R
 from click.testing import CliRunner
 from hypothesis import example, given
 from hypothesis import strategies as st
+from vcore.assembler import disassemble
+from vcore.isa import DecodeError, decode_program
+from vcore.isa.program import Program, VbinError, from_bytes, to_bytes
 
-from assembler import disassemble
-from isa import DecodeError, decode_program
-from isa.program import Program, VbinError, from_bytes, to_bytes
 from vcore.cli import main
 
 S = F.load_strategies()

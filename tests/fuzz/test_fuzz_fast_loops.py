@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from vcore.emulator.functions import fast_loops
 
 import vcore
-from emulator.functions import fast_loops
 from vcore import AsmError, ProgramError
 
 FLOAT = ("f16", "f32")

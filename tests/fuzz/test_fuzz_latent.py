@@ -17,9 +17,8 @@ from attrs import evolve
 from hypothesis import given
 from hypothesis import strategies as st
 from test_fuzz_run import MAX_CYCLES, MAX_INSTRUCTIONS, profiles_for, random_programs
-
-from assembler import assemble, disassemble
-from emulator import Machine, ProgramError
+from vcore.assembler import assemble, disassemble
+from vcore.emulator import Machine, ProgramError
 
 _STATEMENT = ("    ", "\t")
 

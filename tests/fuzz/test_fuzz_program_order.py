@@ -19,10 +19,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_fuzz_run import MAX_CYCLES, MAX_INSTRUCTIONS, profiles_for, random_programs
-
-from emulator import Machine
-from emulator.trace import trace_events
-from isa.program import Program
+from vcore.emulator import Machine
+from vcore.emulator.trace import trace_events
+from vcore.isa.program import Program
 
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
 

@@ -36,19 +36,19 @@ import pytest
 from attrs import define
 from hypothesis import given
 from hypothesis import strategies as st
+from vcore.assembler import assemble, disassemble
+from vcore.emulator import Fault, Machine, ProgramError
+from vcore.emulator.report import race_messages
+from vcore.emulator.trace import trace_events
+from vcore.isa import GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef, encode, problems
+from vcore.isa.compaction import pack_entries
+from vcore.isa.conversions import EXACT_PAIRS, ONLY_950
+from vcore.isa.model import SPR_VALUES
+from vcore.isa.program import DataRecord, Program
+from vcore.isa.table import FUNCTION_SCALAR_FAMILIES
+from vcore.isa.types import TYPES
 
-import isa
-from assembler import assemble, disassemble
-from emulator import Fault, Machine, ProgramError
-from emulator.report import race_messages
-from emulator.trace import trace_events
-from isa import GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef, encode, problems
-from isa.compaction import pack_entries
-from isa.conversions import EXACT_PAIRS, ONLY_950
-from isa.model import SPR_VALUES
-from isa.program import DataRecord, Program
-from isa.table import FUNCTION_SCALAR_FAMILIES
-from isa.types import TYPES
+from vcore import isa
 
 S = F.load_strategies()
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import attrs
 import pytest
+from vcore.isa import TABLE, Kind, TableError, check_table
+from vcore.isa.classes import CLASSES
+from vcore.isa.model import BitField
 
-import isa
-from isa import TABLE, Kind, TableError, check_table
-from isa.classes import CLASSES
-from isa.model import BitField
+from vcore import isa
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -137,13 +137,13 @@ def test_operands_that_are_not_the_forms_are_refused():
 
 
 def test_a_form_of_two_shapes_takes_either():
-    from isa.forms import FORMS
+    from vcore.isa.forms import FORMS
 
     assert {tuple(o.kind for o in r.operands) for r in TABLE if r.form == "loop"} == set(FORMS["loop"].shapes)
 
 
 def test_every_declared_form_has_rows():
-    from isa.forms import FORMS
+    from vcore.isa.forms import FORMS
 
     assert set(FORMS) == {r.form for r in TABLE}
 
@@ -243,7 +243,7 @@ def test_every_class_names_its_pipe():
     ({"pipe": "flag"}, "pipe 'flag' is not one of"),  # flag without the operand that names the pipe
 ])
 def test_a_malformed_class_record_is_refused(changes, message):
-    from isa.classes import CLASSES
+    from vcore.isa.classes import CLASSES
 
     classes = {**CLASSES, "reg.alu": attrs.evolve(CLASSES["reg.alu"], **changes)}
     with pytest.raises(TableError, match=r"^scheduling class 'reg\.alu'.*" + re.escape(message)):
@@ -251,7 +251,7 @@ def test_a_malformed_class_record_is_refused(changes, message):
 
 
 def test_a_class_of_no_family_or_with_units_outside_a_function_is_refused():
-    from isa.classes import CLASSES, SchedClass
+    from vcore.isa.classes import CLASSES, SchedClass
 
     odd = SchedClass("vector.odd", ("tensor", "odd"))
     with pytest.raises(TableError, match=re.escape("scheduling class 'vector.odd' has no schedule")):
@@ -401,7 +401,7 @@ def test_the_function_structure_rows():
 def test_what_a_function_may_hold_is_the_contracts_list():
     """CONTRACT section 7: register instructions, LOOP/ENDLOOP, MEMBAR and the scalar MOV, ADD, SUB,
     MUL, AND, OR, XOR, SHL, SHR (VF.END closes the function); nothing else, VF.BEGIN neither."""
-    from isa.functions import allowed_inside
+    from vcore.isa.functions import allowed_inside
 
     scalars = {"MOV", "ADD", "SUB", "MUL", "AND", "OR", "XOR", "SHL", "SHR"}
     for row in TABLE:
@@ -465,14 +465,14 @@ def test_contract_types():
 # -- the generated reference ---------------------------------------------------------------------------
 
 def test_docs_isa_md_is_up_to_date():
-    from isa import docs
+    from vcore.isa import docs
 
     on_disk = (ROOT / "docs" / "isa.md").read_text(encoding="utf-8")
     assert on_disk == docs.render(), "docs/isa.md is stale: run `make docs` to regenerate it from isa/table.py"
 
 
 def test_docs_list_every_row_and_field():
-    from isa import docs
+    from vcore.isa import docs
 
     text = docs.render()
     assert f"{len(TABLE)} instruction forms." in text

@@ -4,9 +4,8 @@ fires whichever of the second set and the first wait is scheduled first."""
 from __future__ import annotations
 
 from timing_support import run
-
-from emulator.timing import accounting
-from emulator.trace import trace_events
+from vcore.emulator.timing import accounting
+from vcore.emulator.trace import trace_events
 
 
 def test_second_set_before_the_first_wait_takes_it_warns_once():

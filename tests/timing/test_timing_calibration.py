@@ -34,7 +34,7 @@ from timing_support import row, run
 
 
 def _register() -> dict:
-    from emulator import load_profile
+    from vcore.emulator import load_profile
 
     return load_profile("950")["register"]
 
@@ -44,7 +44,7 @@ LOOP = _register()["vf_loop_startup"]
 
 
 def _tensor_issue() -> int:
-    from emulator import load_profile
+    from vcore.emulator import load_profile
 
     return load_profile("950")["tensor"]["issue"]
 
@@ -94,8 +94,8 @@ AXPY = (SUITE / "vf_axpy.asm").read_text()
 
 
 def run_950(text, setup=None, defines=None):
-    from assembler import assemble
-    from emulator import Machine
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
 
     m = Machine(assemble(text, "k.asm", defines or {}), "950")
     if setup is not None:

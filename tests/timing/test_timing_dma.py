@@ -31,8 +31,8 @@ _PINNED = {"950": {"gm2ub_setup": 217, "gm2ub_burst_bytes_per_cycle": 1000.0, "g
 
 def _profile(name: str, **dma):
     """The built-in profile ``name`` with the GM -> UB prices above (and ``dma`` changed)."""
-    from emulator import load_profile
-    from emulator.profiles.profile import Profile, check_table
+    from vcore.emulator import load_profile
+    from vcore.emulator.profiles.profile import Profile, check_table
 
     table = copy.deepcopy(load_profile(name).table)
     table["dma"].update(_PINNED[name], **dma)

@@ -9,8 +9,7 @@ import re
 
 import pytest
 from timing_support import vcore
-
-from emulator import load_profile
+from vcore.emulator import load_profile
 
 PROGRAM = """\
 .gmfill 0x0, f32, 64, 5.0
@@ -102,7 +101,7 @@ def test_editing_dma_setup_moves_the_dma(files, tmp_path):
 def test_a_register_latency_of_zero_is_refused(key):
     # A result that landed in the cycle its instruction starts would land before the instruction
     # had read its sources (found by a review: such a job's writes never landed).
-    from emulator.profiles.profile import ProfileError, builtin_text, parse_profile
+    from vcore.emulator.profiles.profile import ProfileError, builtin_text, parse_profile
 
     text, found = re.subn(rf"(?m)^{key} = \d+", f"{key} = 0", builtin_text("950"))
     assert found == 1

@@ -5,8 +5,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from emulator.profiles.doc import table
-from emulator.profiles.profile import builtin_text
+from vcore.emulator.profiles.doc import table
+from vcore.emulator.profiles.profile import builtin_text
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "timing.md"
 

@@ -9,7 +9,7 @@ from timing_support import run_pinned as run
 
 @pytest.fixture
 def schedule_calls(monkeypatch):
-    from emulator.timing import engine as timing
+    from vcore.emulator.timing import engine as timing
 
     calls = {"n": 0}
     original = timing.Engine._schedule_head

@@ -115,14 +115,14 @@ def test_trace_events_are_valid_and_complete():
     for profile in ("a2", "950"):
         m, r, rep = run(PROGRAM, profile, trace=True)
         assert r.fault is None and rep["races"] == []
-        from emulator.trace import trace_events
+        from vcore.emulator.trace import trace_events
 
         # 3 WAITFLAGs a pass, 3 passes: 9 SETFLAG -> WAITFLAG arrows
         check_trace(trace_events(m.result), waits=3 * PASSES)
 
 
 def test_trace_durations_are_the_cycles_at_the_clock():
-    from emulator.trace import trace_events
+    from vcore.emulator.trace import trace_events
 
     m, r, rep = run("    VADD.f32 [0x4100], [0x0], [0x2080], repeat=16\n    HALT\n", "a2", trace=True)
     trace = trace_events(m.result)
@@ -161,9 +161,9 @@ def test_building_the_trace_of_many_s_flags_is_linear():
     import gc
     import time
 
-    from assembler import assemble
-    from emulator import Machine
-    from emulator.trace import trace_events
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
+    from vcore.emulator.trace import trace_events
 
     def build(passes: int) -> tuple[float, dict]:
         text = f"    MOV S1, {passes}\nloop:\n    SETFLAG S, V, 0\n    WAITFLAG S, V, 0\n    SUB S1, S1, 1\n" \

@@ -17,13 +17,12 @@ from pathlib import Path
 
 import pytest
 from timing_support import run, run_pinned
-
-from assembler import assemble
-from emulator import Fault, Machine
-from emulator.trace import trace_events
+from vcore.assembler import assemble
+from vcore.emulator import Fault, Machine
+from vcore.emulator.trace import trace_events
 
 try:  # a program the profile cannot run at all (a register instruction on a2)
-    from emulator.faults import ProgramError
+    from vcore.emulator.faults import ProgramError
 except ImportError:
     ProgramError = Fault
 

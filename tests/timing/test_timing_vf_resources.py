@@ -22,7 +22,7 @@ from timing_support import pinned, row, run, slices
 
 def profile_with(**register):
     """The pinned 950 profile with some ``register`` values changed."""
-    from emulator.profiles.profile import Profile, check_table
+    from vcore.emulator.profiles.profile import Profile, check_table
 
     base = pinned("950")
     table = copy.deepcopy(base.table)

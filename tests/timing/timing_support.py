@@ -41,8 +41,8 @@ def pinned(name: str):
     """The built-in profile ``name`` with the mechanism tests' round prices."""
     import copy
 
-    from emulator import load_profile
-    from emulator.profiles.profile import Profile, check_table
+    from vcore.emulator import load_profile
+    from vcore.emulator.profiles.profile import Profile, check_table
 
     base = load_profile(name)
     table = copy.deepcopy(base.table)
@@ -61,9 +61,9 @@ def run_pinned(text: str, profile="950", **run_kwargs):
 
 def run(text: str, profile="950", **run_kwargs):
     """Assemble and run ``text``; returns (machine, result, report JSON)."""
-    from assembler import assemble
-    from emulator import Machine
-    from emulator.report import build_report
+    from vcore.assembler import assemble
+    from vcore.emulator import Machine
+    from vcore.emulator.report import build_report
 
     m = Machine(assemble(text), profile)
     r = m.run(**run_kwargs)
