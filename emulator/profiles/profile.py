@@ -130,6 +130,7 @@ def check_table(table: dict, origin: str) -> None:
         # A result lands at least a cycle after its instruction starts: a job that ended as it
         # started would land before it had read its sources.
         values = value.values() if isinstance(value, dict) else (value,)  # a latency may be a table by operation
+        values = [v for entry in values for v in (entry if isinstance(entry, list) else (entry,))]  # ... by width
         if key.endswith("_latency") and any(v < 1 for v in values):
             raise ProfileError(f"{origin}: register.{key} must be at least 1")
 
