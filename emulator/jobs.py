@@ -184,7 +184,7 @@ class Job:
     # function's gathers and scatters cost what their indices, data, ask of UB's sub-banks).
     priced_at_start: bool = False
     started: bool = False  # performed already (priced at its start): no start event
-    lanes = None  # a gather's or scatter's active lanes' UB byte addresses, once performed
+    lanes = None  # a gather's or scatter's active lanes' UB byte addresses and lane numbers, once performed
     s_clock: tuple | None = None  # the scalar unit's vector clock when it handed the job over (order.happens_before)
     flag_clock: tuple | None = None  # a WAITFLAG's: the clock of the SETFLAG it consumed
 

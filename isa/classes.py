@@ -35,6 +35,10 @@ PRICE = "price"  # the priced figure itself (scalar, sync, DMA and function stru
 CYCLES = "cycles"  # the cycles its ``register`` key ``cycles`` gives (a rearrangement of fixed size: VINTLV)
 ITERATION = "iteration"  # a tensor class: its priced cycles an iteration (a list: by element size, 1 then 2 bytes)
 OCCUPANCIES = (PER_OP, INDEX, ONE, STRIDED, PRICE, CYCLES, ITERATION)
+# How a register instruction takes a source from the bypass, by the profile key of how many cycles
+# before its producer's latency it may issue: ``forward`` (any), ``forward_alu`` (an ALU instruction
+# after an ALU result; any other result: ``forward``), ``forward_store`` (a store).
+READERS = ("other", "alu", "store")
 
 
 @frozen
@@ -68,6 +72,13 @@ class SchedClass:
     cycles: str = ""
     after_cycles: bool = False
     after_all: bool = False
+    # A register class whose result an ALU instruction makes (add, a conversion, a rearrangement): it
+    # reaches a dependent ALU instruction ``register.forward_alu`` cycles before its latency, where
+    # other results reach it ``register.forward`` cycles before (the bypass; docs/timing.md).
+    alu_result: bool = False
+    # A tensor class with a latency of its own: its results land ``tensor.latency.NAME`` cycles after
+    # its last iteration, not ``tensor.startup`` (a division, a transcendental, a reduction).
+    own_latency: bool = False
 
     @property
     def family(self) -> str:
@@ -89,18 +100,28 @@ class SchedClass:
         """The unit it issues on inside a vector function (None: not a register class)."""
         return self.units[0] if self.units else None
 
+    @property
+    def reader(self) -> int:
+        """How a register class takes its register sources from the bypass (``READERS``): a store, an
+        ALU instruction (the execute unit without a transcendental unit: a reduction too), or another
+        (a transcendental instruction, a gather's index)."""
+        if self.unit == "store":
+            return READERS.index("store")
+        return READERS.index("alu" if self.unit == "exec" and len(self.units) == 1 else "other")
+
 
 def _scalar(name: str, occupies: str, lands: str) -> SchedClass:
     return SchedClass(f"scalar.{name}", ("scalar", name), occupies=occupies, lands=lands, pipe="S")
 
 
-def _tensor(name: str, adds: tuple[str, ...] = (), int_extra: str = "") -> SchedClass:
+def _tensor(name: str, adds: tuple[str, ...] = (), int_extra: str = "", own_latency: bool = False) -> SchedClass:
     extra = (f"; an integer type: + `{int_extra}` an iteration" if int_extra else "") + \
         (f"; + the cycles of {' and '.join(adds)} an iteration" if adds else "")
+    lands = f"occupancy + `tensor.latency.{name}`" if own_latency else "occupancy + `tensor.startup`"
     return SchedClass(f"tensor.{name}", ("tensor", f"sustained_{name}"), PER_OP,
                       occupies="`tensor.issue` + `ceil(iterations * lanes / (elements_per_cycle * sustained))` + "
                                f"bank-conflict cycles (that part at least 1){extra}",
-                      lands="occupancy + `tensor.startup`", pipe="V", adds=adds, int_extra=int_extra)
+                      lands=lands, pipe="V", adds=adds, int_extra=int_extra, own_latency=own_latency)
 
 
 def _tensor_iteration(name: str, what: str) -> SchedClass:
@@ -115,14 +136,17 @@ def _reg(name: str, occupancy: str, units: tuple[str, ...], occupies: str, *, la
          rate: str = "", whole_ub: bool = False, adds: tuple[str, ...] = (), int_extra: str = "",
          after_cycles: bool = False, after_all: bool = False) -> SchedClass:
     key = latency or f"{name}_latency"
-    lands = {"reduce_latency": "`reduce_latency.SUM`, `.MAX`, `.MIN`"}.get(key, f"`{key}`")
+    lands = {"reduce_latency": "`reduce_latency.SUM`, `.MAX`, `.MIN` (by width)",
+             "transcendental_latency": "`transcendental_latency.OP` (by op and width)"}.get(key, f"`{key}`")
     if after_cycles:
         lands += f" + `{name}` - 1 (after its last cycle)"
     if after_all:
         lands += f" + `{name}`"
+    # an ALU operation's result (its latency an ALU's or a conversion's) takes the ALU bypass
     return SchedClass(f"reg.{name}", ("register", key), occupancy, units, rate, whole_ub, occupies, lands, "V",
                       adds=adds, int_extra=int_extra, cycles=name if occupancy == CYCLES else "",
-                      after_cycles=after_cycles, after_all=after_all)
+                      after_cycles=after_cycles, after_all=after_all,
+                      alu_result=key in ("alu_latency", "convert_latency"))
 
 
 def _vf(name: str, occupies: str, lands: str = "-") -> SchedClass:
@@ -140,9 +164,12 @@ _DMA_LANDS = ("`max(ceil(*_setup + bytes / *_burst_bytes_per_cycle), ceil(bytes 
               "before the copy ahead of it on its pipe")
 
 CLASSES: dict[str, SchedClass] = {c.name: c for c in (
-    *(_tensor(name) for name in ("binary", "unary", "transcendental", "fma", "reduce")),
-    _tensor("divide", int_extra="int_div_extra"),
-    _tensor("remainder", adds=("mul", "sub"), int_extra="int_div_extra"),
+    *(_tensor(name) for name in ("binary", "unary", "fma")),
+    # a division, a transcendental and a reduction land after latencies of their own: a chain of dependent
+    # ones costs what its latencies say
+    *(_tensor(name, own_latency=True) for name in ("transcendental", "reduce")),
+    _tensor("divide", int_extra="int_div_extra", own_latency=True),
+    _tensor("remainder", adds=("mul", "sub"), int_extra="int_div_extra", own_latency=True),
     _tensor_iteration("transpose", "cycles a 512-byte tile"),
     _tensor_iteration("trans5hd", "cycles an iteration, [8-bit, 16-bit]"),
     # CONTRACT 13.9: GatherMask an iteration, Sort32 an iteration, MrgSort a record written
@@ -223,6 +250,10 @@ def class_problems(cls: SchedClass) -> list[str]:
     if cls.pipe not in (*PIPES, "flag") or (cls.pipe == "flag") != (cls.pipe_operand is not None):
         found.append(f"scheduling class {cls.name!r}: pipe {cls.pipe!r} is not one of {', '.join(PIPES)}, or flag "
                      f"with the operand that names it (pipe_operand)")
+    if cls.own_latency and cls.schedule != "transfer":
+        found.append(f"scheduling class {cls.name!r}: a latency of its own (tensor.latency) is a tensor class's alone")
+    if cls.alu_result and cls.schedule != "register":
+        found.append(f"scheduling class {cls.name!r}: an ALU result (the bypass) is a register class's alone")
     if cls.whole_ub and cls.unit not in ("load", "store"):
         found.append(f"scheduling class {cls.name!r} takes every UB port but issues on no memory unit")
     return found

@@ -264,7 +264,7 @@ class InnerOrder:
             return
         if job.lanes is not None:  # a gather: its active lanes' elements
             size = self.fn.insts[job.pc].type.size
-            row[5], row[8] = of_addresses((job.lanes[:, None] + np.arange(size)).reshape(-1))
+            row[5], row[8] = of_addresses((job.lanes[0][:, None] + np.arange(size)).reshape(-1))
             return
         if job.pc not in self.read_maps:
             self.read_maps[job.pc] = read_map(self.fn.insts[job.pc])
@@ -302,7 +302,7 @@ class InnerOrder:
                     return of_range(index.start, index.stop, writes[0][3] if len(writes[0]) == 4 else None)
                 return of_addresses(np.asarray(index))  # a block-strided store: its active lanes' bytes
             if job.lanes is not None:  # a scatter, through a typed view of UB
-                return of_addresses((job.lanes[:, None] + np.arange(array.itemsize)).reshape(-1))
+                return of_addresses((job.lanes[0][:, None] + np.arange(array.itemsize)).reshape(-1))
         return _entry_runs(job.footprint_writes.get("ub")), None
 
     # -- checking, once the rows' times are known -----------------------------------------------------

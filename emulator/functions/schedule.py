@@ -39,6 +39,11 @@ class InnerPlan(NamedTuple):
     ub: int  # 0: no UB access; 1: it reads UB; 2: it writes UB
     whole_ub: bool  # a gather or scatter: every group's ports, for its occupancy
     alone: bool  # single-issue: no other instruction of its unit issues in its cycle
+    reader: int  # how it takes its register sources from the bypass (isa.classes.READERS): the table it reads
+    # per reader (isa.classes.READERS): the cycles before its results land that a dependent one may issue (the bypass)
+    to_other: int
+    to_alu: int
+    to_store: int
 
 
 class Schedule(NamedTuple):
@@ -85,9 +90,19 @@ def plan_of(fn, job: Job) -> InnerPlan:
             occupancy, special = 1, cost.occupancy
         plan = InnerPlan(cost.latency, occupancy, unit, special, reads, writes,
                          sum(space[0] == "V" for space in writes), 2 if memory_writes else int(memory_reads),
-                         cls.whole_ub, fn.costs.single_issue(inst))
+                         cls.whole_ub, fn.costs.single_issue(inst), cls.reader, *_early(fn, cls, cost.latency))
         fn.plans[job.pc] = plan
     return plan
+
+
+def _early(fn, cls, latency: int) -> tuple:
+    """For each reader (``isa.classes.READERS``), the cycles before a result of ``cls`` lands that a dependent
+    instruction of that kind may issue: its register sources reach it through the bypass
+    (``register.forward``, ``forward_alu`` after an ALU result, ``forward_store``), never before the
+    cycle after its producer issues."""
+    reg = fn.costs.register
+    forward, alu, store = reg["forward"], reg["forward_alu"], reg["forward_store"]
+    return tuple(max(0, min(cycles, latency - 1)) for cycles in (forward, alu if cls.alu_result else forward, store))
 
 
 def _access_beats(fn, plan: InnerPlan, entry, pc: int | None = None, key: int | None = None) -> tuple:
@@ -116,7 +131,9 @@ class Scheduler:
         self.special_busy: dict = {}  # cycle -> transcendental units busy
         self.busy: dict = {"load": {}, "store": {}, "exec": {}}  # unit -> cycle -> instructions it holds then
         self.full: dict = {"load": {}, "store": {}, "exec": {}}  # unit -> a full cycle -> a later one to try
-        self.ready_at: dict = {}  # register space -> the cycle its latest result is ready
+        # per reader (isa.classes.READERS): register space -> the cycle a dependent instruction of that kind
+        # may issue after its latest result (through the bypass)
+        self.ready_at: tuple = ({}, {}, {})
         self.stalls: dict = {}  # (pc, cause) -> cycles
         self.conflicts: dict = {}  # pc -> cycles
         self.front = fn.launch_cycles  # the earliest issue cycle the front end allows: no later job starts before
@@ -135,7 +152,8 @@ class Scheduler:
         ports, writes_cap, window, special_cap, plans, beat_cache = (fn.ports, fn.register_writes, fn.window,
                                                                      fn.special_units, fn.plans, fn.beats)
         period, high, access_bias, read_bias = ports.period_rows, ports.high, ports.access_bias, ports.read_bias
-        waiting, usage, special_busy, ready_at = self.waiting, self.usage, self.special_busy, self.ready_at
+        waiting, usage, special_busy, readies = self.waiting, self.usage, self.special_busy, self.ready_at
+        ready_other, ready_alu, ready_store = readies
         stalls, conflicts, (read_runs, write_runs), unit_state = self.stalls, self.conflicts, self.runs, self._units()
         front, membar_floor, ub_end, last, k = self.front, self.membar_floor, self.ub_end, self.last, self.count
         for item in items:
@@ -145,8 +163,9 @@ class Scheduler:
             plan = plans.get(item.pc)
             if plan is None or item.footprint_writes is None:
                 plan = _planned(fn, item)
-            latency, occupancy, unit, special, reads, writes, v_writes, ub, _, alone = plan
+            latency, occupancy, unit, special, reads, writes, v_writes, ub, _, alone, reader, to_o, to_a, to_s = plan
             ready = membar_floor if ub else 0  # after a MEMBAR before it, and its sources' results
+            ready_at = readies[reader]
             for space in reads:
                 when = ready_at.get(space, 0)
                 if when > ready:
@@ -231,8 +250,8 @@ class Scheduler:
                 stalls[key] = stalls.get(key, 0) + window_wait
             end = cycle + latency + occupancy - plan.occupancy  # an access's extra beats deliver it later
             item.start, item.end = cycle, end
-            for space in writes:
-                ready_at[space] = end
+            for space in writes:  # its results, as each kind of dependent instruction may take them (the bypass)
+                ready_other[space], ready_alu[space], ready_store[space] = end - to_o, end - to_a, end - to_s
             if end > last:
                 last = end
             if ub and end > ub_end:
@@ -274,7 +293,7 @@ class Scheduler:
         # a gather or scatter: every port, for its lanes' cycles in the sub-banks
         ports = self.fn.ports
         if item.lanes is not None:
-            sub_bank = sub_bank_cycles(ports, item.lanes)
+            sub_bank = sub_bank_cycles(ports, item.lanes, self.fn.costs.gather_rate(self.fn.insts[item.pc]))
             if sub_bank > occupancy:
                 key = (item.pc, "sub_bank")
                 self.stalls[key] = self.stalls.get(key, 0) + sub_bank - occupancy

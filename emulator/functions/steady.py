@@ -86,7 +86,8 @@ def _restore(sched, state: tuple, ref: int) -> None:
         _fill(table, {ref + c: n for c, n in held})
     for table, cycles in zip(sched.full.values(), full, strict=True):
         _fill(table, {ref + c: ref + c + 1 for c in cycles})
-    _fill(sched.ready_at, {space: ref + when for space, when in ready})
+    for table, entries in zip(sched.ready_at, ready, strict=True):
+        _fill(table, {space: ref + when for space, when in entries})
     sched.front, sched.membar_floor, sched.ub_end, sched.last = ref, ref + membar_floor, ref + ub_end, ref + last
 
 
@@ -115,7 +116,8 @@ def _snapshot(sched, margin: int) -> tuple:
         _cycles(sched.special_busy, ref),
         tuple(_cycles(cycles, ref) for cycles in sched.busy.values()),
         tuple(tuple(sorted(c - ref for c in cycles if c >= ref)) for cycles in sched.full.values()),
-        tuple(sorted((space, when - ref) for space, when in sched.ready_at.items() if when > ref)),
+        tuple(tuple(sorted((space, when - ref) for space, when in table.items() if when > ref))
+              for table in sched.ready_at),
         max(sched.membar_floor - ref, -margin),
         max(sched.ub_end - ref, -margin),
         max(sched.last - ref, 0),
@@ -140,7 +142,8 @@ def _advance(sched, periods: int, shift: int, stalls: dict, conflicts: dict) -> 
         _shift(table, floor, shift)
     for table in sched.full.values():
         _shift(table, floor, shift, shift)
-    _shift(sched.ready_at, None, shift)
+    for table in sched.ready_at:
+        _shift(table, None, shift)
     sched.membar_floor += shift
     sched.ub_end += shift
     sched.last += shift

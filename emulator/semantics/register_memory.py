@@ -165,7 +165,7 @@ def bind_vgather_ub(inst: Inst, pc: int):
         def perform():
             idx, on, start = addresses()
             _check_lanes(m, "VGATHER", "reads", base, idx, on, start, etype.size)
-            job.lanes = start  # what the sub-banks see (emulator.functions.schedule)
+            job.lanes = start, np.flatnonzero(on)  # what the sub-banks see: addresses, lanes (functions.schedule)
             if etype.size == 1:
                 out = np.zeros(128, dtype="<u2")
                 out[on] = m.ub[start]
@@ -202,7 +202,7 @@ def bind_vscatter(inst: Inst, pc: int):
         def perform():
             idx, on, start = addresses()
             _check_lanes(m, "VSCATTER", "writes", base, idx, on, start, etype.size)
-            job.lanes = start
+            job.lanes = start, np.flatnonzero(on)
             # Ascending lane order: numpy keeps the last write, so the higher lane wins.
             return ((m.view("ub", udt), start // etype.size, m.v[vs].view(f"<u{etype.size}")[on]),)
 

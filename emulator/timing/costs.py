@@ -4,7 +4,8 @@
   costs ``scalar.issue``.
 - A tensor instruction occupies V for ``tensor.issue`` cycles, then ``iterations * lanes /
   (elements_per_cycle * sustained)`` cycles plus its bank-conflict cycles, and its results land
-  ``tensor.startup`` cycles later.
+  ``tensor.startup`` cycles later (a division, a transcendental or a reduction: its class's
+  ``tensor.latency.NAME``).
 - A register instruction occupies its unit inside its vector function for ``ceil(lanes /
   elements_per_cycle)`` cycles (at least one) and its result is ready ``*_latency`` cycles after it
   issues; the function (``emulator.functions.launch``) occupies V for its whole run.
@@ -97,6 +98,9 @@ def check_classes(table, profiles, classes=CLASSES) -> list[str]:
             for needed in (key, cls.cycles) if cls.cycles else (key,):
                 if needed not in profile[section]:
                     problems.append(f"{row.mnemonic} ({row.form}): profile {profile.name} lacks {section}.{needed}")
+            own = cls.name.partition(".")[2]
+            if cls.own_latency and own not in profile[section].get("latency", {}):
+                problems.append(f"{row.mnemonic} ({row.form}): profile {profile.name} lacks {section}.latency.{own}")
             for rate in _rates(row, cls):  # the lanes' rate, in its section's elements_per_cycle
                 entry = profile[section]["elements_per_cycle"].get(rate)
                 if entry is None:
@@ -107,6 +111,17 @@ def check_classes(table, profiles, classes=CLASSES) -> list[str]:
                                  f"{section}.elements_per_cycle.{rate}.{key}"
                                  for key in _rate_keys(row) if key not in entry]
     return problems
+
+
+def register_latency(entry, inst: Inst) -> int:
+    """A register class's latency for an instruction: a number, or a table by operation (VREDUCE.O's
+    condition, else the row's op: the transcendentals), whose entry is a number or a list by element
+    width [16-bit, 32-bit] (an 8-bit type takes the 16-bit figure)."""
+    if isinstance(entry, dict):
+        entry = entry[inst.cond] if inst.cond in entry else entry[inst.row.op]
+    if isinstance(entry, list):
+        return entry[0 if inst.type.size <= 2 else 1]
+    return entry
 
 
 def _floor_sum(n: int, m: int, a: int, b: int) -> int:
@@ -191,19 +206,24 @@ class CostModel:
             conflicts = conflicts * iterations / max(per.size, 1)
         return round(conflicts)
 
+    def tensor_latency(self, inst: Inst) -> int:
+        """Cycles from a tensor instruction's last iteration to its results landing: its class's
+        ``tensor.latency.NAME`` where the class has a latency of its own (a division, a transcendental,
+        a reduction), else ``tensor.startup``."""
+        cls = CLASSES[inst.row.timing]
+        return self.tensor["latency"][cls.name.partition(".")[2]] if cls.own_latency else self.tensor["startup"]
+
     def tensor_cost(self, inst: Inst, job) -> Cost:
         per_iteration = self.tensor_iteration_cycles(inst)
         conflicts = job.conflicts(self, max(1.0, per_iteration)) if job.conflicts is not None else 0
         busy = self.tensor["issue"] + max(1, math.ceil(job.iterations * per_iteration) + conflicts)
-        return Cost(busy, busy + self.tensor["startup"], conflicts)
+        return Cost(busy, busy + self.tensor_latency(inst), conflicts)
 
     def register_cost(self, inst: Inst) -> Cost:
         """A register instruction's cycles on its unit and its latency, as its class counts them."""
         row, reg = inst.row, self.register
         cls = CLASSES[row.timing]
-        latency = reg[cls.price[1]]
-        if isinstance(latency, dict):  # by operation (VREDUCE.O)
-            latency = latency[inst.cond]
+        latency = register_latency(reg[cls.price[1]], inst)
         if cls.occupancy == ONE:
             return Cost(1, latency)
         if cls.occupancy == CYCLES:  # its own cycles (VINTLV, VPACK, VHIST: CONTRACT 13.9)
@@ -217,8 +237,7 @@ class CostModel:
             return Cost(reg[f"dual_{cls.unit}"] if mode is not None and mode.wide else 1, latency)
         size = inst.type.size
         if cls.occupancy == INDEX:  # the lanes of its index register
-            lanes = 64 if size == 4 else 128
-            return Cost(max(1, math.ceil(lanes / reg["elements_per_cycle"][cls.rate][_WIDTH_INDEX[size]])), latency)
+            return Cost(max(1, math.ceil((64 if size == 4 else 128) / self.gather_rate(inst))), latency)
         lanes = inst.lanes
         width = _WIDTH_INDEX[256 // lanes]
         per_cycle = elements_per_cycle(reg["elements_per_cycle"][row.rate_of(inst.type.name)], inst, width)
@@ -228,6 +247,12 @@ class CostModel:
         if cls.int_extra and not inst.type.is_float:  # an integer division's software sequence
             cycles += reg[cls.int_extra]
         return Cost(cycles, latency)
+
+    def gather_rate(self, inst: Inst) -> int:
+        """The lanes a gather or scatter (an ``INDEX`` class) serves a cycle: ``elements_per_cycle`` of its
+        class's rate at its index register's width."""
+        size = inst.type.size
+        return self.register["elements_per_cycle"][CLASSES[inst.row.timing].rate][_WIDTH_INDEX[size]]
 
     def single_issue(self, inst: Inst) -> bool:
         """Whether a register instruction issues alone: ``register.CLASS_single_issue`` (reductions, stores), or

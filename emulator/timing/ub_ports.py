@@ -68,17 +68,25 @@ def whole_ub(ports: Ports, write: bool) -> Beat:
                 (1 << ports.groups) - 1 if write else 0)
 
 
-def sub_bank_cycles(ports: Ports, addresses) -> int:
-    """Cycles a gather's or scatter's lanes (their UB byte addresses) take in the sub-banks: a bank's
+def sub_bank_cycles(ports: Ports, lanes, per_cycle: int) -> int:
+    """Cycles a gather's or scatter's lanes take in the sub-banks. ``lanes`` is ``(addresses, positions)``:
+    its active lanes' UB byte addresses and their lane numbers; the unit serves ``per_cycle`` lanes a
+    cycle in lane order (its documented rate), so lane ``i`` asks in cycle ``i // per_cycle``. A bank's
     rows are four sub-banks of 8 bytes, and the sub-banks of one number in the two banks of a group
-    serve one 8-byte word a cycle between them. Lanes in the same word merge; the word they ask
-    most often of one (group, sub-bank) pair is the cycles (documented: the 950's bank_conflict
-    sample; the a2 documents none, and has no gathers: 0)."""
+    serve one 8-byte word a cycle between them; lanes of one cycle in the same word merge. A cycle's
+    lanes take as many cycles as the word count they ask most often of one (group, sub-bank) pair, at
+    least one (documented: the 950's bank_conflict sample, its sub-bank rules; the a2 documents none, and
+    has no gathers: 0)."""
+    addresses, positions = lanes
     if ports.kind != "950" or not len(addresses):
         return 0
-    words = np.unique(np.asarray(addresses, dtype=np.int64) >> 3)  # 8-byte words, each once
+    words = np.asarray(addresses, dtype=np.int64) >> 3  # 8-byte words
+    cycle = np.asarray(positions, dtype=np.int64) // per_cycle
+    asked = np.unique(cycle << 40 | words)  # each word once a cycle
+    words, cycle = asked & ((1 << 40) - 1), asked >> 40
     pairs = ((words >> 2) & 7) * 4 + (words & 3)  # (group: address bits [7:5], sub-bank: bits [4:3])
-    return int(np.bincount(pairs, minlength=32).max())
+    most = np.bincount(cycle * 32 + pairs, minlength=32 * (int(cycle[-1]) + 1)).reshape(-1, 32).max(axis=1)
+    return int(np.maximum(most, 1).sum())
 
 
 def _bank_group(ports: Ports, row: int) -> tuple[int, int]:

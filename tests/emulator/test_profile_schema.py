@@ -39,7 +39,7 @@ def test_the_declaration_is_a_json_schema_that_the_built_in_profiles_match():
     ("clock_ghz = 1.65", "", "missing key 'machine.clock_ghz'"),
     ("[machine]", "[machine]\nturbo = 1", "unknown key 'machine.turbo'"),
     ("[machine]", "turbo = 1\n[machine]", "unknown key 'turbo'"),
-    ("reduce_latency = { SUM = 22, MAX = 16, MIN = 16 }", "reduce_latency = 22",
+    ("reduce_latency = { SUM = [24, 22], MAX = [17, 16], MIN = [17, 16] }", "reduce_latency = 22",
      "'register.reduce_latency' must be a table"),
     # kinds: a whole number, a number, true or false, a string, a list of as many numbers
     ("load_latency = 9", 'load_latency = "slow"', "'register.load_latency' must be a whole number"),
@@ -69,7 +69,8 @@ def test_the_declaration_is_a_json_schema_that_the_built_in_profiles_match():
     ("issue_width = 2", "issue_width = 0", "register.issue_width must be at least 1"),
     ("ub_reads = 2", "ub_reads = 8", "register.ub_reads must be in 1..7"),
     ("load_latency = 9", "load_latency = 0", "register.load_latency must be at least 1"),
-    ("reduce_latency = { SUM = 22,", "reduce_latency = { SUM = 0,", "register.reduce_latency.SUM must be at least 1"),
+    ("reduce_latency = { SUM = [24, 22],", "reduce_latency = { SUM = [0, 22],",
+     "'register.reduce_latency.SUM' must hold positive finite numbers"),
 ])
 def test_a_mistake_is_one_message_naming_the_key(old, new, message):
     with pytest.raises(ProfileError) as info:

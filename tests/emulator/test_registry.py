@@ -106,6 +106,10 @@ def test_a_new_class_is_a_record_and_profile_keys_and_no_code():
     tensor = {k: v for k, v in profile["tensor"].items() if k != "sustained_divide"}
     without = attrs.evolve(profile, table={**profile.table, "tensor": tensor})
     assert check_classes([vdiv], [without]) == ["VDIV (tensor-binary): profile 950 lacks tensor.sustained_divide"]
+    # its own latency (tensor.latency.divide) likewise
+    latency = {k: v for k, v in profile["tensor"]["latency"].items() if k != "divide"}
+    without = attrs.evolve(profile, table={**profile.table, "tensor": {**profile["tensor"], "latency": latency}})
+    assert check_classes([vdiv], [without]) == ["VDIV (tensor-binary): profile 950 lacks tensor.latency.divide"]
 
 
 def test_every_class_a_row_names_is_scheduled():

@@ -48,10 +48,10 @@ def test_register_examples_are_one_instruction():
             assert len(assemble(f"VF.BEGIN\n{row.example}\nVF.END\n").words) == 3, row.example
 
 
-def _inst(mnemonic: str, form: str, type_name: str | None, **keywords) -> Inst:
+def _inst(mnemonic: str, form: str, type_name: str | None, cond: str | None = None, **keywords) -> Inst:
     row = ROWS[(mnemonic, form)]
     values = tuple(keywords.get(k.name, k.default) for k in row.keywords)
-    return Inst(row, TYPES[type_name] if type_name else None, (), values)
+    return Inst(row, TYPES[type_name] if type_name else None, (), values, cond=cond)
 
 
 COSTS = CostModel(load_profile("950"))
@@ -77,8 +77,12 @@ COSTS = CostModel(load_profile("950"))
     (_inst("VGATHER", "reg-gather-ub", "f32"), math.ceil(64 / 32), 20),
     (_inst("VSCATTER", "reg-scatter", "f16"), math.ceil(128 / 64), 20),
     (_inst("VSCATTER", "reg-scatter", "u32"), math.ceil(64 / 32), 20),
-    # transcendental: 64 f32 lanes at 16 a cycle (transcendental_latency 14)
-    (_inst("VEXP", "reg-unary", "f32"), math.ceil(64 / 16), 14),
+    # transcendental: 64 f32 lanes at 16 a cycle (transcendental_latency by op and width: exp f32 16, f16 21)
+    (_inst("VEXP", "reg-unary", "f32"), math.ceil(64 / 16), 16),
+    (_inst("VEXP", "reg-unary", "f16"), math.ceil(128 / 16), 21),
+    # a reduction: reduce_latency by operation and width (SUM f32 22, f16 24)
+    (_inst("VREDUCE", "reg-reduce", "f32", cond="SUM"), 1, 22),
+    (_inst("VREDUCE", "reg-reduce", "f16", cond="SUM"), 1, 24),
 ], ids=lambda v: f"{v.row.mnemonic}.{v.type.name if v.type else ''}{'-blk' if 'blk' in str(v) else ''}"
     if isinstance(v, Inst) else str(v))
 def test_register_prices_come_from_the_class_and_the_row(inst, occupancy, latency):

@@ -259,6 +259,13 @@ def test_a_class_of_no_family_or_with_units_outside_a_function_is_refused():
     busy = attrs.evolve(CLASSES["tensor.binary"], units=("exec",))
     with pytest.raises(TableError, match=re.escape("'tensor.binary' holds units ('exec',), and only a register")):
         check_table(TABLE, {**CLASSES, "tensor.binary": busy})
+    # a latency of its own is a tensor class's (tensor.latency.NAME), the ALU bypass a register class's
+    own = attrs.evolve(CLASSES["reg.alu"], own_latency=True)
+    with pytest.raises(TableError, match=re.escape("'reg.alu': a latency of its own (tensor.latency) is a tensor")):
+        check_table(TABLE, {**CLASSES, "reg.alu": own})
+    alu = attrs.evolve(CLASSES["tensor.binary"], alu_result=True)
+    with pytest.raises(TableError, match=re.escape("'tensor.binary': an ALU result (the bypass) is a register")):
+        check_table(TABLE, {**CLASSES, "tensor.binary": alu})
 
 
 def test_a_row_without_an_example_or_whose_example_is_another_instruction_is_refused():

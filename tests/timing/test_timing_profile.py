@@ -96,8 +96,7 @@ def test_editing_dma_setup_moves_the_dma(files, tmp_path):
     assert [e["cycles"] for e in rows] == [math.ceil(dma["gm2ub_setup"] + burst), math.ceil(275 + burst)]
 
 
-@pytest.mark.parametrize("key", ["mask_latency", "load_latency", "store_latency", "alu_latency",
-                                 "transcendental_latency", "gather_latency"])
+@pytest.mark.parametrize("key", ["mask_latency", "load_latency", "store_latency", "alu_latency", "gather_latency"])
 def test_a_register_latency_of_zero_is_refused(key):
     # A result that landed in the cycle its instruction starts would land before the instruction
     # had read its sources (found by a review: such a job's writes never landed).
@@ -108,3 +107,17 @@ def test_a_register_latency_of_zero_is_refused(key):
     with pytest.raises(ProfileError, match=rf"register\.{key} must be at least 1"):
         parse_profile(text, "zero.toml")
     parse_profile(text.replace(f"{key} = 0", f"{key} = 1"), "one.toml")
+
+
+@pytest.mark.parametrize(("key", "entry", "zero", "one"), [
+    ("transcendental_latency.exp", "exp = [21, 16]", "exp = [21, 0]", "exp = [21, 1]"),  # by op, [16, 32-bit]
+    ("reduce_latency.SUM", "SUM = [24, 22]", "SUM = [0, 22]", "SUM = [1, 22]"),  # by operation and width
+])
+def test_a_zero_in_a_latency_table_by_width_is_refused(key, entry, zero, one):
+    from vcore.emulator.profiles.profile import ProfileError, builtin_text, parse_profile
+
+    text = builtin_text("950")
+    assert text.count(entry) == 1
+    with pytest.raises(ProfileError, match=rf"'register\.{key}' must hold positive finite numbers"):
+        parse_profile(text.replace(entry, zero), "zero.toml")
+    parse_profile(text.replace(entry, one), "one.toml")

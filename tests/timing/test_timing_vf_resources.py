@@ -184,9 +184,9 @@ def test_the_launch_pushes_the_scalar_arguments_sixteen_at_a_time():
     assert rep["stalls"]["launch"] == 12
 
 
-def _gather_program(stride: int) -> str:
-    """Two gathers of 64 f32 lanes, their indices (u32, at 0x0) ``stride`` elements apart."""
-    values = ", ".join(str(i * stride) for i in range(64))
+def _gather_program(stride: int, indices: list[int] | None = None) -> str:
+    """Two gathers of 64 f32 lanes, their indices (u32, at 0x0) ``stride`` elements apart (or ``indices``)."""
+    values = ", ".join(str(i) for i in (indices if indices is not None else [i * stride for i in range(64)]))
     return f"""\
     .ub 0x0, u32, {values}
     VF.BEGIN
@@ -219,6 +219,27 @@ def test_a_gathers_lanes_in_one_sub_bank_take_a_cycle_each(stride, sub_bank):
     assert second[2] == 17 + busy + 21 + busy - 2
     assert row(rep, "VGATHER.f32 V1")["stalls"] == ({"sub_bank": busy - 2} if busy > 2 else {})
     assert rep["stalls"]["sub_bank"] == 2 * (busy - 2)
+
+
+@pytest.mark.parametrize(("indices", "sub_bank"), [
+    # the bank sample's case 10: 0, 128, 0, 128, ...: every cycle's 32 lanes ask two words (elements 0 and
+    # 128, 512 bytes apart) of one sub-bank, two rows: 2 cycles each, 4 in all (over the whole gather it
+    # would be two words: 2, what the lane rate gives anyway)
+    ([0, 128] * 32, 4),
+    # the same two words, one a cycle: lanes 0-31 all element 0, lanes 32-63 all 128: merged, 1 + 1
+    ([0] * 32 + [128] * 32, 2),
+    # 0, 64, 128 over each cycle's lanes: three rows of sub-bank 0, two of them in one bank (0 and 128,
+    # 512 bytes apart) and 64 (256 bytes) in the other bank of group 0: three words of one pair, 3 + 3
+    ([0, 64, 128] * 21 + [0], 6),
+])
+def test_a_gathers_sub_banks_are_asked_a_cycle_of_lanes_at_a_time(indices, sub_bank):
+    # The unit serves 32 f32 lanes a cycle in lane order (the documented b32 rate): lanes 0-31, then
+    # 32-63; the lanes of one cycle merge in a word, and each (group, sub-bank) pair serves one word a
+    # cycle. As above: the first gather at 17, the second when the unit and UB are free.
+    m, r, rep = run(_gather_program(0, indices), pinned("950"), trace=True)
+    first, second = slices(m, "VGATHER")
+    assert (first[1], second[1]) == (17, 17 + sub_bank)
+    assert row(rep, "VGATHER.f32 V1")["stalls"] == ({"sub_bank": sub_bank - 2} if sub_bank > 2 else {})
 
 
 def test_a_function_launched_again_is_priced_from_the_values_it_names():

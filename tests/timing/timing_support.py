@@ -19,20 +19,29 @@ VCORE = str(Path(sys.executable).with_name("vcore"))
 # by hand with round prices. They run on the built-in profiles with those prices pinned (the first
 # version's: no per-instruction cost, a2's 2 cycles a binary repeat in 2 bank beats, a DMA of 100
 # cycles plus its bytes at 43.7 or 47.7 B/cycle that holds its pipe until its data lands, a vector
-# function's launch of 8 cycles whatever its arguments): what they
-# test does not depend on the prices, and test_timing_costs and the calibration suite
-# (benchmarks/calibration) check the real ones.
+# function's launch of 8 cycles whatever its arguments, results that land one cycle after a tensor
+# instruction's last iteration, and inside a function no bypass: a result is read once it lands, after
+# the first version's latencies, a queue of 64): what they test does not depend on the prices, and
+# test_timing_costs, test_timing_latency and the calibration suite (benchmarks/calibration) check the
+# real ones.
 _NO_OVERLAP = 10**9  # a DMA's issue cycles: the pipe takes the next copy once this one has landed
+_FIRST_LATENCIES = {("register", "forward"): 0, ("register", "forward_alu"): 0, ("register", "forward_store"): 0,
+                    ("register", "vf_window"): 64,
+                    ("register", "transcendental_latency"): {op: [14, 14] for op in ("exp", "ln", "sqrt", "div",
+                                                                                      "expdif", "rem")},
+                    ("register", "reduce_latency"): {op: [cycles, cycles] for op, cycles in (("SUM", 22), ("MAX", 16),
+                                                                                           ("MIN", 16))},
+                    ("tensor", "latency"): dict.fromkeys(("transcendental", "divide", "remainder", "reduce"), 1)}
 PINNED = {
     "a2": {("tensor", "issue"): 0, ("tensor", "sustained_binary"): 0.5, ("banks", "beats"): 2,
            ("dma", "gm2ub_setup"): 100, ("dma", "gm2ub_burst_bytes_per_cycle"): 43.7,
            ("dma", "ub2gm_setup"): 100, ("dma", "ub2gm_burst_bytes_per_cycle"): 61.5,
-           ("dma", "gm2ub_issue"): _NO_OVERLAP, ("dma", "ub2gm_issue"): _NO_OVERLAP},
+           ("dma", "gm2ub_issue"): _NO_OVERLAP, ("dma", "ub2gm_issue"): _NO_OVERLAP, **_FIRST_LATENCIES},
     "950": {("tensor", "issue"): 0, ("dma", "gm2ub_setup"): 100, ("dma", "gm2ub_burst_bytes_per_cycle"): 47.7,
             ("dma", "ub2gm_setup"): 100, ("dma", "ub2gm_burst_bytes_per_cycle"): 67.1,
             ("dma", "gm2ub_issue"): _NO_OVERLAP, ("dma", "ub2gm_issue"): _NO_OVERLAP,
             ("register", "vf_launch"): 8, ("register", "vf_param_push"): 0, ("register", "vf_loop_startup"): 2,
-            ("register", "gather_latency"): 21},
+            ("register", "gather_latency"): 21, **_FIRST_LATENCIES},
 }
 _FAST = 1e6  # a sustained rate that never binds: the copy costs setup + bytes / burst
 
