@@ -48,14 +48,16 @@ class KernelTrace:
     syncalls: list = field(factory=list)
     kept: int = 0  # slices kept
     dropped: int = 0  # slices left out (past the limit, or past an engine's own)
+    full: bool = False  # a block's slices did not fit: no later block's are kept
 
     def place(self, block: int, core: int, start: int, end: int, layout: CoreTrace | None) -> None:
         """Block ``block`` ran on ``core`` from ``start`` to ``end``; its layout (None: not traced)."""
         if layout is not None:
             self.dropped += layout.dropped
-            if self.dropped or self.kept + layout.slices > KERNEL_TRACE_LIMIT:  # past the limit: its copies alone
+            if self.full or self.kept + layout.slices > KERNEL_TRACE_LIMIT:  # past the limit: its copies alone
+                self.full = True
                 self.dropped += layout.slices
-                layout = CoreTrace((), layout.lanes, layout.copies, layout.end)
+                layout = CoreTrace((), {}, layout.copies, layout.end)
             self.kept += layout.slices
         self.placed.append((block, core, start, end, layout))
 
