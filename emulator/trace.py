@@ -140,7 +140,8 @@ class Process:
                             "dur": (ns(end + offset) - at) / 1000, "args": _shifted(args, offset)})
             elif kind == "b":
                 _, pipe, name, start, end, args = e
-                common = {"name": name, "cat": name, "id": self.ids.slice(), "pid": pid, "tid": tid[pipe, 0]}
+                # a string id: Perfetto's newer JSON reader takes only strings as the ids of async slices
+                common = {"name": name, "cat": name, "id": f"0x{self.ids.slice():x}", "pid": pid, "tid": tid[pipe, 0]}
                 out.append({"ph": "b", **common, "ts": ns(start + offset) / 1000, "args": _shifted(args, offset)})
                 out.append({"ph": "e", **common, "ts": ns(end + offset) / 1000})
             else:  # an end of a flag arrow

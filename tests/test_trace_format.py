@@ -25,8 +25,8 @@ def good() -> dict:
         {"ph": "s", "name": "sync", "cat": "sync", "id": 1, "pid": 1, "tid": 1, "ts": 0.006},
         {"ph": "X", "name": "wait", "pid": 2, "tid": 1, "ts": 0.004, "dur": 0.008},
         {"ph": "f", "bp": "e", "name": "sync", "cat": "sync", "id": 1, "pid": 2, "tid": 1, "ts": 0.009},
-        {"ph": "b", "name": "V in flight", "cat": "V in flight", "id": 7, "pid": 1, "tid": 1, "ts": 0.003},
-        {"ph": "e", "name": "V in flight", "cat": "V in flight", "id": 7, "pid": 1, "tid": 1, "ts": 0.011},
+        {"ph": "b", "name": "V in flight", "cat": "V in flight", "id": "0x7", "pid": 1, "tid": 1, "ts": 0.003},
+        {"ph": "e", "name": "V in flight", "cat": "V in flight", "id": "0x7", "pid": 1, "tid": 1, "ts": 0.011},
         {"ph": "C", "name": "GM", "pid": 2, "ts": 0.004, "args": {"read": 12.5, "write": 0}},
     ], "displayTimeUnit": "ns"}
 
@@ -64,7 +64,8 @@ def test_a_well_formed_trace_passes():
     ("async end missing", lambda ev: ev.remove(next(e for e in ev if e["ph"] == "e")), "never ends"),
     ("async end before begin", lambda ev: next(e for e in ev if e["ph"] == "e").update(ts=0.001),
      "no begin open"),
-    ("async end of another id", lambda ev: next(e for e in ev if e["ph"] == "e").update(id=8), "no begin open"),
+    ("async end of another id", lambda ev: next(e for e in ev if e["ph"] == "e").update(id="0x8"), "no begin open"),
+    ("async id a number", lambda ev: [e.update(id=7) for e in ev if e["ph"] in "be"], "must be a string"),
     ("async end renamed", lambda ev: next(e for e in ev if e["ph"] == "e").update(name="other"), "named unlike"),
     ("flow without its end", lambda ev: ev.remove(next(e for e in ev if e["ph"] == "f")), "one start and one end"),
     ("flow end before start", lambda ev: next(e for e in ev if e["ph"] == "f").update(ts=0.005),

@@ -11,7 +11,8 @@ nanosecond, events are taken in order of time (in file order at one time), and
   length), nest or are disjoint at the nanosecond, and in cycles too where their ``args`` give
   ``start_cycle`` and ``end_cycle``;
 - B/E pair on their thread; async ``b``/``e`` pair per (category, id): each ``b`` has its ``e``,
-  with the same name, no earlier; an ``n`` names an id;
+  with the same name, no earlier; their ids (and an ``n``'s) are strings, the only ids of async
+  events that Perfetto's newer JSON reader takes;
 - each flow (``s``/``t``/``f`` by (category, name, id), or ``bind_id`` with ``flow_out``/``flow_in``
   on slices) has exactly one start and one end, the start no later than the end, and each end of a
   v1 flow has a slice open on its thread when Perfetto reads it, to bind to;
@@ -68,6 +69,8 @@ def _fields(events: list) -> list[str]:
                 out.append(f"{where}: a counter's args must be numbers, not {args!r}")
         if e["ph"] in "bens" + "tf" and "id" not in e:
             out.append(f"{where}: no id")
+        elif e["ph"] in "ben" and not isinstance(e["id"], str):
+            out.append(f"{where}: an async slice's id must be a string (Perfetto's JSON reader drops others)")
         if e["ph"] == "M":
             if e.get("name") not in METADATA:
                 out.append(f"{where}: unknown metadata")

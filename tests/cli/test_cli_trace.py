@@ -93,7 +93,8 @@ def test_one_core_s_trace_on_the_cycles_axis(tmp_path):
 def _trace_processor(path):
     """Perfetto's trace processor on ``path``, or a skip saying why it cannot be had here."""
     api = pytest.importorskip("perfetto.trace_processor",
-                              reason="the perfetto package (Perfetto's Python API) is not installed")
+                              reason="the perfetto package (Perfetto's Python API) is not installed: it is not a "
+                                     "test extra, as its trace processor downloads a binary (pyproject.toml)")
     config = api.TraceProcessorConfig(bin_path=os.environ.get("VCORE_TRACE_PROCESSOR"), load_timeout=60)
     try:
         return api.TraceProcessor(trace=str(path), config=config)

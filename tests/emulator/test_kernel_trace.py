@@ -231,3 +231,13 @@ def test_the_api_runs_a_kernel_traced(tmp_path):
     result = k.run(trace=True)
     trace = check_trace(vcore.trace_events(result, time="cycles"))
     assert processes(trace)[2] == "core 1" and trace["metadata"]["time"] == "cycles"
+
+
+def test_arrivals_at_one_cycle_point_to_the_release_on_the_lowest_core():
+    # Every core: MOV (1 cycle), then SYNCALL: all arrive at cycle 1, and go on at 1 + chip.syncall.
+    trace = traced("    MOV S1, BLOCKIDX\n    SYNCALL\n    HALT\n", cores=3)
+    events = trace["traceEvents"]
+    assert sorted((e["pid"] - 1, ns(e["ts"])) for e in events if e["ph"] == "s" and e["cat"] == "syncall") == \
+        [(0, 1), (1, 1), (2, 1)]
+    assert {(e["pid"] - 1, ns(e["ts"])) for e in events if e["ph"] == "f" and e["cat"] == "syncall"} == \
+        {(0, 1 + SYNCALL)}

@@ -201,3 +201,20 @@ def test_building_the_trace_of_many_s_flags_is_linear():
     arrows = [e for e in trace["traceEvents"] if e["ph"] in ("s", "f")]
     assert len(arrows) == 2 * 5000  # one arrow a pass, both ends
     assert large < 30 * small, (large, small)
+
+
+def test_the_gm_counter_spreads_each_copy_s_gm_bytes_over_its_cycles():
+    """A copy moves the GM bytes its cost follows from, evenly from its start to the cycle its data
+    lands. 256 bytes from gm[0x20] straddle three of the 950's 128-byte windows where two would hold
+    them: the copy costs a whole window more, 384 bytes (docs/timing.md, "DMA")."""
+    from emulator.trace import COUNTER, trace_events
+
+    m, r, rep = run("    DMA.GM2UB [0x0], gm[0x20], len=8\n    HALT\n", "950", trace=True)
+    assert m.profile["dma"]["gm_window"] == 128
+    trace = check_format(trace_events(m.result, time="cycles"))
+    (copy,) = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["cat"] == "MTE2"]
+    start, lands = copy["args"]["start_cycle"], copy["args"].get("results_cycle", copy["args"]["end_cycle"])
+    counter = [(round(e["ts"] * 1000), e["args"]) for e in trace["traceEvents"] if e["ph"] == "C"]
+    assert all(e["name"] == COUNTER for e in trace["traceEvents"] if e["ph"] == "C")
+    assert counter == [(start, {"GM to UB": round(384 / (lands - start), 3), "UB to GM": 0}),
+                       (lands, {"GM to UB": 0, "UB to GM": 0})]
