@@ -51,14 +51,16 @@ class PipeEntry:
 class TraceLog:
     """The slices of a ``--trace`` run: ``(pipe, pc, start, end, job)`` each, with the cycle its pipe
     could start the next instruction (``releases``), the flag arrows ``(set job, wait job)`` and
-    how many slices were counted and not kept (past the engine's limit), and which slices are a vector
-    function's instructions (``parents``: their index -> the function's slice)."""
+    how many slices were counted and not kept (past the engine's limit), which slices are a vector
+    function's instructions (``parents``: their index -> the function's slice), and the GM bytes
+    each copy's cost follows from (``gm_bytes``: the index of a DMA's slice -> its bytes)."""
 
     slices: tuple
     releases: tuple
     flows: tuple
     dropped: int
     parents: dict = field(factory=dict)  # slice index -> index of the vector function's slice it is inside
+    gm_bytes: dict = field(factory=dict)  # slice index of a DMA -> the GM bytes it moves
 
 
 @define

@@ -1,5 +1,7 @@
 """Chrome trace events (the JSON Perfetto and chrome://tracing open): tracks named by pipe, a slice
-per instruction instance named by its source text, and a flow arrow from each SETFLAG to its WAITFLAG.
+per instruction instance named by its source text, a flow arrow from each SETFLAG to its WAITFLAG,
+and a counter of the GM bytes a cycle the copies move. A kernel's trace (``emulator.kernel.trace``)
+is made of the same parts, a process per core.
 
 The slices of one track never overlap (Chrome's format wants those of a thread nested or disjoint):
 
@@ -9,19 +11,18 @@ The slices of one track never overlap (Chrome's format wants those of a thread n
 - A vector function is one slice on ``V`` for its whole run, and its instructions are slices inside
   it, at their own issue cycles (Perfetto draws them under it); an instruction issued while another
   of the function still holds its slot (dual issue, or out of order) goes on ``V (overlap 1)``, ....
-- ``V (overlap 1)``, ...: a slice that overlaps one already on its pipe's track, which happens only
-  when register instructions issue in the same cycle (dual issue) or out of order.
-- ``V in flight``, ``V in flight (overlap 1)``, ...: from the cycle the pipe is released to the
-  cycle the instruction's results land, where that comes later. Results in flight together are
-  drawn one above the other; ``MTE2 in flight`` and ``MTE3 in flight`` likewise, for copies whose
-  data lands after their pipe has taken the next one.
+- ``V in flight``, ``MTE2 in flight``, ``MTE3 in flight``: async slices (``b``/``e``, an id each) from
+  the cycle the pipe is released to the cycle the instruction's results land, where that comes
+  later; results in flight together overlap there, and Perfetto stacks them on one track per pipe.
+  Each is named by its track; its ``args`` name the instruction.
 
 Extra tracks exist only where needed, and sit right under their pipe's; tids follow the display order.
 
-Timestamps are microseconds at the profile's clock, each cycle boundary rounded to a whole nanosecond,
-the resolution Perfetto keeps: a cycle is shorter than that, and separately rounded starts and
-durations would make neighbouring slices overlap there. So a slice shorter than a nanosecond may
-show with no width; its exact cycles are in ``args``. Each slice carries its own cycles in ``args``:
+The time axis (``time``): ``real`` (the default) is microseconds at the profile's clock, each cycle
+boundary rounded to a whole nanosecond, the resolution Perfetto keeps: a cycle is shorter than that,
+and separately rounded starts and durations would make neighbouring slices overlap there. So a slice
+shorter than a nanosecond may show with no width. ``cycles`` puts 1 cycle at 1 ns: every slice has
+its width, and the metadata gives the clock. Each slice carries its own cycles in ``args``:
 ``start_cycle``, ``end_cycle`` and ``cycles`` (their difference), and ``pc``, ``line``, ``iterations``.
 A pipe's slice also names the cycle the instruction's results land (``results_cycle``) and
 ``latency``, its cycles as the report counts them (start to results), when those differ.
@@ -29,137 +30,169 @@ A pipe's slice also names the cycle the instruction's results land (``results_cy
 
 from __future__ import annotations
 
-import heapq
-from collections import defaultdict, deque
+from collections import defaultdict
 
 from vcore.emulator.result import RunResult
 from vcore.emulator.timing.engine import PIPES
+from vcore.emulator.trace_layout import CoreTrace, core_trace
+
+TIME_MODES = ("real", "cycles")
+COUNTER = "GM bandwidth (bytes/cycle)"  # the counter track of the copies' GM bytes a cycle
+DIRECTIONS = {"MTE2": "GM to UB", "MTE3": "UB to GM"}  # the counter's series, by the copy's pipe
+_CYCLE_ARGS = ("start_cycle", "end_cycle", "results_cycle", "issued_cycle")  # args that name a cycle
 
 
-class _Lanes:
-    """Greedy lanes for slices taken in order of their start: each goes to the lowest-numbered lane
-    whose last slice has ended by its start, so slices of one lane never overlap."""
+class Timeline:
+    """Cycles on the time axis: ``real``, at the clock, each cycle boundary rounded to the nanosecond;
+    ``cycles``, 1 cycle a nanosecond."""
+
+    def __init__(self, clock_ghz: float, time: str = "real") -> None:
+        if time not in TIME_MODES:
+            raise ValueError(f"the time axis is real or cycles, not {time!r}")
+        self.time, self.clock_ghz = time, clock_ghz
+        self.ns_per_cycle = 1.0 if time == "cycles" else 1 / clock_ghz
+
+    def ns(self, cycle: int) -> int:
+        """The nanosecond a cycle boundary falls in, rounded (cycles are not negative)."""
+        return int(cycle * self.ns_per_cycle + 0.5)
+
+    def metadata(self) -> dict:
+        meta = {"clock_ghz": self.clock_ghz, "time": self.time}
+        if self.time == "cycles":
+            real = 1 / self.clock_ghz
+            meta["time_axis"] = f"1 ns on the time axis is 1 cycle ({real:.4g} ns at {self.clock_ghz} GHz)"
+        return meta
+
+
+class Ids:
+    """The numbers of a trace's flag arrows and async slices, unique in the trace, in the order given."""
 
     def __init__(self) -> None:
-        self.busy: list = []  # (end, lane) of each lane's last slice
-        self.free: list = []  # lanes whose last slice has ended
-        self.count = 0
+        self.flows = 0
+        self.slices = 0
 
-    def take(self, start: int, end: int) -> int:
-        busy, free = self.busy, self.free
-        if self.count == 1 and busy[0][0] <= start:  # one lane, free again: the common case
-            busy[0] = (end, 0)
-            return 0
-        while busy and busy[0][0] <= start:
-            heapq.heappush(free, heapq.heappop(busy)[1])
-        if free:
-            lane = heapq.heappop(free)
-        else:
-            lane, self.count = self.count, self.count + 1
-        heapq.heappush(busy, (end, lane))
-        return lane
+    def flow(self) -> int:
+        self.flows += 1
+        return self.flows
+
+    def slice(self) -> int:
+        self.slices += 1
+        return self.slices
 
 
-def _track_name(pipe: str, in_flight: bool, lane: int) -> str:
-    name = f"{pipe} in flight" if in_flight else pipe
-    return f"{name} (overlap {lane})" if lane else name
+def track_name(pipe: str, lane: int) -> str:
+    return f"{pipe} (overlap {lane})" if lane else pipe
 
 
-def trace_events(result: RunResult) -> dict:
-    """The Chrome trace of a run made with ``trace=True``, from its result alone."""
-    log = result.trace
-    if log is None:
+def pipe_tracks(lanes: dict) -> list[tuple[str, int]]:
+    """The tracks of the pipes, ``(pipe, lane)`` in display order: each pipe's own (lane 0, even when
+    it has no slice), then the lanes under it that ``lanes`` (pipe -> count) asks for."""
+    return [(pipe, lane) for pipe in PIPES for lane in range(lanes.get(pipe, 1))]
+
+
+class Process:
+    """One process of a trace (a core, or the run's only one): its tracks, a thread each, in the
+    order of ``tracks`` (``(name, lane)`` each), and the events placed on it."""
+
+    def __init__(self, pid: int, name: str, tracks: list, timeline: Timeline, ids: Ids,
+                 sort_index: int | None = None) -> None:
+        self.pid, self.timeline, self.ids = pid, timeline, ids
+        self.tid = {key: tid for tid, key in enumerate(tracks, start=1)}
+        self.events = [{"ph": "M", "name": "process_name", "pid": pid, "args": {"name": name}}]
+        if sort_index is not None:
+            self.events.append({"ph": "M", "name": "process_sort_index", "pid": pid,
+                                "args": {"sort_index": sort_index}})
+        for key, tid in self.tid.items():
+            self.events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+                                "args": {"name": track_name(*key)}})
+            self.events.append({"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid,
+                                "args": {"sort_index": tid}})
+
+    def slice(self, track: tuple, name: str, cat: str, start: int, end: int, args: dict) -> None:
+        ns = self.timeline.ns
+        at = ns(start)
+        self.events.append({"ph": "X", "name": name, "cat": cat, "pid": self.pid, "tid": self.tid[track],
+                            "ts": at / 1000, "dur": (ns(end) - at) / 1000, "args": args})
+
+    def instant(self, track: tuple, name: str, cycle: int, args: dict) -> None:
+        self.events.append({"ph": "i", "s": "t", "name": name, "cat": name, "pid": self.pid, "tid": self.tid[track],
+                            "ts": self.timeline.ns(cycle) / 1000, "args": args})
+
+    def flow_end(self, track: tuple, phase: str, flow: int, cycle: int, name: str) -> None:
+        """An end of arrow ``flow`` (``s`` its start, ``f`` its end), bound to the slice on top of
+        ``track`` at ``cycle``: the one just written there."""
+        event = {"ph": phase, "id": flow, "name": name, "cat": name, "pid": self.pid, "tid": self.tid[track],
+                 "ts": self.timeline.ns(cycle) / 1000}
+        if phase == "f":
+            event["bp"] = "e"
+        self.events.append(event)
+
+    def place(self, core: CoreTrace, offset: int = 0) -> None:
+        """A core's (or block's) layout, ``offset`` cycles on (its cycles in ``args`` too)."""
+        ns, pid, tid, out = self.timeline.ns, self.pid, self.tid, self.events
+        flows: dict = {}  # its arrows' numbers -> the trace's
+        for e in core.events:
+            kind = e[0]
+            if kind == "X":
+                _, pipe, lane, name, cat, start, end, args = e
+                at = ns(start + offset)
+                out.append({"ph": "X", "name": name, "cat": cat, "pid": pid, "tid": tid[pipe, lane], "ts": at / 1000,
+                            "dur": (ns(end + offset) - at) / 1000, "args": _shifted(args, offset)})
+            elif kind == "b":
+                _, pipe, name, start, end, args = e
+                # a string id: Perfetto's newer JSON reader takes only strings as the ids of async slices
+                common = {"name": name, "cat": name, "id": f"0x{self.ids.slice():x}", "pid": pid, "tid": tid[pipe, 0]}
+                out.append({"ph": "b", **common, "ts": ns(start + offset) / 1000, "args": _shifted(args, offset)})
+                out.append({"ph": "e", **common, "ts": ns(end + offset) / 1000})
+            else:  # an end of a flag arrow
+                _, pipe, lane, flow, at = e
+                if flow not in flows:
+                    flows[flow] = self.ids.flow()
+                self.flow_end((pipe, lane), kind, flows[flow], at + offset, "flag")
+
+
+def _shifted(args: dict, offset: int) -> dict:
+    if not offset:
+        return args
+    return {k: v + offset if k in _CYCLE_ARGS else v for k, v in args.items()}
+
+
+def gm_counter(copies, timeline: Timeline, pid: int) -> list[dict]:
+    """The counter of GM bytes a cycle the copies ``(pipe, start, end, bytes)`` move, a series per
+    direction: each copy moves its bytes evenly from its start to the cycle its data lands, and the
+    counter is the sum over the copies moving then (whichever core's)."""
+    change: dict = defaultdict(lambda: dict.fromkeys(DIRECTIONS.values(), 0.0))
+    for pipe, start, end, nbytes in copies:
+        if end > start:
+            rate, series = nbytes / (end - start), DIRECTIONS[pipe]
+            change[start][series] += rate
+            change[end][series] -= rate
+    level = dict.fromkeys(DIRECTIONS.values(), 0.0)
+    points: dict = {}  # ns -> the counter's values from then on (the last change in a nanosecond wins)
+    for cycle in sorted(change):
+        for series, delta in change[cycle].items():
+            level[series] += delta
+        points[timeline.ns(cycle)] = {series: max(round(value, 3), 0.0) + 0.0 for series, value in level.items()}
+    return [{"ph": "C", "name": COUNTER, "pid": pid, "ts": at / 1000, "args": values} for at, values in points.items()]
+
+
+def trace_events(result, time: str = "real") -> dict:
+    """The Chrome trace of a run made with ``trace=True`` (a machine's ``RunResult``, or a kernel's
+    result), from that result alone; ``time`` is the time axis, ``real`` or ``cycles``."""
+    if result.trace is None:
         raise ValueError("trace_events() needs the result of a run made with trace=True")
-    ns_per_cycle = 1 / result.clock_ghz
+    if not isinstance(result, RunResult):  # a kernel's: its trace places its blocks on their cores
+        return result.trace.events(time)
+    timeline = Timeline(result.clock_ghz, time)
+    core = core_trace(result)
+    process = Process(1, f"vcore ({result.profile})", pipe_tracks(core.lanes), timeline, Ids())
+    process.place(core)
+    meta = {"profile": result.profile, **timeline.metadata()}
+    if core.dropped:  # the engine keeps at most its trace_limit slices
+        meta["truncated_slices"] = core.dropped
+    return {"traceEvents": process.events + gm_counter(core.copies, timeline, 1), "displayTimeUnit": "ns",
+            "metadata": meta}
 
-    def ns(cycle: int) -> int:  # the nanosecond a cycle boundary falls in, rounded (cycles are not negative)
-        return int(cycle * ns_per_cycle + 0.5)
 
-    slices = log.slices
-    releases = [max(release, s[2]) for s, release in zip(slices, log.releases, strict=True)]
-    about = {e.pc: (e.text, {"pc": f"0x{e.pc:04x}"} if e.line is None else {"pc": f"0x{e.pc:04x}", "line": e.line})
-             for e in result.per_pc}  # pc -> its text and the args every slice of it has
-
-    # Lay out: every slice on a lane of its pipe's track, every tail on a lane of its in-flight track,
-    # taken by start, in program order at one start (the sort is stable).
-    lanes = {(pipe, in_flight): _Lanes() for pipe in PIPES for in_flight in (False, True)}
-    issue_lane = [0] * len(slices)
-    parents = log.parents
-    nested_free: dict = {}  # a function's slice -> the cycle its own track is free again for its instructions
-    for i in sorted(range(len(slices)), key=[s[2] for s in slices].__getitem__):
-        parent = parents.get(i)
-        if parent is not None and nested_free.get(parent, slices[parent][2]) <= slices[i][2]:
-            issue_lane[i] = issue_lane[parent]  # inside the function's slice, on its track
-            nested_free[parent] = releases[i]
-        else:  # a slice of its own, or a function's instruction issued beside another: a lane free then
-            issue_lane[i] = lanes[slices[i][0], False].take(slices[i][2], releases[i])
-    tail_lane = {}
-    for i in sorted((i for i, s in enumerate(slices) if s[3] > releases[i]), key=releases.__getitem__):
-        tail_lane[i] = lanes[slices[i][0], True].take(releases[i], slices[i][3])
-
-    tid_of = {}
-    events = [{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": f"vcore ({result.profile})"}}]
-    for pipe in PIPES:
-        for in_flight in (False, True):
-            count = lanes[pipe, in_flight].count
-            for lane in range(count if in_flight else max(count, 1)):  # every pipe has its own track
-                tid = tid_of[pipe, in_flight, lane] = len(tid_of) + 1
-                events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid,
-                               "args": {"name": _track_name(pipe, in_flight, lane)}})
-                events.append({"ph": "M", "name": "thread_sort_index", "pid": 1, "tid": tid,
-                               "args": {"sort_index": tid}})
-
-    # Each end of an arrow follows its slice in the file, on its track: Perfetto binds it to the slice
-    # on top there when it reads it, and a slice under a nanosecond long can share its start with the next.
-    flow_at: dict = {}  # id(job) -> the flow events of a V, MTE2 or MTE3 SETFLAG or WAITFLAG
-    on_s: dict = defaultdict(list)  # pc -> (job, event) of an S one (whose slices the run loop makes)
-    for flow_id, pair in enumerate(log.flows, start=1):
-        for job, event in zip(pair, ({"ph": "s"}, {"ph": "f", "bp": "e"}), strict=True):
-            event.update({"id": flow_id, "name": "flag", "cat": "flag", "pid": 1,
-                          "tid": tid_of[job.pipe, False, 0], "ts": ns(job.start) / 1000})
-            if job.pipe == "S":
-                on_s[job.pc].append((job, event))
-            else:
-                flow_at.setdefault(id(job), []).append(event)
-    # An S pc's slices come in time order: so do its flag ends once sorted, and one pointer matches them.
-    on_s = {pc: deque(sorted(items, key=lambda item: item[0].start)) for pc, items in on_s.items()}
-    unmatched: list = []
-
-    for i, (pipe, pc, start, end, job) in enumerate(slices):
-        release = releases[i]
-        name, common = about[pc]
-        if job is not None and job.iterations:
-            common = {**common, "iterations": job.iterations}
-        tid = tid_of[pipe, False, issue_lane[i]]
-        args = {**common, "start_cycle": start, "end_cycle": release, "cycles": release - start}
-        if end != release:
-            args["results_cycle"] = end
-            args["latency"] = end - start
-        at, until = ns(start), ns(release)
-        events.append({"ph": "X", "name": name, "cat": pipe, "pid": 1, "tid": tid,
-                       "ts": at / 1000, "dur": (until - at) / 1000, "args": args})
-        if job is not None:
-            flows = flow_at.pop(id(job), ())
-        else:  # the S slice of an instruction's run holds the cycle its SETFLAG or WAITFLAG acts
-            flows, pending = [], on_s.get(pc)
-            while pending and pending[0][0].start < start:  # before this slice: its slice was not kept
-                unmatched.append(pending.popleft()[1])
-            while pending and (pending[0][0].start < end or pending[0][0].start == start):
-                flows.append(pending.popleft()[1])
-        for event in flows:
-            event["tid"] = tid
-            events.append(event)
-        if end > release:
-            args = {**common, "start_cycle": release, "end_cycle": end, "cycles": end - release,
-                    "issued_cycle": start}
-            events.append({"ph": "X", "name": name, "cat": f"{pipe} in flight", "pid": 1,
-                           "tid": tid_of[pipe, True, tail_lane[i]],
-                           "ts": until / 1000, "dur": (ns(end) - until) / 1000, "args": args})
-    # the ends whose slices were not kept (a trace past the engine's trace_limit), on their pipe's track
-    events.extend(e for flows in flow_at.values() for e in flows)
-    events.extend(unmatched)
-    events.extend(e for pending in on_s.values() for _, e in pending)
-    meta = {"profile": result.profile, "clock_ghz": result.clock_ghz}
-    if log.dropped:  # the engine keeps at most its trace_limit slices
-        meta["truncated_slices"] = log.dropped
-    return {"traceEvents": events, "displayTimeUnit": "ns", "metadata": meta}
+__all__ = ["COUNTER", "DIRECTIONS", "TIME_MODES", "Ids", "Process", "Timeline", "gm_counter", "pipe_tracks",
+           "trace_events", "track_name"]

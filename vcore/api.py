@@ -58,9 +58,10 @@ def load_kernel(path: str | os.PathLike, cores: int | None = None, profile: Prof
     blocks on at most ``cores`` cores (default: the profile's ``chip.cores``; ``vcore run --blocks``),
     run in ``jobs`` processes (default: the CPU count; the result is the same for every value). The
     kernel has ``write``, ``run``, ``read(space, addr, type, count, core=0)``, ``scalars(core)`` and
-    ``report()``; ``write`` takes what ``Machine.write`` takes. A launch the profile's chip cannot
-    make is a ``LaunchError`` (a ``ValueError``); a SYNCALL with more blocks than cores, a
-    ``ProgramError`` at its line."""
+    ``report()``; ``write`` takes what ``Machine.write`` takes; after ``run(trace=True)``,
+    ``vcore.trace_events(result)`` is its trace, a process per core (the same for every ``jobs``).
+    A launch the profile's chip cannot make is a ``LaunchError`` (a ``ValueError``); a SYNCALL with
+    more blocks than cores, a ``ProgramError`` at its line."""
     if cores is None and blocks is None:
         raise LaunchError("a kernel needs cores=N or blocks=B")
     return Kernel(read_program_file(path, defines or {}), load_profile(profile) if isinstance(profile, str)

@@ -27,7 +27,7 @@ from vcore.emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS
 from vcore.emulator.profiles.profile import BUILTIN, builtin_text
 from vcore.emulator.report import element_list, race_messages
 from vcore.emulator.state import MAX_GM_SIZE
-from vcore.emulator.trace import trace_events
+from vcore.emulator.trace import TIME_MODES, trace_events
 from vcore.formatting import format_line
 from vcore.inline import InlineError, Setup, load_place, read_setup
 from vcore.isa import TYPES, decode_program
@@ -286,7 +286,11 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
               show_default=True, help="fault past this many executed instructions")
 @click.option("--max-cycles", type=click.IntRange(min=1), default=None, help="fault past this many cycles")
 @click.option("--strict", is_flag=True, help="a race is a fault, not a warning")
-@click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="write a Chrome trace (Perfetto)")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False),
+              help="write a Chrome trace (Perfetto): a track per pipe; with --cores or --blocks, a process per core")
+@click.option("--trace-time", type=click.Choice(TIME_MODES), default=None,
+              help="the trace's time axis: real (the default, at the profile's clock, to the nanosecond) or cycles "
+                   "(1 cycle = 1 ns, so that one-cycle slices have a width)")
 @click.option("--cores", type=int, default=None,
               help="run as a kernel on N cores (1..the profile's chip.cores), block index 0..N-1; with --blocks, "
                    "the most cores to use")
@@ -299,13 +303,15 @@ def _run_inputs(profile_name: str, gm_size: int, loads) -> tuple:
                    "report, slower): docs/timing.md")
 @define_option
 def run_command(program_path, profile_name, loads, dumps, report_format, report_file, gm_size,
-                max_instructions, max_cycles, strict, trace_file, cores, blocks, jobs, no_fast_loops, defines) -> None:
+                max_instructions, max_cycles, strict, trace_file, trace_time, cores, blocks, jobs, no_fast_loops,
+                defines) -> None:
     """Run a program and print its report. The program's own DEFINE, LOAD, PROFILE and RUN comment
     lines apply too (the command line wins), and stderr says which did."""
-    one_core = "--trace records one core" if trace_file else None
+    if trace_time is not None and not trace_file:
+        _fail("vcore: error: --trace-time sets the time axis of a trace: give --trace FILE.json too")
     blob, own = _program_setup("run", program_path, {
         "define": None, "load": None, "profile": None, "strict": None, "max_instructions": None,
-        "cores": one_core, "blocks": one_core, "jobs": one_core,
+        "cores": None, "blocks": None, "jobs": None,
     }, defines, loads, {"profile": "profile_name", "max_instructions": "max_instructions", "cores": "cores",
                         "blocks": "blocks", "jobs": "jobs"})
     defines = tuple(own.defines(defines).items())
@@ -324,9 +330,6 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
         _fail(f"vcore: error: --jobs must be at least 1, not {jobs}")
     if jobs is not None and not kernel:
         _fail("vcore: error: --jobs runs the blocks of a kernel: give --cores N or --blocks B too")
-    if trace_file and kernel:
-        _fail(f"vcore: error: --trace records one core: run without --{'cores' if blocks is None else 'blocks'} "
-              f"(BLOCKIDX is then 0)")
     try:
         dump_specs = [parse_dump(s) for s in dumps]
     except SpecError as err:
@@ -365,7 +368,8 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
         warnings = [] if strict else race_messages(result)  # with --strict the first race is the fault
         warnings += [f"warning: {w}" for w in machine.flag_warnings()]
     else:
-        result = machine.run(max_instructions, max_cycles, strict, fast_loops=not no_fast_loops)
+        result = machine.run(max_instructions, max_cycles, strict, fast_loops=not no_fast_loops,
+                             trace=trace_file is not None)
         warnings = result.warnings
     for message in warnings:
         click.echo(message, err=True)
@@ -386,7 +390,7 @@ def run_command(program_path, profile_name, loads, dumps, report_format, report_
     if report_file:
         _write(report_file, json.dumps(report.to_json(), indent=2) + "\n")
     if trace_file:
-        _write(trace_file, json.dumps(trace_events(result)) + "\n")
+        _write(trace_file, json.dumps(trace_events(result, trace_time or "real")) + "\n")
     if report_format == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:

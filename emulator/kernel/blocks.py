@@ -30,6 +30,7 @@ from vcore.emulator.machine import Machine
 from vcore.emulator.profiles.profile import Profile
 from vcore.emulator.report import Report, race_messages
 from vcore.emulator.result import STALL_CAUSES, PipeEntry
+from vcore.emulator.trace_layout import core_trace
 from vcore.isa.program import Program
 
 CHUNK = 16  # blocks a group runs in one call
@@ -38,7 +39,7 @@ CHUNK = 16  # blocks a group runs in one call
 @frozen
 class BlockOutcome:
     """What the kernel's process takes from a block's run: how it ended, its counts, its own races
-    and warnings, its GM footprint and the GM bytes it wrote."""
+    and warnings, its GM footprint and the GM bytes it wrote, and (traced) its trace's layout."""
 
     block: int
     fault: str | None
@@ -53,6 +54,7 @@ class BlockOutcome:
     warnings: tuple
     footprint: np.ndarray
     writes: Writes
+    trace: object = None  # an emulator.trace_layout.CoreTrace, in the block's own cycles
 
 
 class BlockGroup:
@@ -108,7 +110,8 @@ class BlockGroup:
                             report.total_cycles, report.instructions,
                             {p: (e.busy_cycles, e.instructions) for p, e in report.pipes.items()},
                             dict(report.stalls), (report.fast_loops, report.replayed), report.verdict(),
-                            list(report.races), tuple(warnings), footprint(accesses), Writes.of(m.gm, accesses))
+                            list(report.races), tuple(warnings), footprint(accesses), Writes.of(m.gm, accesses),
+                            core_trace(m.result) if self.limits.get("trace") else None)
 
     def keep(self, blocks: set) -> None:
         """Forget every block but ``blocks``."""
@@ -123,8 +126,9 @@ class Rounds:
     """The kernel's process's side of a launch in rounds: it hands out the blocks, takes each one's
     outcome in block order, and gives the kernel's result and report."""
 
-    def __init__(self, launch: Launch, profile: Profile, template: Machine, gm: np.ndarray) -> None:
+    def __init__(self, launch: Launch, profile: Profile, template: Machine, gm: np.ndarray, drawing=None) -> None:
         self.launch, self.profile, self.template, self.gm = launch, profile, template, gm
+        self.drawing = drawing  # the kernel's trace (emulator.kernel.trace.KernelTrace), when traced
         self.schedule = BlockSchedule(launch.cores, profile["chip"]["block_switch"], launch.blocks)
         self.cores = [{"instructions": 0, "pipes": {}, "stalls": {}, "longest": (-1, 0, "")}
                       for _ in range(launch.cores)]
@@ -162,7 +166,9 @@ class Rounds:
 
     def _take(self, o: BlockOutcome) -> int:
         """Place block ``o`` and add what it did to the kernel's; its core."""
-        core, _ = self.schedule.place(o.cycles)
+        core, start = self.schedule.place(o.cycles)
+        if self.drawing is not None:
+            self.drawing.place(o.block, core, start, start + o.cycles, o.trace)
         for tally in (self.total, self.cores[core]):
             tally["instructions"] += o.instructions
             for pipe, (busy, count) in o.pipes.items():

@@ -28,11 +28,13 @@ from vcore.emulator.kernel.blocks import BlockGroup, Rounds
 from vcore.emulator.kernel.gm_merge import Accesses, Writes, apply_writes, between_cores, merge_writes
 from vcore.emulator.kernel.launch import CoreEnd, KernelResult, Launch, kernel_fault
 from vcore.emulator.kernel.processes import StopRequest, call_groups, close_groups, pids, start_groups
+from vcore.emulator.kernel.trace import KernelTrace
 from vcore.emulator.machine import DEFAULT_GM_SIZE, DEFAULT_MAX_INSTRUCTIONS, Machine
 from vcore.emulator.memory_data import memory_bytes, type_named
 from vcore.emulator.profiles.profile import Profile
 from vcore.emulator.report import Report, race_messages
 from vcore.emulator.result import STALL_CAUSES, PipeEntry
+from vcore.emulator.trace_layout import core_trace
 from vcore.isa.program import Program
 
 MAX_CORES = 64  # the most cores a command line can name before the profile is known (the 950's chip.cores)
@@ -131,7 +133,8 @@ class CoreGroup:
         for core, m in sorted(self.machines.items()):
             strict = self.limits.get("strict", False)
             warnings = ([] if strict else race_messages(m.result)) + [f"warning: {w}" for w in m.flag_warnings()]
-            ends.append(CoreEnd(core, m.report(), tuple(warnings), m.ub.copy(), tuple(m.s)))
+            layout = core_trace(m.result) if self.limits.get("trace") else None
+            ends.append(CoreEnd(core, m.report(), tuple(warnings), m.ub.copy(), tuple(m.s), layout))
         return ends
 
 
@@ -167,10 +170,15 @@ class Kernel:
         self.loads.append((space, addr, raw))
 
     def run(self, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, max_cycles: int | None = None,
-            strict: bool = False, fast_loops: bool = True) -> KernelResult:
-        """Run every block to its end (or the kernel to its first fault); ``fast_loops`` as ``Machine.run``."""
+            strict: bool = False, fast_loops: bool = True, trace: bool = False) -> KernelResult:
+        """Run every block to its end (or the kernel to its first fault); ``fast_loops`` as ``Machine.run``.
+        With ``trace``, the result's ``trace`` holds what ``emulator.trace.trace_events(result)``
+        draws: a process per core, its blocks' slices on it (``emulator.kernel.trace``)."""
         limits = {"max_instructions": max_instructions, "max_cycles": max_cycles, "strict": strict,
-                  "fast_loops": fast_loops}
+                  "fast_loops": fast_loops, "trace": trace}
+        chip = self.profile["chip"]
+        drawing = KernelTrace(self.profile.name, self.profile.clock_ghz, self.cores, self.blocks,
+                              self.launch.launch_cycles(self.profile), chip["gm_bytes_per_cycle"]) if trace else None
         rounds = self.launch.in_rounds
         with StopRequest().installed() as stop, tempfile.TemporaryDirectory(prefix="vcore-gm-") as folder:
             image = os.path.join(folder, "gm")  # GM as the kernel starts: the program's data and loads
@@ -188,24 +196,29 @@ class Kernel:
                 if stop.asked:  # Ctrl-C while they started
                     stop.pass_on()
                 if rounds:
-                    self.rounds = Rounds(self.launch, self.profile, self.template, self.gm)
+                    self.rounds = Rounds(self.launch, self.profile, self.template, self.gm, drawing)
                     result = self.rounds.run(groups, stop, strict)
                     self.ends = self.rounds.ends
                 else:
-                    result = self._in_phases(groups, strict, stop)
+                    result = self._in_phases(groups, strict, stop, drawing)
             finally:
                 stop.forward = []
                 close_groups(groups)
+        result.trace = drawing
         self.result = result
         return result
 
-    def _in_phases(self, groups, strict: bool, stop: StopRequest) -> KernelResult:
-        """One block a core: phase by phase to the end; each core's report, UB and S kept."""
+    def _in_phases(self, groups, strict: bool, stop: StopRequest, drawing: KernelTrace | None) -> KernelResult:
+        """One block a core: phase by phase to the end; each core's report, UB and S kept (and, for
+        a trace, its layout and its SYNCALLs)."""
         for space, addr, data in self.loads:
             if space != "gm":  # (GM's are in the image)
                 call_groups(groups, "write", space, addr, data)
-        result = self._phases(groups, strict, stop)
+        result = self._phases(groups, strict, stop, drawing)
         self.ends = sorted((e for part in call_groups(groups, "finish") for e in part), key=lambda e: e.core)
+        if drawing is not None:
+            for end in self.ends:  # block k is core k's
+                drawing.place(end.core, end.core, 0, end.report.total_cycles, end.trace)
         for end in self.ends:
             result.warnings[:0] = [w.replace("warning: ", f"warning: core {end.core}: ", 1) for w in end.warnings]
         result.total_cycles = max(e.report.total_cycles for e in self.ends) + self.launch.launch_cycles(self.profile)
@@ -214,7 +227,7 @@ class Kernel:
     def _start(self, args, stop: StopRequest) -> list:
         return start_groups(CoreGroup, args, stop)
 
-    def _phases(self, groups, strict: bool, stop: StopRequest) -> KernelResult:
+    def _phases(self, groups, strict: bool, stop: StopRequest, drawing: KernelTrace | None) -> KernelResult:
         result = KernelResult()
         release, delta, ended = None, None, {}
         seen: dict = {}
@@ -261,6 +274,8 @@ class Kernel:
                     self.template.where(w.pc))
                 return result
             release = max(o.arrival for o in waiting) + self.profile["chip"]["syncall"]
+            if drawing is not None:
+                drawing.syncall([(o.core, o.arrival, o.pc) for o in waiting], release)
 
     # -- what the kernel gives ---------------------------------------------------------------
     def read(self, space: str, addr: int, type_name: str, count: int, core: int = 0) -> np.ndarray:

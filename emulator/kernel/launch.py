@@ -78,25 +78,29 @@ class Launch:
 @define
 class KernelResult:
     """How the kernel ended: its fault (None for a clean end), the races between its blocks (or
-    cores), its cycles."""
+    cores), its cycles, and with ``trace=True`` what its trace is drawn from (``trace``, an
+    ``emulator.kernel.trace.KernelTrace``: ``emulator.trace.trace_events(result)`` is the trace)."""
 
     fault: Fault | None = None
     total_cycles: int = 0
     races: list = field(factory=list)  # race records (JSON form) between blocks
     warnings: list = field(factory=list)  # warning lines, each block's and the kernel's
     phases: int = 0
+    trace: object = None  # a KernelTrace, for a run with trace=True
 
 
 @frozen
 class CoreEnd:
     """A core's report once the kernel has ended (None for a core of a launch in rounds, whose
-    report is its blocks'), the warnings it gave, its UB and S registers."""
+    report is its blocks'), the warnings it gave, its UB and S registers, and its trace's layout
+    (``emulator.trace_layout.CoreTrace``) when it was traced."""
 
     core: int
     report: Report | None
     warnings: tuple
     ub: np.ndarray
     s: tuple
+    trace: object = None
 
 
 def kernel_fault(message: str, kind: str, where: str) -> Fault:

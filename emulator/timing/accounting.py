@@ -100,6 +100,9 @@ class Accounting:
             self.trace_slice("V", pc, base + start, base + end, job, base + release)
             self.parents[len(self.slices) - 1] = parent
 
-    def trace_log(self, flows: tuple) -> TraceLog:
-        """The slices as a value, with the flag arrows ``flows`` (``Flags.arrows``)."""
-        return TraceLog(tuple(self.slices), tuple(self.releases), flows, self.dropped, dict(self.parents))
+    def trace_log(self, flows: tuple, gm_bytes) -> TraceLog:
+        """The slices as a value, with the flag arrows ``flows`` (``Flags.arrows``) and, for each copy
+        (a DMA's slice), the GM bytes ``gm_bytes(job)`` its cost follows from."""
+        copies = {i: gm_bytes(job) for i, (pipe, _, _, _, job) in enumerate(self.slices)
+                  if pipe in ("MTE2", "MTE3") and job is not None and job.nbytes}
+        return TraceLog(tuple(self.slices), tuple(self.releases), flows, self.dropped, dict(self.parents), copies)

@@ -389,8 +389,8 @@ class Engine:
         return self.flags.warned()
 
     def trace_log(self) -> TraceLog:
-        """A ``--trace`` run's slices and flag arrows, as a value."""
-        return self.accounting.trace_log(self.flags.arrows())
+        """A ``--trace`` run's slices and flag arrows, and the GM bytes of its copies, as a value."""
+        return self.accounting.trace_log(self.flags.arrows(), lambda job: self.costs.dma_key(job)[1])
 
 
 def _footprints(job: Job) -> None:

@@ -969,9 +969,17 @@ BLOCKS = [
               args=("--blocks", "3", "--cores", "2")),
     usage("blocks-0", run_ok("--blocks", "0"), "--blocks must be 1..65535"),
     usage("blocks-65536", run_ok("--blocks", "65536"), "--blocks must be 1..65535"),
-    usage("blocks-with-trace", run_ok("--blocks", "4", "--trace", "t.json"), "--trace", "--blocks"),
     usage("blocks-cores-beyond-the-a2-chip", run_ok("--cores", "49", "--profile", "a2"), "--cores must be 1..48"),
     usage("blocks-dump-past-the-cores-used", run_ok("--blocks", "70", "--dump", "ub64:0x0:u32:1"), "ub64"),
+]
+
+# -- traces of whole kernels (issue 33): --trace-time, the time axis of a trace (a kernel's --trace is no
+# longer refused: --blocks 4 --trace draws the kernel) --
+TRACES = [
+    usage("trace-time-without-trace", run_ok("--cores", "2", "--trace-time", "cycles"),
+          "--trace-time sets the time axis of a trace: give --trace FILE.json too"),
+    usage("trace-time-unknown", run_ok("--trace", lambda d: str(d / "t.json"), "--trace-time", "ns"),
+          "--trace-time", "'ns' is not one of 'real', 'cycles'"),
 ]
 
 
@@ -1002,7 +1010,7 @@ SWEEP_ON_DASK = [
 ]
 
 CASES = [*ASSEMBLER, *RANGES, *FAULTS, *FILES, *LOADS, *DUMPS, *PROFILES, *OPTIONS, *REGISTER_REARRANGEMENT,
-         *TRANSPOSES, *COMPACTION_SORT, *DIST_MODES, *BLOCKS, *SWEEP_ON_DASK]
+         *TRANSPOSES, *COMPACTION_SORT, *DIST_MODES, *BLOCKS, *SWEEP_ON_DASK, *TRACES]
 PARAMS = [pytest.param(case, id=case.id, marks=case.marks) for case in CASES]
 
 

@@ -9,6 +9,7 @@ import re
 
 import pytest
 from cli_support import program, vcore
+from trace_format import check_trace
 
 # ----------------------------------------------------------------------------------------------
 # helpers
@@ -346,6 +347,7 @@ def test_trace_shows_each_function_run_as_one_v_slice_around_its_instructions(tm
                   and ev["args"]["end_cycle"] <= x["args"]["end_cycle"]]
             assert fn, ev
     assert_nest_or_disjoint(events)
+    check_trace(json.loads(trace.read_text()))
 
 
 def test_trace_tracks_nest_or_are_disjoint_for_a_single_long_function(tmp_path):
@@ -371,7 +373,7 @@ VF.END
     path = program(tmp_path, text)
     trace = tmp_path / "t.json"
     vcore("run", path, "--trace", trace, "--report", "none", ok=True)
-    assert_nest_or_disjoint(json.loads(trace.read_text())["traceEvents"])
+    assert_nest_or_disjoint(check_trace(json.loads(trace.read_text()))["traceEvents"])
 
 
 def test_report_counts_and_cycles_from_the_cli(tmp_path):

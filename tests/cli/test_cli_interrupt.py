@@ -11,6 +11,7 @@ import subprocess
 import numpy as np
 import pytest
 from cli_support import FOREVER, VCORE, wait_for_cpu
+from trace_format import check_trace
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT delivery")
@@ -58,5 +59,5 @@ def test_outputs_are_written_after_a_fault(tmp_path):
     assert data["fault"]["kind"] == "fault" and data["scalars"]["S1"] == 7
     # the VADDS before the fault completed: 2.0 + 1.0
     np.testing.assert_array_equal(np.load(dump), np.full(4, 3.0, dtype=np.float32))
-    events = json.loads(trace.read_text())["traceEvents"]
+    events = check_trace(json.loads(trace.read_text()))["traceEvents"]
     assert any(e.get("name", "").startswith("VADDS.f32") for e in events)

@@ -71,9 +71,12 @@ def test_run_cores_strict(tmp_path):
     assert json.loads(r.stdout)["cores"] == 2
     assert "; RUN --cores 2" in r.stderr and "; RUN --jobs 1" in r.stderr
     r = vcore_here("run", tmp_path / "k.asm", "--report", "none", "--trace", tmp_path / "t.json")
-    assert r.returncode == 0, r.stderr   # --trace records one core: the program's --cores is left out, said so
-    assert r.stderr == (f"vcore: vcore run does not apply the program's ; RUN --cores 2 ({tmp_path / 'k.asm'}:1), "
-                        f"; RUN --jobs 1 ({tmp_path / 'k.asm'}:1): --trace records one core\n")
+    assert r.returncode == 0, r.stderr   # a trace of the whole kernel: the program's --cores applies
+    assert r.stderr == (f"vcore: applied the program's ; RUN --cores 2 ({tmp_path / 'k.asm'}:1), "
+                        f"; RUN --jobs 1 ({tmp_path / 'k.asm'}:1)\n")
+    names = {e["args"]["name"] for e in json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+             if e["name"] == "process_name"}
+    assert names == {"core 0", "core 1", "chip"}
     (tmp_path / "race.asm").write_text("; RUN --strict\n" + (tmp_path / "k.asm").read_text().split("\n", 1)[1]
                                        .replace("    HALT\n", "") + "    DMA.GM2UB [0x0], gm[0x0], len=8\n"
                                        "    VADDS.f32 [0x100], [0x0], 1.0, count=8\n    HALT\n")

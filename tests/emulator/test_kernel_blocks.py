@@ -362,7 +362,7 @@ def test_syncall_with_more_blocks_than_cores_exits_2_naming_its_line(tmp_path):
     (("--blocks", "65536"), "--blocks must be 1..65535, not 65536"),
     (("--blocks", "4", "--cores", "0"), "--cores must be at least 1, not 0"),
     (("--cores", "49", "--profile", "a2"), "--cores must be 1..48, not 49"),
-    (("--blocks", "4", "--trace", "t.json"), "--trace records one core: run without --blocks"),
+    (("--blocks", "4", "--trace-time", "cycles"), "--trace-time sets the time axis of a trace: give --trace"),
     (("--blocks", "70", "--dump", "ub64:0x0:u32:1"), "core 64 does not exist: the run has 64 core(s)"),
 ])
 def test_bad_block_options_are_one_clear_message(args, message, tmp_path):

@@ -11,6 +11,7 @@ import json
 
 import numpy as np
 import pytest
+from trace_format import check_trace
 from vcore.assembler import assemble
 from vcore.assembler.diagnostics import AsmError
 from vcore.emulator import Machine
@@ -167,7 +168,7 @@ def test_a_race_inside_it_is_named_with_both_lines():
 def test_the_trace_shows_its_instructions():
     m = machine(COMPACT, [(0x0, rows())])
     r = m.run(trace=True)
-    events = trace_events(r)["traceEvents"]
+    events = check_trace(trace_events(r))["traceEvents"]
     inside = [e for e in events if e.get("ph") == "X" and e["cat"] == "V" and e["args"].get("line") in (6, 7, 8, 9)]
     assert {e["args"]["line"] for e in inside} == {6, 7, 8, 9}  # VLD, VCMPS, VSQZ, VST: each pass
     assert len(inside) == 12

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from emu_support import mem_mismatches, random_elements
+from trace_format import check_trace
 
 import vcore
 
@@ -437,7 +438,7 @@ VF.END
     # the scalar unit went on: the MOV after VF.END started before the function had finished
     from vcore.emulator.trace import trace_events
 
-    events = [e for e in trace_events(r)["traceEvents"] if e.get("ph") == "X"]
+    events = [e for e in check_trace(trace_events(r))["traceEvents"] if e.get("ph") == "X"]
     mov_line = len(text.splitlines()) - 1
     assert text.splitlines()[mov_line - 1].strip() == "MOV S2, 0x4000"
     begin_line = line_of(text, "VF.BEGIN")

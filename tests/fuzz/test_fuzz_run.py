@@ -36,6 +36,7 @@ import pytest
 from attrs import define
 from hypothesis import given
 from hypothesis import strategies as st
+from trace_format import check_trace
 from vcore.assembler import assemble, disassemble
 from vcore.emulator import Fault, Machine, ProgramError
 from vcore.emulator.report import race_messages
@@ -610,8 +611,9 @@ def check_run(program: Program, profile: str, strict: bool, mode: str = "plain",
     out = report.to_json()
     text = json.dumps(out, allow_nan=False)  # the contract's JSON has no NaN or inf
     assert json.loads(text) == out
-    if mode == "trace":
-        json.dumps(trace_events(machine.result), allow_nan=False)
+    if mode == "trace":  # plain JSON (no NaN), and a well-formed trace on both time axes
+        check_trace(trace_events(machine.result))
+        check_trace(trace_events(machine.result, time="cycles"))
     report.to_text()
     race_messages(machine.result)
     assert out["instructions"] == result.instructions

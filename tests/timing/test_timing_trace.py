@@ -1,6 +1,8 @@
 """The Chrome trace (CONTRACT 4, `--trace`): a track per pipe (and, under it, tracks for what overlaps
-there), one slice per instruction run named by its source text, and a flow arrow from each SETFLAG to
-the WAITFLAG that consumes it. That no track's slices overlap: test_timing_trace_tracks.py."""
+there), one slice per instruction run named by its source text, results still in flight as async
+slices on one in-flight track per pipe, and a flow arrow from each SETFLAG to the WAITFLAG that
+consumes it. That no track's slices overlap: test_timing_trace_tracks.py; the format as a whole:
+tests/trace_format.py."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from collections import Counter
 
 from timing_support import row, vcore
 from timing_support import run_pinned as run
+from trace_format import check_trace as check_format
 
 PROGRAM = """\
 .gmfill 0x0, f32, 64, 5.0
@@ -31,8 +34,8 @@ loop:
 """
 PASSES = 3
 PIPES = ("S", "V", "MTE2", "MTE3")
-# a pipe's own track, and the tracks under it: what overlaps there, and results still in flight
-TRACK = re.compile(r"(S|V|MTE2|MTE3)( in flight)?( \(overlap [1-9][0-9]*\))?")
+# a pipe's own track, and the tracks under it: what overlaps there (results in flight are async slices)
+TRACK = re.compile(r"(S|V|MTE2|MTE3)( \(overlap [1-9][0-9]*\))?")
 SOURCE_LINES = {line.strip() for line in PROGRAM.splitlines() if line.strip() and not line.startswith(".")}
 
 
@@ -52,7 +55,7 @@ def pipe_of(text: str) -> str:
 
 
 def check_trace(trace: dict, waits: int) -> None:
-    trace = json.loads(json.dumps(trace))  # plain JSON, no numpy or other objects
+    trace = check_format(json.loads(json.dumps(trace)))  # plain JSON, no numpy or other objects
     events = trace["traceEvents"]
     names = [e for e in events if e["ph"] == "M" and e["name"] == "thread_name"]
     tid_of = {e["args"]["name"]: e["tid"] for e in names}
@@ -68,7 +71,6 @@ def check_trace(trace: dict, waits: int) -> None:
     assert all(shown.index(matches[name][1]) <= shown.index(name) for name in shown)
     assert shown == sorted(tid_of, key=tid_of.get)  # the tids follow the same order, for viewers that sort by tid
     pipe_of_tid = {tid: matches[name][1] for name, tid in tid_of.items()}
-    in_flight = {tid for name, tid in tid_of.items() if matches[name][2]}
 
     slices = [e for e in events if e["ph"] == "X"]
     assert slices
@@ -79,10 +81,18 @@ def check_trace(trace: dict, waits: int) -> None:
         assert e["tid"] in pipe_of_tid
         if pipe_of_tid[e["tid"]] != "S":  # S also shows the cycle it hands each instruction to its pipe
             assert pipe_of_tid[e["tid"]] == pipe_of(e["name"]), e
-        assert e["cat"] == pipe_of_tid[e["tid"]] + (" in flight" if e["tid"] in in_flight else "")
+        assert e["cat"] == pipe_of_tid[e["tid"]]
+    # results in flight: an async slice on its pipe's in-flight track, after the instruction's slice there
+    for e in (e for e in events if e["ph"] == "b"):
+        pipe = pipe_of(e["args"]["instruction"])
+        assert e["name"] == e["cat"] == f"{pipe} in flight" and e["tid"] == tid_of[pipe], e
+        assert e["args"]["instruction"] in SOURCE_LINES
+        assert e["args"]["cycles"] == e["args"]["end_cycle"] - e["args"]["start_cycle"] > 0, e
+        assert any(x["args"]["end_cycle"] == e["args"]["start_cycle"] == x["args"]["start_cycle"] + x["args"]["cycles"]
+                   and x["args"]["start_cycle"] == e["args"]["issued_cycle"] and x["name"] == e["args"]["instruction"]
+                   for x in slices if x["tid"] == tid_of[pipe]), e
     # every instruction that is not S's own has a slice on its pipe per run
-    on_pipe = Counter(e["name"] for e in slices
-                      if pipe_of_tid[e["tid"]] == pipe_of(e["name"]) and e["tid"] not in in_flight)
+    on_pipe = Counter(e["name"] for e in slices if pipe_of_tid[e["tid"]] == pipe_of(e["name"]))
     for text in SOURCE_LINES:
         if text.endswith(":"):
             continue
@@ -107,7 +117,6 @@ def check_trace(trace: dict, waits: int) -> None:
         assert wait_slice[0]["name"] == f"WAITFLAG {set_args}"
         assert pipe_of_tid[s["tid"]] == pipe_of(set_slice[0]["name"])
         assert pipe_of_tid[f["tid"]] == pipe_of(wait_slice[0]["name"])
-        assert s["tid"] not in in_flight and f["tid"] not in in_flight
     assert by_id == {}
 
 
@@ -125,11 +134,12 @@ def test_trace_durations_are_the_cycles_at_the_clock():
     from vcore.emulator.trace import trace_events
 
     m, r, rep = run("    VADD.f32 [0x4100], [0x0], [0x2080], repeat=16\n    HALT\n", "a2", trace=True)
-    trace = trace_events(m.result)
+    trace = check_format(trace_events(m.result))
     tid = {e["args"]["name"]: e["tid"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
     (vadd,) = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == tid["V"]]
-    (tail,) = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == tid["V in flight"]]
-    assert vadd["name"] == tail["name"] == "VADD.f32 [0x4100], [0x0], [0x2080], repeat=16"
+    (tail, tail_end) = [e for e in trace["traceEvents"] if e["ph"] in "be" and e["tid"] == tid["V"]]
+    assert vadd["name"] == tail["args"].pop("instruction") == "VADD.f32 [0x4100], [0x0], [0x2080], repeat=16"
+    assert tail["name"] == tail_end["name"] == "V in flight" and tail["id"] == tail_end["id"]
     # V is busy 32 cycles (16 iterations of 2) from cycle 0; the results land a cycle later (tensor.startup),
     # 33 cycles after the start, as the report counts them
     assert rep["total_cycles"] == 33 and row(rep, "VADD")["cycles"] == 33
@@ -140,7 +150,14 @@ def test_trace_durations_are_the_cycles_at_the_clock():
     # at 1.8 GHz a cycle is 1/1.8 ns; each cycle boundary is rounded to the nanosecond: 32 cycles end at
     # 17.8 ns, so at 18 ns, and 33 cycles end at 18.3 ns, so at 18 ns too: the tail has no width there
     assert (vadd["ts"], vadd["dur"]) == (0, 0.018)
-    assert (tail["ts"], tail["dur"]) == (0.018, 0)
+    assert (tail["ts"], tail_end["ts"]) == (0.018, 0.018)
+    assert trace["metadata"] == {"profile": "a2", "clock_ghz": 1.8, "time": "real"}
+    # on the cycles axis a cycle is a nanosecond: the tail has its width
+    trace = check_format(trace_events(m.result, time="cycles"))
+    (vadd,) = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == tid["V"]]
+    (tail, tail_end) = [e for e in trace["traceEvents"] if e["ph"] in "be" and e["tid"] == tid["V"]]
+    assert (vadd["ts"], vadd["dur"], tail["ts"], tail_end["ts"]) == (0, 0.032, 0.032, 0.033)
+    assert trace["metadata"]["time"] == "cycles" and trace["metadata"]["clock_ghz"] == 1.8
 
 
 def test_trace_via_cli(tmp_path):
@@ -184,3 +201,20 @@ def test_building_the_trace_of_many_s_flags_is_linear():
     arrows = [e for e in trace["traceEvents"] if e["ph"] in ("s", "f")]
     assert len(arrows) == 2 * 5000  # one arrow a pass, both ends
     assert large < 30 * small, (large, small)
+
+
+def test_the_gm_counter_spreads_each_copy_s_gm_bytes_over_its_cycles():
+    """A copy moves the GM bytes its cost follows from, evenly from its start to the cycle its data
+    lands. 256 bytes from gm[0x20] straddle three of the 950's 128-byte windows where two would hold
+    them: the copy costs a whole window more, 384 bytes (docs/timing.md, "DMA")."""
+    from vcore.emulator.trace import COUNTER, trace_events
+
+    m, r, rep = run("    DMA.GM2UB [0x0], gm[0x20], len=8\n    HALT\n", "950", trace=True)
+    assert m.profile["dma"]["gm_window"] == 128
+    trace = check_format(trace_events(m.result, time="cycles"))
+    (copy,) = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["cat"] == "MTE2"]
+    start, lands = copy["args"]["start_cycle"], copy["args"].get("results_cycle", copy["args"]["end_cycle"])
+    counter = [(round(e["ts"] * 1000), e["args"]) for e in trace["traceEvents"] if e["ph"] == "C"]
+    assert all(e["name"] == COUNTER for e in trace["traceEvents"] if e["ph"] == "C")
+    assert counter == [(start, {"GM to UB": round(384 / (lands - start), 3), "UB to GM": 0}),
+                       (lands, {"GM to UB": 0, "UB to GM": 0})]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from timing_support import run, run_pinned
+from trace_format import check_trace as check_format
 from vcore.assembler import assemble
 from vcore.emulator import Fault, Machine
 from vcore.emulator.trace import trace_events
@@ -69,6 +70,7 @@ def track_names(trace: dict) -> dict[int, str]:
 
 
 def check_well_formed(trace: dict, clock_ghz: float) -> None:
+    check_format(trace)
     events = trace["traceEvents"]
     assert misnested(events, in_cycles) == []
     assert misnested(events, in_perfetto) == []
@@ -81,7 +83,7 @@ def check_well_formed(trace: dict, clock_ghz: float) -> None:
     # the wait's. Perfetto reads the events by time (in file order at one time) and binds an end of an
     # arrow to the slice on top of its track then: read them so.
     names = track_names(trace)
-    at = {k: perfetto_ns(e["ts"]) for k, e in enumerate(events) if "ts" in e}
+    at = {k: perfetto_ns(e["ts"]) for k, e in enumerate(events) if "ts" in e and "tid" in e}
     stacks, bound = defaultdict(list), {}
     for k in sorted(at, key=lambda k: (at[k], k)):
         e = events[k]
@@ -157,8 +159,9 @@ def test_back_to_back_independent_v_instructions_do_not_overlap_on_a_track(profi
     names = track_names(trace)
     slices = [e for e in trace["traceEvents"] if e["ph"] == "X" and names[e["tid"]] != "S"]
     on_v = [in_cycles(e) for e in slices if names[e["tid"]] == "V"]
-    in_flight = [in_cycles(e) for e in slices if names[e["tid"]] == "V in flight"]
-    assert len(slices) == len(on_v) + len(in_flight) == 8
+    in_flight = [(e["args"]["start_cycle"], e["args"]["end_cycle"]) for e in trace["traceEvents"]
+                 if e["ph"] == "b" and e["name"] == "V in flight"]
+    assert len(slices) == len(on_v) == len(in_flight) == 4
     # V's track: each instruction from its start to the next one's, back to back, without a gap
     assert [start for start, _ in on_v[1:]] == [end for _, end in on_v[:-1]]
     # its results land a cycle later, on the track under it, while the next instruction has started
@@ -180,8 +183,8 @@ DUAL_ISSUE = """\
 
 def test_dual_issued_register_instructions_get_a_second_v_track():
     """A vector function is one slice on V with its instructions inside it. The 950 issues two a cycle:
-    the second of a pair goes on the track under V's, and the loads' 9 cycles of latency, in flight
-    together, on as many tracks under those."""
+    the second of a pair goes on the track under V's; the loads' 9 cycles of latency, in flight
+    together, are two async slices on V's in-flight track, which the viewer stacks."""
     m, r, rep = run_pinned(DUAL_ISSUE, "950", trace=True)  # register.vf_launch 8, no argument push
     assert r.fault is None
     trace = trace_events(m.result)
@@ -191,6 +194,9 @@ def test_dual_issued_register_instructions_get_a_second_v_track():
     for e in trace["traceEvents"]:
         if e["ph"] == "X" and names[e["tid"]] != "S":
             by_track[names[e["tid"]]].append((e["name"].split(",")[0], *in_cycles(e)))
+        elif e["ph"] == "b":
+            by_track[e["name"]].append((e["args"]["instruction"].split(",")[0], e["args"]["start_cycle"],
+                                        e["args"]["end_cycle"]))
     # VF.BEGIN reaches V at 0 and its first instruction issues register.vf_launch = 8 later. The load
     # unit takes one VLD a cycle (vf_load_units 1): VLD V0 at 8, VLD V1 at 9. Both PSETs issue at 8,
     # beside the load (issue_width 2 compute instructions a cycle; one vector register write, one UB
@@ -199,9 +205,9 @@ def test_dual_issued_register_instructions_get_a_second_v_track():
         "V": [("VF.BEGIN", 0, 18), ("VLD.f32 V0", 8, 9), ("VLD.f32 V1", 9, 10)],
         "V (overlap 1)": [("PSET.b32 P0", 8, 9)],
         "V (overlap 2)": [("PSET.b32 P1", 8, 9)],
-        "V in flight": [("VLD.f32 V0", 9, 17)],
-        "V in flight (overlap 1)": [("VLD.f32 V1", 10, 18)],
+        "V in flight": [("VLD.f32 V0", 9, 17), ("VLD.f32 V1", 10, 18)],
     }
+    assert sorted(names.values()) == ["MTE2", "MTE3", "S", "V", "V (overlap 1)", "V (overlap 2)"]
     assert rep["total_cycles"] == 18
 
 
