@@ -179,9 +179,9 @@ CLASSES: dict[str, SchedClass] = {c.name: c for c in (
     _reg("alu", PER_OP, ("exec",), _LANES),
     _reg("transcendental", PER_OP, ("exec", "transcendental"),
          _LANES + " (an execute slot for 1, and a transcendental unit for that); an integer VDIV: + "
-         "`int_div_extra`", int_extra="int_div_extra"),
+         "`int_div_extra`, which its latency counts too", int_extra="int_div_extra"),
     _reg("remainder", PER_OP, ("exec", "transcendental"),
-         _LANES + " at VDIV's rate, + `int_div_extra`, + a VMUL's and a VSUB's cycles",
+         _LANES + " at VDIV's rate, + `int_div_extra` (in its latency too), + a VMUL's and a VSUB's cycles",
          latency="transcendental_latency",
          adds=("mul", "sub"), int_extra="int_div_extra"),
     _reg("convert", PER_OP, ("exec",), _LANES),

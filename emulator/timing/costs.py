@@ -244,8 +244,9 @@ class CostModel:
         cycles = max(1, math.ceil(lanes / per_cycle))
         for op in cls.adds:  # a remainder: its multiply's and subtract's prices added (CONTRACT 13.9)
             cycles += max(1, math.ceil(lanes / elements_per_cycle(reg["elements_per_cycle"][op], inst, width)))
-        if cls.int_extra and not inst.type.is_float:  # an integer division's software sequence
-            cycles += reg[cls.int_extra]
+        if cls.int_extra and not inst.type.is_float:  # an integer division's software sequence: its cycles
+            cycles += reg[cls.int_extra]  # hold the units, and come before the result too
+            latency += reg[cls.int_extra]
         return Cost(cycles, latency)
 
     def gather_rate(self, inst: Inst) -> int:

@@ -11,7 +11,8 @@ import attrs
 import numpy as np
 import pytest
 from vcore.assembler import assemble
-from vcore.emulator import Machine, semantics
+from vcore.emulator import Machine, load_profile, semantics
+from vcore.emulator.profiles.profile import parse_profile
 from vcore.emulator.semantics import registry
 from vcore.isa import TABLE, Kind, decode_program
 from vcore.isa.examples import program, statement
@@ -115,7 +116,7 @@ def test_a_tensor_row_of_a_form_the_tensor_plan_does_not_lay_out_is_named():
     vadd = ROWS[("VADD", "tensor-binary")]
     transpose = attrs.evolve(vadd, mnemonic="VMADEUP", form="tensor-madeup")
     found = registry.missing_forms([vadd, transpose])
-    assert found == [f"VMADEUP (tensor-madeup): the binder of family 'tensor' (emulator.semantics.tensor."
+    assert found == [f"VMADEUP (tensor-madeup): the binder of family 'tensor' (vcore.emulator.semantics.tensor."
                      f"bind_tensor) lays out forms {', '.join(registry.FORMS_OF['tensor'])}, not 'tensor-madeup': "
                      f"the form needs its layout there, or a family and binder of its own"]
 
@@ -277,7 +278,13 @@ def test_a_family_whose_rule_is_iteration_beats_charges_conflicts(row, profile):
     strides = [k.name for k in row.keywords if k.name.endswith("blk")]
     assert strides, f"{row.mnemonic} ({row.form}): no block stride to lay its blocks in one bank group"
     line = re.sub(r",\s*\w*blk=\d+", "", statement(row)) + "".join(f", {name}=16" for name in strides)
-    machine = Machine(assemble(line + "\nHALT\n"), profile)
+    chosen = load_profile(profile)
+    if row.mnemonic == "VREM" or " VDIV.s" in f" {line}" or " VDIV.u" in f" {line}":
+        # An integer division's own cycles (int_div_extra, about 100 an iteration on the 950) hide the
+        # conflicts' beats: price it without them, so that the conflicts show.
+        text = re.sub(r"(?m)^int_div_extra = \d+", "int_div_extra = 0", chosen.source_text)
+        chosen = parse_profile(text, f"{profile} without int_div_extra")
+    machine = Machine(assemble(line + "\nHALT\n"), chosen)
     result = machine.run()
     assert result.fault is None, result.fault
     conflicts = sum(entry.bank_conflict_cycles for entry in result.per_pc)

@@ -11,7 +11,7 @@ import pytest
 from timing_support import row, run_pinned
 
 import vcore
-from vcore import AsmError, ProgramError
+from vcore import AsmError, ProgramError, load_profile
 
 I32_MIN, I16_MIN = -(1 << 31), -(1 << 15)
 # (a, b, a / b, a rem b) by 13.7: toward zero; MIN / -1 = MIN; x / 0 = all ones; r has a's sign; MIN % -1 = 0;
@@ -128,15 +128,16 @@ def test_8_bit_and_float_remainders_are_assembly_errors(text):
 
 
 # Prices (13.9), from emulator/profiles/950.toml: register elements_per_cycle div = rem = 16 (every width),
-# mul = sub = [.., 128, 64], int_div_extra = 6; tensor div = rem = [16, 16], mul = sub = [128, 64],
-# sustained_divide = sustained_remainder = 1.0 (the pinned profile keeps them), tensor.startup = 1 and the
-# pinned tensor.issue = 0. So, for 64 s32 lanes:
-#   register VDIV.s32: ceil(64 / 16) + 6 = 10 cycles; VREM.s32: 4 + ceil(64 / 64) + ceil(64 / 64) + 6 = 12
-#   tensor VDIV.s32 an iteration: 64 / 16 + 6 = 10; VREM.s32: 4 + 1 + 1 + 6 = 12; per_pc cycles of one
-#   iteration = that + startup; for 128 s16 lanes: VDIV 8 + 6 = 14, VREM 8 + 1 + 1 + 6 = 16
+# mul = sub = [.., 128, 64], int_div_extra = E (99: fitted to the FloorMod sample); tensor div = rem = [16,
+# 16], mul = sub = [128, 64], sustained_divide = sustained_remainder = 1.0 (the pinned profile keeps them),
+# tensor.startup = 1 and the pinned tensor.issue = 0. So, for 64 s32 lanes:
+#   register VDIV.s32: ceil(64 / 16) + E cycles; VREM.s32: 4 + ceil(64 / 64) + ceil(64 / 64) + E
+#   tensor VDIV.s32 an iteration: 64 / 16 + E; VREM.s32: 4 + 1 + 1 + E; per_pc cycles of one
+#   iteration = that + startup; for 128 s16 lanes: VDIV 8 + E, VREM 8 + 1 + 1 + E
+E = 99
 @pytest.mark.parametrize(("text", "cycles"), [
-    ("VDIV.s32 [0x10100], [0x0], [0x0]", 10 + 1), ("VREM.s32 [0x10100], [0x0], [0x0]", 12 + 1),
-    ("VDIV.s16 [0x10100], [0x0], [0x0]", 14 + 1), ("VREM.u16 [0x10100], [0x0], [0x0]", 16 + 1),
+    ("VDIV.s32 [0x10100], [0x0], [0x0]", 4 + E + 1), ("VREM.s32 [0x10100], [0x0], [0x0]", 6 + E + 1),
+    ("VDIV.s16 [0x10100], [0x0], [0x0]", 8 + E + 1), ("VREM.u16 [0x10100], [0x0], [0x0]", 10 + E + 1),
     ("VDIV.f32 [0x10100], [0x0], [0x0]", 4 + 1),  # a float division adds nothing
 ])
 def test_tensor_integer_division_prices(text, cycles):
@@ -150,4 +151,19 @@ def test_register_integer_division_prices():
                         "VF.END\nHALT\n")
     costs = {m.instruction_at(pc).row.mnemonic + "." + m.instruction_at(pc).type.name: m.costs.register_cost(
         m.instruction_at(pc)).occupancy for pc in (8, 16, 24)}
-    assert costs == {"VDIV.s32": 10, "VREM.s32": 12, "VDIV.f32": 4}
+    assert load_profile("950")["register"]["int_div_extra"] == E
+    assert costs == {"VDIV.s32": 4 + E, "VREM.s32": 4 + 1 + 1 + E, "VDIV.f32": 4}
+
+
+def test_an_integer_division_s_result_lands_after_its_software_sequence():
+    """An integer VDIV's E cycles come before its result as well as holding its unit: a VDIV that needs
+    the first's quotient starts at least E cycles after one that does not (outcome 3 of issue 32: a
+    chain of dependent divisions costs what its latencies say)."""
+    def cycles(second: str) -> int:
+        m = vcore.load_text(f"VF.BEGIN\nPSET.b32 P0, ALL\nVDIV.s32 V2, V0, V1, P0\n{second}\nVF.END\nHALT\n")
+        m.run()
+        return m.report().total_cycles
+
+    dependent = cycles("VDIV.s32 V3, V2, V1, P0")
+    independent = cycles("VDIV.s32 V3, V0, V1, P0")
+    assert dependent - independent >= E
