@@ -117,6 +117,8 @@ def check_table(table: dict, origin: str) -> None:
         raise ProfileError(f"{origin}: machine.isa must be one of {', '.join(INSTRUCTION_SETS)}")
     if table["banks"]["kind"] not in BANK_KINDS:
         raise ProfileError(f"{origin}: banks.kind must be one of {', '.join(BANK_KINDS)}")
+    if table["tensor"]["as_function"] and not table["machine"]["vector_functions"]:
+        raise ProfileError(f"{origin}: tensor.as_function needs machine.vector_functions")
     if table["banks"]["beats"] not in (1, 2, 4, 8):
         raise ProfileError(f"{origin}: banks.beats must be 1, 2, 4 or 8")
     for key in ("issue_width", "register_writes", "ub_reads"):

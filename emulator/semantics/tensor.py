@@ -23,6 +23,7 @@ import numpy as np
 
 from emulator.arith import numerics
 from emulator.faults import Fault
+from emulator.functions import tensor_vf
 from emulator.jobs import Job, land
 from emulator.semantics import geometry
 from emulator.semantics.registry import ITERATION_BEATS, implements
@@ -46,10 +47,11 @@ def bind_tensor(inst: Inst, pc: int):
     operands, iterations, next_pc = plan.operands, plan.iterations, pc + inst.size
     placed = [(None, None)] * len(operands)  # per operand, its last address and absolute runs (read-only)
     banks_seen: dict = {}  # the bank-conflict cycles of each address pattern met (``conflicts``)
-
     def run(m):
         if iterations == 0:
-            m.submit(Job(pc, None))
+            job = Job(pc, None)
+            job.function = lambda costs: tensor_vf.price(costs, inst, plan, [0] * len(operands))
+            m.submit(job)
             return next_pc
         addrs = []
         for operand in operands:
@@ -67,9 +69,10 @@ def bind_tensor(inst: Inst, pc: int):
             footprint.append(("ub", last[1]))
         reads = footprint if plan.reads_dst else footprint[1:]
         leaves = plan.may_leave and m.profile["machine"]["isa"] == "a2"
-        m.submit(Job(pc, lambda: perform(plan, m, addrs, scalar, leaves), reads, footprint[:1],
-                     iterations=iterations,
-                     conflicts=lambda costs, floor: conflicts(plan, banks_seen, costs, addrs, floor)))
+        job = Job(pc, lambda: perform(plan, m, addrs, scalar, leaves), reads, footprint[:1], iterations=iterations,
+                  conflicts=lambda costs, floor: conflicts(plan, banks_seen, costs, addrs, floor))
+        job.function = lambda costs: tensor_vf.price(costs, inst, plan, addrs)
+        m.submit(job)
         return next_pc
 
     return run

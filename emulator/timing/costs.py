@@ -151,6 +151,9 @@ class CostModel:
         share = chip["gm_bytes_per_cycle"] / cores
         self.dma = {k: min(v, share) if k.endswith("bytes_per_cycle") else v for k, v in profile["dma"].items()}
         self.banks = BankRules(profile["banks"]["kind"], profile["banks"]["beats"])
+        # A tensor instruction priced as the vector function it is (``emulator.functions.tensor_vf``)
+        self.functions = profile["tensor"]["as_function"]
+        self.function_key = repr((profile["register"], profile["banks"]))  # what prices such a function
 
     # -- the scalar pipe -----------------------------------------------------------------------
     def s_cycles(self, inst: Inst) -> int:
@@ -193,6 +196,9 @@ class CostModel:
         return round(conflicts)
 
     def tensor_cost(self, inst: Inst, job) -> Cost:
+        if self.functions and job.function is not None:  # the 950: the vector function it is
+            cycles, conflicts = job.function(self)
+            return Cost(cycles, cycles, conflicts)
         per_iteration = self.tensor_iteration_cycles(inst)
         conflicts = job.conflicts(self, max(1.0, per_iteration)) if job.conflicts is not None else 0
         busy = self.tensor["issue"] + max(1, math.ceil(job.iterations * per_iteration) + conflicts)
