@@ -107,8 +107,9 @@ def _access_plan(costs, kind: str, strided: bool, register: str) -> InnerPlan:
     unit = "store" if kind.endswith("store") else "load"
     alone = bool(reg.get(f"{kind}_single_issue", False))
     if unit == "load":
-        return InnerPlan(latency, occupancy, unit, 0, (), (register,), int(register[0] == "V"), 1, False, alone)
-    return InnerPlan(latency, occupancy, unit, 0, (register, "P0"), (), 0, 2, False, alone)
+        return InnerPlan(latency, occupancy, unit, 0, (), (register,), int(register[0] == "V"), 1, False, alone,
+                         strided)
+    return InnerPlan(latency, occupancy, unit, 0, (register, "P0"), (), 0, 2, False, alone, strided)
 
 
 _FUNCTIONS: dict = {}  # (the profile's register section and banks, instruction) -> its TensorFunction

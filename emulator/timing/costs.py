@@ -218,7 +218,7 @@ class CostModel:
             return Cost(cycles, latency + cycles - 1 if cls.after_cycles else latency + cycles if cls.after_all
                         else latency)
         if cls.occupancy == STRIDED:  # a block-strided VLD / VST: the documented half rate (more if its banks need it)
-            if row.keyword("blk") is not None and inst.kw("blk") is not None:
+            if row.keyword("blk") is not None and inst.kw("blk") not in (None, 1):  # (blk=1: one contiguous VL)
                 return Cost(reg["strided_access_cycles"], latency)
             mode = dist.mode_of(inst)  # a mode that moves 512 bytes: ``register.dual_load`` / ``dual_store``
             return Cost(reg[f"dual_{cls.unit}"] if mode is not None and mode.wide else 1, latency)
