@@ -117,32 +117,35 @@ LOOP = LAUNCH + REG["vf_loop_startup"]
 
 
 def test_a_binary_op_by_hand():
-    """VADD.f16, n iterations: src0 0x0 and src1 0x1100 in opposite halves of the banks (two loads, in
-    different cycles anyway: one load unit), dst 0x10000 past both (no iteration reads what one wrote).
-    Loads go one a cycle from LOOP: iteration t's second load issues at LOOP + 2t + 1; the last
-    iteration's add issues load_latency later, its store alu_latency after that, and the store's data
-    lands store_latency later:  cycles = LOOP + 2(n - 1) + 1 + load + alu + store."""
-    for n in (1, 2, 8, 100):
+    """VADD.f16, n iterations: src0 0x0 and src1 0x1100 in opposite halves of the banks, so an
+    iteration's two loads share a cycle (two load units; each group one read in each bank; two register
+    writes), iteration t's at LOOP + t (the next iteration's pair is in the other halves, but the
+    groups' two reads are taken). dst 0x10000 lies past both (no iteration reads what one wrote). For n
+    up to load_latency the loads are done before the first add issues (no register write port or
+    group port is shared), so the last add issues load_latency after the last loads, its store
+    alu_latency after that, and its data lands store_latency later:
+        cycles = LOOP + (n - 1) + load + alu + store."""
+    assert REG["vf_load_units"] == 2
+    for n in (1, 2, 5, REG["load_latency"]):
         got = tensor_cycles(f"VADD.f16 [0x10000], [0x0], [0x1100], repeat={n}")
-        assert got["cycles"] == LOOP + 2 * (n - 1) + 1 + REG["load_latency"] + REG["alu_latency"] + \
-            REG["store_latency"], n
+        assert got["cycles"] == LOOP + (n - 1) + REG["load_latency"] + REG["alu_latency"] + REG["store_latency"], n
         assert got["iterations"] == n and got["bank_conflict_cycles"] == 0
 
 
 def test_an_exp_uses_the_transcendental_units():
-    """VEXP.f32: 64 lanes at 16 a cycle hold a transcendental unit 4 cycles; with 2 units one issues
-    every 2 cycles once the loads (one a cycle) run ahead. Iteration t's load issues at LOOP + t, its
-    result is ready load_latency later; exp t issues at max(that, its unit free): LOOP + L + t for t = 0,
-    1, then every 2 cycles (units free at LOOP + L + 4 and + 5, ...): exp t at LOOP + L + 2t - (t odd),
-    for t >= 1 ... so the last (n - 1, odd for even n) at LOOP + L + 2(n - 1) - 1. Its result lands
-    transcendental_latency later, the store's data store_latency after that."""
+    """VEXP.f32: 64 lanes at 16 a cycle hold a transcendental unit 4 cycles. The loads run ahead two a
+    cycle (iterations t and t + 1 in opposite halves of the banks): iteration t's at LOOP + t // 2, ready
+    load_latency later. The two units take a pair of exps every 4 cycles: exps 2k and 2k + 1 issue
+    together at LOOP + L + 4k, and their results land transcendental_latency later, together, so their
+    stores take the store unit in two cycles. For even n the last pair is k = n/2 - 1: its second
+    store issues at LOOP + L + 4k + T + 1 and its data lands store_latency later."""
     units = REG["transcendental_units"]
     assert units == 2 and REG["elements_per_cycle"]["exp"][2] == 16  # the case worked out below
-    L = REG["load_latency"]
+    L, T = REG["load_latency"], REG["transcendental_latency"]
     for n in (2, 8, 64):
-        last = LOOP + L + 2 * (n - 1) - 1
+        last_store = LOOP + L + 4 * (n // 2 - 1) + T + 1
         got = tensor_cycles(f"VEXP.f32 [0x10000], [0x0], repeat={n}")["cycles"]
-        assert got == last + REG["transcendental_latency"] + REG["store_latency"], n
+        assert got == last_store + REG["store_latency"], n
 
 
 def test_repeat_zero_costs_the_launch_and_the_loop_start():
@@ -150,15 +153,22 @@ def test_repeat_zero_costs_the_launch_and_the_loop_start():
     assert tensor_cycles("VADD.f32 [0x2000], [0x0], [0x1000], repeat=0")["cycles"] == max(LOOP, LAUNCH + 1)
 
 
-def test_a_strided_source_holds_the_load_unit_longer():
-    """src0blk=2 makes source 0 a block-strided load (blk=): it holds the load unit
-    strided_access_cycles (2) instead of 1, so an iteration's loads take 3 cycles: the last iteration's
-    second load issues at LOOP + 3(n - 1) + 2."""
-    S = REG["strided_access_cycles"]
-    for n in (1, 4):
-        got = tensor_cycles(f"VADD.f32 [0x4000], [0x0], [0x2100], repeat={n}, src0blk=2, src0rep=16")
-        assert got["cycles"] == LOOP + (S + 1) * (n - 1) + S + REG["load_latency"] + REG["alu_latency"] + \
-            REG["store_latency"], n
+def test_a_strided_source_holds_every_ub_port_for_its_beats():
+    """src0blk=2 makes source 0 a block-strided load (blk=2): its blocks 64 bytes apart fall in groups
+    0, 2, 4, 6 twice, so it takes two beats (one block a group a beat; at least strided_access_cycles,
+    2), and an access of more than one beat holds every group's ports for each: nothing else reaches UB
+    then. Source 1 (0x2100: banks 8-15 in iteration 0, 0-7 in iteration 1) is contiguous.
+    One iteration: source 0 at LOOP and LOOP + 1, source 1 at LOOP + 2; the add load_latency after
+    that, the store alu_latency later, its data store_latency after: LOOP + 2 + L + A + St.
+    Two: iteration 1's strided load needs two cycles with nothing else in UB: LOOP + 3 and + 4 (its
+    result load_latency after its first, as its unit's occupancy is the beats'); its source 1 (the other
+    half of the banks from iteration 0's) joins that one at LOOP + 2. So its add waits for source 0:
+    LOOP + 3 + L, and the function ends at LOOP + 3 + L + A + St."""
+    S, L, A, St = REG["strided_access_cycles"], REG["load_latency"], REG["alu_latency"], REG["store_latency"]
+    assert S == 2
+    text = "VADD.f32 [0x4000], [0x0], [0x2100], repeat={n}, src0blk=2, src0rep=16"
+    assert tensor_cycles(text.format(n=1))["cycles"] == LOOP + 2 + L + A + St
+    assert tensor_cycles(text.format(n=2))["cycles"] == LOOP + 3 + L + A + St
 
 
 def test_the_a2_keeps_its_tensor_rates():
