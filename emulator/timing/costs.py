@@ -2,9 +2,11 @@
 
 - Scalar instructions occupy S for ``scalar.*`` cycles; handing an instruction to another pipe
   costs ``scalar.issue``.
-- A tensor instruction occupies V for ``tensor.issue`` cycles, then ``iterations * lanes /
-  (elements_per_cycle * sustained)`` cycles plus its bank-conflict cycles, and its results land
-  ``tensor.startup`` cycles later.
+- A tensor instruction, with ``tensor.as_function`` (the 950), occupies V for the run of the vector
+  function it is (``emulator.functions.tensor_vf``), its results landing as that ends; otherwise
+  (the a2, and the 950's transposes and sorts, priced by their own rates) for ``tensor.issue``
+  cycles, then ``iterations * lanes / (elements_per_cycle * sustained)`` cycles plus its
+  bank-conflict cycles, and its results land ``tensor.startup`` cycles later.
 - A register instruction occupies its unit inside its vector function for ``ceil(lanes /
   elements_per_cycle)`` cycles (at least one) and its result is ready ``*_latency`` cycles after it
   issues; the function (``emulator.functions.launch``) occupies V for its whole run.
