@@ -178,7 +178,7 @@ class TensorFunction:
     def schedule(self, addrs: list[int]) -> tuple[int, int]:
         """The function's cycles and bank-conflict cycles with its operands at ``addrs`` (bytes)."""
         sched = Scheduler(self)
-        front = [] if self.counted else [self._job(_MASK, None, None)]
+        front = [] if self.counted else [_job(_MASK, None, None)]
         sched.feed([*front, (LOOP, -1)])
         passes = _Passes(self, addrs)
         if passes.passes:
@@ -186,10 +186,12 @@ class TensorFunction:
         result = sched.result()
         return result.cycles, sum(result.conflicts.values())
 
-    def _job(self, pc: int, reads, writes) -> Job:
-        job = object.__new__(Job)
-        job.pc, job.footprint_reads, job.footprint_writes = pc, reads or {}, writes or {}
-        return job
+
+def _job(pc: int, reads, writes) -> Job:
+    """A job of the function as the scheduler needs it: its (synthetic) pc and footprints."""
+    job = object.__new__(Job)
+    job.pc, job.footprint_reads, job.footprint_writes = pc, reads or {}, writes or {}
+    return job
 
 
 def _strided(operand) -> bool:
@@ -231,11 +233,11 @@ class _Passes:
         row = t % plan.sampled
         out: list = [(MEMBAR, -1)] if t and not t % self.distance else []
         if fn.counted:
-            out.append(fn._job(_MASK, None, None))
+            out.append(_job(_MASK, None, None))
         for pc, k in fn.loads:
-            out.append(fn._job(pc, {"ub": _blocks(operands[k], addrs[k], row, t)}, None))
-        out.append(fn._job(_OP, None, None))
-        out.append(fn._job(_STORE, None, {"ub": _blocks(operands[0], addrs[0], row, t)}))
+            out.append(_job(pc, {"ub": _blocks(operands[k], addrs[k], row, t)}, None))
+        out.append(_job(_OP, None, None))
+        out.append(_job(_STORE, None, {"ub": _blocks(operands[0], addrs[0], row, t)}))
         return out
 
 
