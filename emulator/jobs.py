@@ -161,6 +161,9 @@ class Job:
     kind: str = "data"  # data, set, wait, barrier
     iterations: int = 0
     conflicts: Callable | None = None  # conflicts(cost_model) -> bank-conflict cycles of a tensor instruction
+    # A tensor instruction's price as the vector function it is (a profile with vector functions: the
+    # 950): function(cost_model) -> (cycles, bank-conflict cycles) (``emulator.functions.tensor_vf``)
+    function: Callable | None = None
     nbytes: int = 0  # DMA bytes moved
     bursts: tuple | None = None  # a DMA's GM side: (address, pitch, bytes, count), ``count`` bursts
     flag: tuple | None = None  # (src pipe, dst pipe, event) of SETFLAG / WAITFLAG

@@ -119,9 +119,11 @@ def _tensor(name: str, adds: tuple[str, ...] = (), int_extra: str = "", own_late
         (f"; + the cycles of {' and '.join(adds)} an iteration" if adds else "")
     lands = f"occupancy + `tensor.latency.{name}`" if own_latency else "occupancy + `tensor.startup`"
     return SchedClass(f"tensor.{name}", ("tensor", f"sustained_{name}"), PER_OP,
-                      occupies="`tensor.issue` + `ceil(iterations * lanes / (elements_per_cycle * sustained))` + "
+                      occupies="with `tensor.as_function` (the 950): its vector function's run (below); else "
+                               "`tensor.issue` + `ceil(iterations * lanes / (elements_per_cycle * sustained))` + "
                                f"bank-conflict cycles (that part at least 1){extra}",
-                      lands=lands, pipe="V", adds=adds, int_extra=int_extra, own_latency=own_latency)
+                      lands=("the function's run; else " + lands), pipe="V", adds=adds, int_extra=int_extra,
+                      own_latency=own_latency)
 
 
 def _tensor_iteration(name: str, what: str) -> SchedClass:
@@ -155,7 +157,7 @@ def _vf(name: str, occupies: str, lands: str = "-") -> SchedClass:
 
 _LANES = "`ceil(lanes / register.elements_per_cycle)`, at least 1"
 _STRIDED = ("1, or `dual_load` / `dual_store` for a `dist=` mode that moves 512 bytes (issued alone); with `blk=` "
-            "(block-strided) `max(strided_access_cycles, the cycles its 8 blocks need in the banks)`")
+            "other than 1 (block-strided) `max(strided_access_cycles, the cycles its 8 blocks need in the banks)`")
 _INDEX = "`ceil(lanes / elements_per_cycle.gather)`, with every UB port"
 _SCALAR_ON_S = "`scalar.*` on S"
 _SCALAR_MEMORY = "`scalar.*` on S (S waits for a load's value)"

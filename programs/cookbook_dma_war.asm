@@ -1,7 +1,7 @@
 ; Cookbook recipe 8, the other half: reusing a UB buffer without a flag (a WAR race on purpose).
 ;
 ; X holds tile 0 (1.0). V is busy with a long VEXP (255 iterations of 64 f32 at 16 lanes a
-; cycle, about 1000 cycles), so the VMULS meant for tile 0 starts late. Nothing orders the
+; cycle on two transcendental units, about 550 cycles), so the VMULS meant for tile 0 starts late. Nothing orders the
 ; DMA that brings tile 1 (2.0) into X after that VMULS, so MTE2 starts at once, its write
 ; lands after about 100 cycles, and the VMULS then reads tile 1: 2 * 2 = 4, not 2 * 1 = 2.
 ; vcore reports "race (WAR)". The fix (programs/cookbook_dma_pipeline.asm): SETFLAG V, MTE2

@@ -17,7 +17,7 @@ from vcore.emulator.functions.steady import schedule_loop
 from vcore.emulator.jobs import REGISTER_SPACES, Job, footprint
 from vcore.emulator.order.races import overlap
 from vcore.emulator.timing.ub_ports import beats, fits, rows_key, sub_bank_cycles, take, whole_ub
-from vcore.isa.classes import CLASSES
+from vcore.isa.classes import CLASSES, STRIDED
 
 _BUSY = {"load": "load_unit", "store": "store_unit", "exec": "issue_width"}  # the stall of a full unit
 # What a function's expansion records besides jobs: a marker ``(kind, pc)``.
@@ -44,6 +44,7 @@ class InnerPlan(NamedTuple):
     to_other: int
     to_alu: int
     to_store: int
+    blocks: bool = False  # a datablock-mode access (blk=): its beats by ``ub_ports.beats``'s rule for those
 
 
 class Schedule(NamedTuple):
@@ -88,19 +89,24 @@ def plan_of(fn, job: Job) -> InnerPlan:
         occupancy, special = cost.occupancy, 0
         if "transcendental" in cls.units[1:] and fn.special_units:  # its own unit, an issue slot
             occupancy, special = 1, cost.occupancy
+        blocks = cls.occupancy == STRIDED and inst.row.keyword("blk") is not None and inst.kw("blk") is not None
         plan = InnerPlan(cost.latency, occupancy, unit, special, reads, writes,
                          sum(space[0] == "V" for space in writes), 2 if memory_writes else int(memory_reads),
-                         cls.whole_ub, fn.costs.single_issue(inst), cls.reader, *_early(fn, cls, cost.latency))
+                         cls.whole_ub, fn.costs.single_issue(inst), cls.reader, *_early(fn, cls, cost.latency),
+                         blocks)
         fn.plans[job.pc] = plan
     return plan
 
 
 def _early(fn, cls, latency: int) -> tuple:
+    return bypass(fn.costs.register, cls, latency)
+
+
+def bypass(reg: dict, cls, latency: int) -> tuple:
     """For each reader (``isa.classes.READERS``), the cycles before a result of ``cls`` lands that a dependent
     instruction of that kind may issue: its register sources reach it through the bypass
     (``register.forward``, ``forward_alu`` after an ALU result, ``forward_store``), never before the
     cycle after its producer issues."""
-    reg = fn.costs.register
     forward, alu, store = reg["forward"], reg["forward_alu"], reg["forward_store"]
     return tuple(max(0, min(cycles, latency - 1)) for cycles in (forward, alu if cls.alu_result else forward, store))
 
@@ -109,7 +115,7 @@ def _access_beats(fn, plan: InnerPlan, entry, pc: int | None = None, key: int | 
     """The beats of a UB access (``emulator.timing.ub_ports``), its footprint ``entry``, kept (with a
     ``pc``) in ``fn.beats`` by its pc and ``key`` (where it falls in the banks' period)."""
     ports = fn.ports
-    found = beats(ports, rows_key(ports, entry), plan.ub == 2) if entry is not None else ()
+    found = beats(ports, rows_key(ports, entry), plan.ub == 2, plan.blocks) if entry is not None else ()
     if pc is not None:
         fn.beats.setdefault(pc, {})[key] = found
     return found
@@ -163,7 +169,7 @@ class Scheduler:
             plan = plans.get(item.pc)
             if plan is None or item.footprint_writes is None:
                 plan = _planned(fn, item)
-            latency, occupancy, unit, special, reads, writes, v_writes, ub, _, alone, reader, to_o, to_a, to_s = plan
+            latency, occupancy, unit, special, reads, writes, v_writes, ub, _, alone, reader, to_o, to_a, to_s, _ = plan
             ready = membar_floor if ub else 0  # after a MEMBAR before it, and its sources' results
             ready_at = readies[reader]
             for space in reads:
@@ -213,9 +219,9 @@ class Scheduler:
                         elif ub_beats:
                             if writing:
                                 cause = fits(ports, used, ub_beats[0], True)
-                            elif used[1] & ub_beats[0].banks:  # a read (ub_ports.fits, written out)
+                            elif (used[1] | used[4]) & ub_beats[0].banks:  # a read (ub_ports.fits, written out)
                                 cause = "bank_group"
-                            elif (used[2] + ub_beats[0].accesses + access_bias) & high or \
+                            elif (used[2] + used[5] + ub_beats[0].accesses + access_bias) & high or \
                                     (used[3] + ub_beats[0].reads + read_bias) & high:
                                 cause = "ub_port"
                     if cause is None and len(ub_beats) > 1:

@@ -43,10 +43,18 @@ def schedule_loop(sched, loop) -> None:
     fn.loop_schedules[key] = (state, end - ref, _delta(sched.stalls, stalls), _delta(sched.conflicts, conflicts))
 
 
-def _feed(sched, loop, margin: int) -> None:
+def feed_passes(sched, loop, period: int) -> None:
+    """Feed the passes of ``loop`` (``passes`` of them, ``pass_jobs(t)`` each pass's items) to ``sched``,
+    in closed form where its state repeats a whole number of ``period`` passes later (every operand then
+    at the same places in the banks): a tensor instruction's function (``emulator.functions.tensor_vf``)."""
+    _feed(sched, loop, sched.fn.membar_cycles, period)
+
+
+def _feed(sched, loop, margin: int, period: int | None = None) -> None:
     """The passes fed one by one until the state repeats, whole periods at once, the rest one by one."""
     passes = loop.passes
-    period = _key_period(sched.fn.ports.period_rows, loop.steps)
+    if period is None:
+        period = _key_period(sched.fn.ports.period_rows, loop.steps)
     seen: dict = {}
     t = 0
     searching = True

@@ -164,6 +164,8 @@ def check_table(table: dict, origin: str, text: str | None = None) -> None:
     errors = [_message(error, validator.schema, origin) for error in validator.iter_errors(table)]
     if errors:  # the first of a kind, else the first of a range
         raise ProfileError(min(errors, key=lambda e: e[0])[1])
+    if table["tensor"]["as_function"] and not table["machine"]["vector_functions"]:  # (across two sections)
+        raise ProfileError(f"{origin}: tensor.as_function needs machine.vector_functions")
     if text is not None:
         good.add(text)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from vcore.emulator.arith import numerics
 from vcore.emulator.faults import Fault
+from vcore.emulator.functions import tensor_vf
 from vcore.emulator.jobs import Job, land
 from vcore.emulator.semantics import geometry
 from vcore.emulator.semantics.registry import ITERATION_BEATS, implements
@@ -45,10 +46,11 @@ def bind_tensor(inst: Inst, pc: int):
     operands, iterations, next_pc = plan.operands, plan.iterations, pc + inst.size
     placed = [(None, None)] * len(operands)  # per operand, its last address and absolute runs (read-only)
     banks_seen: dict = {}  # the bank-conflict cycles of each address pattern met (``conflicts``)
-
     def run(m):
         if iterations == 0:
-            m.submit(Job(pc, None))
+            job = Job(pc, None)
+            job.function = lambda costs: tensor_vf.price(costs, inst, plan, [0] * len(operands))
+            m.submit(job)
             return next_pc
         addrs = []
         for operand in operands:
@@ -66,9 +68,10 @@ def bind_tensor(inst: Inst, pc: int):
             footprint.append(("ub", last[1]))
         reads = footprint if plan.reads_dst else footprint[1:]
         leaves = plan.may_leave and m.profile["machine"]["isa"] == "a2"
-        m.submit(Job(pc, lambda: perform(plan, m, addrs, scalar, leaves), reads, footprint[:1],
-                     iterations=iterations,
-                     conflicts=lambda costs, floor: conflicts(plan, banks_seen, costs, addrs, floor)))
+        job = Job(pc, lambda: perform(plan, m, addrs, scalar, leaves), reads, footprint[:1], iterations=iterations,
+                  conflicts=lambda costs, floor: conflicts(plan, banks_seen, costs, addrs, floor))
+        job.function = lambda costs: tensor_vf.price(costs, inst, plan, addrs)
+        m.submit(job)
         return next_pc
 
     return run

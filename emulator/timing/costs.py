@@ -2,10 +2,12 @@
 
 - Scalar instructions occupy S for ``scalar.*`` cycles; handing an instruction to another pipe
   costs ``scalar.issue``.
-- A tensor instruction occupies V for ``tensor.issue`` cycles, then ``iterations * lanes /
-  (elements_per_cycle * sustained)`` cycles plus its bank-conflict cycles, and its results land
-  ``tensor.startup`` cycles later (a division, a transcendental or a reduction: its class's
-  ``tensor.latency.NAME``).
+- A tensor instruction, with ``tensor.as_function`` (the 950), occupies V for the run of the vector
+  function it is (``emulator.functions.tensor_vf``), its results landing as that ends; otherwise
+  (the a2, and the 950's transposes and sorts, priced by their own rates) for ``tensor.issue``
+  cycles, then ``iterations * lanes / (elements_per_cycle * sustained)`` cycles plus its
+  bank-conflict cycles, and its results land ``tensor.startup`` cycles later (a division, a
+  transcendental or a reduction: its class's ``tensor.latency.NAME``).
 - A register instruction occupies its unit inside its vector function for ``ceil(lanes /
   elements_per_cycle)`` cycles (at least one) and its result is ready ``*_latency`` cycles after it
   issues; the function (``emulator.functions.launch``) occupies V for its whole run.
@@ -165,6 +167,9 @@ class CostModel:
         share = chip["gm_bytes_per_cycle"] / cores
         self.dma = {k: min(v, share) if k.endswith("bytes_per_cycle") else v for k, v in profile["dma"].items()}
         self.banks = BankRules(profile["banks"]["kind"], profile["banks"]["beats"])
+        # A tensor instruction priced as the vector function it is (``emulator.functions.tensor_vf``)
+        self.functions = profile["tensor"]["as_function"]
+        self.function_key = repr((profile["register"], profile["banks"]))  # what prices such a function
 
     # -- the scalar pipe -----------------------------------------------------------------------
     def s_cycles(self, inst: Inst) -> int:
@@ -214,6 +219,9 @@ class CostModel:
         return self.tensor["latency"][cls.name.partition(".")[2]] if cls.own_latency else self.tensor["startup"]
 
     def tensor_cost(self, inst: Inst, job) -> Cost:
+        if self.functions and job.function is not None:  # the 950: the vector function it is
+            cycles, conflicts = job.function(self)
+            return Cost(cycles, cycles, conflicts)
         per_iteration = self.tensor_iteration_cycles(inst)
         conflicts = job.conflicts(self, max(1.0, per_iteration)) if job.conflicts is not None else 0
         busy = self.tensor["issue"] + max(1, math.ceil(job.iterations * per_iteration) + conflicts)
@@ -231,7 +239,7 @@ class CostModel:
             return Cost(cycles, latency + cycles - 1 if cls.after_cycles else latency + cycles if cls.after_all
                         else latency)
         if cls.occupancy == STRIDED:  # a block-strided VLD / VST: the documented half rate (more if its banks need it)
-            if row.keyword("blk") is not None and inst.kw("blk") is not None:
+            if row.keyword("blk") is not None and inst.kw("blk") not in (None, 1):  # (blk=1: one contiguous VL)
                 return Cost(reg["strided_access_cycles"], latency)
             mode = dist.mode_of(inst)  # a mode that moves 512 bytes: ``register.dual_load`` / ``dual_store``
             return Cost(reg[f"dual_{cls.unit}"] if mode is not None and mode.wide else 1, latency)

@@ -12,9 +12,13 @@ conflicts"), per cycle, for all the accesses of the cycle together:
 - ``a2``: a bank group (bits [8:5]) reads one row and writes one (16 groups of 3 banks, tier = bits
   [17:16]).
 
-A contiguous VL (256 bytes, 32-byte aligned) touches each of the 950's 8 groups once: one beat, and
-two of them in a cycle fill every group. So two loads, or a load and a store, share a cycle unless they
-hit a bank twice; a block-strided access whose 8 rows fall in one bank takes 8 beats.
+Reads and writes share a cycle's banks and ports alike (a write does not wait in a buffer while reads
+take its group's ports). A contiguous VL (256 bytes, 32-byte aligned) touches each of the 950's 8
+groups once: one beat, and two of them in a cycle fill every group. So two loads, or a load and a
+store, share a cycle unless they hit a bank twice, and two loads and a store never do. A
+datablock-mode access (``blk=``) on the 950 takes one block a group a beat (its 8 blocks in one group:
+8 beats), and an access of more than one beat holds every group's ports for each of them: nothing
+else reaches UB while it is served block by block.
 
 A beat is four numbers for its rows: one bit per bank, a 4-bit count of accesses per group (packed),
 a 4-bit count of reads per group, one bit per group written; a cycle's use is the same for its reads
@@ -90,6 +94,7 @@ def sub_bank_cycles(ports: Ports, lanes, per_cycle: int) -> int:
 
 
 def _bank_group(ports: Ports, row: int) -> tuple[int, int]:
+    row %= ports.period_rows
     if ports.kind == "950":
         bank = row & 15  # group = bits [7:5] of the address, bank in group = bit 8
         return bank, bank & 7
@@ -98,8 +103,17 @@ def _bank_group(ports: Ports, row: int) -> tuple[int, int]:
 
 
 @cache
-def beats(ports: Ports, rows: tuple, write: bool) -> tuple:
-    """The beats of one access to ``rows`` (row numbers modulo ``ports.period_rows``), first fit."""
+def beats(ports: Ports, rows: tuple, write: bool, blocks: bool = False) -> tuple:
+    """The beats of one access to ``rows`` (``rows_key``), first fit; ``blocks``: a datablock-mode
+    access (``blk=``), on the 950 one block a bank group a beat, and when that takes more than one
+    beat, every group's ports for each."""
+    if blocks and ports.kind == "950":
+        per_group: dict = {}
+        for row in (rows if write else dict.fromkeys(rows)):  # (a read of one row twice is one read)
+            per_group[row & 7] = per_group.get(row & 7, 0) + 1
+        count = max(per_group.values(), default=0)
+        if count > 1:
+            return (whole_ub(ports, write),) * count
     out: list = []
     seen: set = set()
     for row in rows:
@@ -123,22 +137,15 @@ def beats(ports: Ports, rows: tuple, write: bool) -> tuple:
 def fits(ports: Ports, used: list, beat: Beat, write: bool) -> str | None:
     """None when ``beat`` fits a cycle that already serves ``used`` (``[anything, its reads' banks,
     accesses and reads, its writes' banks, accesses and groups]``, as ``take`` adds them up), else
-    why not: ``bank_group`` (a bank asked twice) or ``ub_port`` (a group's ports taken). A read is
-    checked against the cycle's reads alone: a write that meets it waits in the store's write
-    buffer for a free cycle, and the store unit goes on (the hardware's add and AXPY kernels run at
-    two cycles an iteration whatever their layouts); a write against everything already there."""
-    if write:
-        if (used[1] | used[4]) & beat.banks:
-            return "bank_group"
-        if (used[2] + used[5] + beat.accesses + ports.access_bias) & ports.high or used[6] & beat.writes:
-            return "ub_port"
-        return None
-    if used[1] & beat.banks:
+    why not: ``bank_group`` (a bank asked twice) or ``ub_port`` (a group's ports taken). Reads and
+    writes share them (a group serves two reads, or a read and a write)."""
+    if (used[1] | used[4]) & beat.banks:
         return "bank_group"
-    if (used[2] + beat.accesses + ports.access_bias) & ports.high or \
-            (used[3] + beat.reads + ports.read_bias) & ports.high:
+    if (used[2] + used[5] + beat.accesses + ports.access_bias) & ports.high:
         return "ub_port"
-    return None
+    if write:
+        return "ub_port" if used[6] & beat.writes else None
+    return "ub_port" if (used[3] + beat.reads + ports.read_bias) & ports.high else None
 
 
 def take(usage: dict, used: list, cycle: int, beats: tuple, write: bool) -> None:
@@ -167,4 +174,5 @@ def rows_key(ports: Ports, entry) -> tuple:
     if runs is None:
         base = lo % period
         return tuple(range(base, base + hi - lo))
-    return tuple(r % period for a, b in runs.tolist() for r in range(a, b))
+    base = lo - lo % period  # (rows keep their identity: two reads merge only at one address)
+    return tuple(r - base for a, b in runs.tolist() for r in range(a, b))

@@ -68,15 +68,17 @@ COSTS = CostModel(load_profile("950"))
     (_inst("PLD", "mask-load", None), 1, 1),
     (_inst("PST", "mask-store", None), 1, 1),
     (_inst("VGATHER", "reg-gather-reg", "f16"), 1, 7),
-    # a VLD or VST: one cycle, strided_access_cycles = 2 with blk= (load_latency, store_latency 9)
+    # a VLD or VST: one cycle, strided_access_cycles = 2 with blk= other than 1 (load_latency, store_latency
+    # 9); blk=1 is a contiguous VL, one cycle
     (_inst("VLD", "reg-load", "f32"), 1, 9),
-    (_inst("VLD", "reg-load", "f32", blk=1), 2, 9),
+    (_inst("VLD", "reg-load", "f32", blk=1), 1, 9),
+    (_inst("VLD", "reg-load", "f32", blk=2), 2, 9),
     (_inst("VST", "reg-store", "u8", blk=0), 2, 9),
     # a gather or scatter: its index register's 128 lanes (64 of 32 bits) at gather = [64, 64, 32]
-    (_inst("VGATHER", "reg-gather-ub", "u8"), math.ceil(128 / 64), 20),
-    (_inst("VGATHER", "reg-gather-ub", "f32"), math.ceil(64 / 32), 20),
-    (_inst("VSCATTER", "reg-scatter", "f16"), math.ceil(128 / 64), 20),
-    (_inst("VSCATTER", "reg-scatter", "u32"), math.ceil(64 / 32), 20),
+    (_inst("VGATHER", "reg-gather-ub", "u8"), math.ceil(128 / 64), 18),
+    (_inst("VGATHER", "reg-gather-ub", "f32"), math.ceil(64 / 32), 18),
+    (_inst("VSCATTER", "reg-scatter", "f16"), math.ceil(128 / 64), 18),
+    (_inst("VSCATTER", "reg-scatter", "u32"), math.ceil(64 / 32), 18),
     # transcendental: 64 f32 lanes at 16 a cycle (transcendental_latency by op and width: exp f32 16, f16 21)
     (_inst("VEXP", "reg-unary", "f32"), math.ceil(64 / 16), 16),
     (_inst("VEXP", "reg-unary", "f16"), math.ceil(128 / 16), 21),
