@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from attrs import define
+
 from vcore.assembler.diagnostics import LocatedError, Location
 from vcore.assembler.lexer import LINE_LABELS, strip_comment
 

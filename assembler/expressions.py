@@ -17,6 +17,7 @@ import re
 from fractions import Fraction
 
 import attrs
+
 from vcore.assembler.diagnostics import LocatedError, Location, did_you_mean
 from vcore.assembler.syntax import Binary, Bits, Defined, Group, Mem, Name, Num, Reg, Unary
 from vcore.isa import CORE_VALUES

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from attrs import evolve
+
 from vcore.assembler import distribution
 from vcore.assembler.diagnostics import LocatedError, Location, did_you_mean
 from vcore.assembler.expressions import Symbols

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from attrs import frozen
+
 from vcore.assembler.diagnostics import LocatedError, Location
 
 _TOKEN = re.compile(

@@ -20,6 +20,7 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 from attrs import frozen
+
 from vcore.assembler.conditionals import CONDITIONAL, Conditions, directive_place
 from vcore.assembler.diagnostics import LocatedError, Location, Site
 from vcore.assembler.lexer import LINE_LABELS, strip_comment

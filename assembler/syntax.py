@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from attrs import frozen
+
 from vcore.assembler.diagnostics import Location
 from vcore.assembler.lexer import Token
 

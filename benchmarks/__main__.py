@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from vcore.assembler import assemble
 from vcore.emulator import Machine
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+
 from vcore.isa.types import BLOCK_BYTES
 
 EMPTY_RUNS = np.zeros((0, 2), dtype=np.int64)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from attrs import evolve, frozen
+
 from vcore.emulator.code import Code
 from vcore.emulator.faults import AtSyncAll, Fault
 from vcore.emulator.functions.context import FunctionContext, Workspace

@@ -18,6 +18,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+
 from vcore.isa.types import TYPES
 from vcore.isa.values import dtype_of, format_value
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from attrs import define, field
+
 from vcore.emulator.order.races import race_title
 from vcore.emulator.result import STALL_CAUSES, PcEntry, PipeEntry, RunResult
 

@@ -8,6 +8,7 @@ runs one way: machine -> result -> report.
 from __future__ import annotations
 
 from attrs import define, field, frozen
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.jobs import PIPES
 

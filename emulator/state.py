@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+
 from vcore.emulator.faults import Fault, check_aligned, check_range
 from vcore.emulator.memory_data import memory_bytes, type_named
 from vcore.isa.types import TYPES

@@ -17,6 +17,7 @@ import heapq
 from collections import defaultdict, deque
 
 from attrs import frozen
+
 from vcore.emulator.result import RunResult
 from vcore.emulator.timing.engine import PIPES
 

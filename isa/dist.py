@@ -14,6 +14,7 @@ the encoder (``isa.encoding``) and the emulator (``emulator.semantics.register_d
 from __future__ import annotations
 
 from attrs import frozen
+
 from vcore.isa.model import Keyword
 
 

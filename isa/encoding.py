@@ -7,6 +7,7 @@ inverses over every ``Inst`` that ``problems`` accepts, and ``decode`` accepts n
 from __future__ import annotations
 
 from attrs import frozen
+
 from vcore.isa import dist
 from vcore.isa.compaction import compaction_problems, entries_of
 from vcore.isa.conversions import ROUND_MODES, pair_problem

@@ -13,6 +13,7 @@ a misspelt one is named at import, not at its first load.
 from __future__ import annotations
 
 from attrs import frozen
+
 from vcore.isa.model import Kind
 
 _V, _P, _S, _UB = Kind.VREG, Kind.PREG, Kind.SREG, Kind.UB

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from attrs import frozen
+
 from vcore.isa.model import Instruction
 from vcore.isa.table import FUNCTION_SCALAR_FAMILIES
 

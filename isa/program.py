@@ -23,6 +23,7 @@ import struct
 import zlib
 
 from attrs import field, frozen
+
 from vcore.isa.types import TYPE_BY_CODE, TYPES
 
 MAGIC = b"VCOREBIN"

@@ -10,6 +10,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+
 from vcore.isa.types import ElementType
 
 NUMPY_DTYPES: dict[str, np.dtype] = {

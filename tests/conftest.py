@@ -20,7 +20,6 @@ def pytest_configure(config) -> None:
     import functools
 
     from vcore.emulator.report import Report
-
     from vcore.report_schema import validate
 
     made = Report.to_json

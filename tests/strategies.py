@@ -27,6 +27,8 @@ from collections.abc import Sequence
 
 from attrs import evolve, frozen
 from hypothesis import strategies as st
+
+from vcore import isa
 from vcore.isa import BARRIER_PIPES, CORE_VALUES, PATTERNS, PIPES, GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef
 from vcore.isa import dist as modes
 from vcore.isa.compaction import pack_entries, sort_alignments
@@ -35,8 +37,6 @@ from vcore.isa.model import SPR_VALUES
 from vcore.isa.program import DataRecord, Program
 from vcore.isa.text import inst_text
 from vcore.isa.types import SCALAR_MEMORY, TYPES
-
-from vcore import isa
 
 U64 = (1 << 64) - 1
 U32 = (1 << 32) - 1

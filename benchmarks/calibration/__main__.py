@@ -6,9 +6,8 @@ import re
 import sys
 from pathlib import Path
 
-from vcore.emulator import load_profile
-
 from vcore import calibrate
+from vcore.emulator import load_profile
 from vcore.progress import Progress
 
 HERE = Path(__file__).resolve().parent

@@ -10,6 +10,7 @@ docs/semantics.md ("Conversion") states the rules.
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.isa.types import TYPES, ElementType
 from vcore.isa.values import dtype_of
 

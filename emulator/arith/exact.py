@@ -5,6 +5,7 @@ in float64, then to T)."""
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.arith.conversion import round_to_float
 from vcore.isa.types import ElementType
 from vcore.isa.values import dtype_of

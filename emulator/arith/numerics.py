@@ -8,6 +8,7 @@ ln go through f64 so that they stay within one ulp.
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.arith import exact
 from vcore.isa.types import TYPES, ElementType
 from vcore.isa.values import dtype_of

@@ -12,6 +12,7 @@ every block of its runs (the common case costs what blocks cost).
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.semantics.register_dist import load_map
 from vcore.isa import dist
 from vcore.isa.types import BLOCK_BYTES, VL_BYTES

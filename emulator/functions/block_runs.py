@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+
 from vcore.emulator.jobs import merge_runs
 
 _RUNS_AT_ONCE = 4096  # passes of a loop whose blocks (apart) are noted in one array

@@ -14,6 +14,7 @@ masks touches every byte of its blocks (``emulator.functions.access_bytes``).
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.functions.access_bytes import FULL
 
 _NONE = -1

@@ -6,6 +6,7 @@ the launches share (``Workspace``: the scratch UB and one register file, each ma
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.jobs import Job
 from vcore.emulator.state import State, register_file
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from contextlib import suppress
 
 import numpy as np
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.functions.context import FunctionContext
 from vcore.emulator.functions.expand import Expansion, jobs_of, note_slices

@@ -8,6 +8,7 @@ binder runs (the same ``numerics`` kernel on the same lanes), with the pass as a
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.arith import numerics
 from vcore.emulator.semantics.masks import count_masks, pattern_mask
 from vcore.emulator.semantics.register_forms import LOGIC, conv_layout, scalar_element

@@ -13,6 +13,7 @@ them (their lanes still to be used).
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.functions.access_bytes import ALL_BYTES, FULL, bool_masks
 from vcore.emulator.functions.block_runs import BlockRuns
 from vcore.emulator.functions.fast_data import perform_loop

@@ -24,6 +24,7 @@ from __future__ import annotations
 import gc
 
 import numpy as np
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.functions.block_state import BlockState
 from vcore.emulator.functions.body import Body, Kept, KeptSchedules, arguments_of, laid_out_by, replay

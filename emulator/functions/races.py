@@ -33,6 +33,7 @@ The rules (CONTRACT sections 7 and 13.12, with issue 28's liveness):
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.functions.access_bytes import (
     ALL_BYTES,
     FULL,

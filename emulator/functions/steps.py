@@ -8,6 +8,7 @@ from __future__ import annotations
 from contextlib import suppress
 
 import numpy as np
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.functions.expand import FunctionStopped
 from vcore.emulator.jobs import land

@@ -26,6 +26,7 @@ import math
 from functools import cache
 
 import numpy as np
+
 from vcore.emulator.functions.schedule import LOOP, MEMBAR, InnerPlan, Scheduler, bypass
 from vcore.emulator.functions.steady import feed_passes
 from vcore.emulator.jobs import Job, runs_of

@@ -13,6 +13,7 @@ blocks, so a launch of 65535 blocks is checked as quickly as its footprints can 
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.kernel.gm_merge import Accesses, merged
 
 # The columns of a footprint row (and, with the block in front, of the rows the check takes).

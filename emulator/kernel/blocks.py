@@ -21,6 +21,7 @@ import gc
 
 import numpy as np
 from attrs import frozen
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.kernel.block_races import WIDTH, between_blocks, footprint, race_text
 from vcore.emulator.kernel.gm_merge import Accesses, Writes, apply_writes

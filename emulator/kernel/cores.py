@@ -22,6 +22,7 @@ import tempfile
 
 import numpy as np
 from attrs import frozen
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.kernel.block_races import race_text as block_race_text
 from vcore.emulator.kernel.blocks import BlockGroup, Rounds

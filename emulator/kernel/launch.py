@@ -15,6 +15,7 @@ import heapq
 
 import numpy as np
 from attrs import define, field, frozen
+
 from vcore.emulator.admission import refuse
 from vcore.emulator.faults import Fault
 from vcore.emulator.profiles.profile import Profile

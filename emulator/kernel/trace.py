@@ -25,6 +25,7 @@ in the counter (``truncated_slices`` says how many slices were left out).
 from __future__ import annotations
 
 from attrs import define, field
+
 from vcore.emulator.trace import Ids, Process, Timeline, gm_counter, pipe_tracks
 from vcore.emulator.trace_layout import CoreTrace
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import mmap
 
 import numpy as np
+
 from vcore.emulator.jobs import Job, footprint
 from vcore.emulator.order.races import precise
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from attrs import define
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.jobs import PIPES, REGISTER_SPACES, Job
 from vcore.isa.model import Kind

@@ -12,6 +12,7 @@ bits in UB) and writes them densely from ``dst``: one numpy gather over all iter
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.jobs import NOTHING, Job, footprint, preg, runs_of, span, vreg
 from vcore.emulator.semantics.register_forms import runner

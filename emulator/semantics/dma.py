@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
+
 from vcore.emulator.faults import Fault, check_range
 from vcore.emulator.jobs import Job, runs_of, span
 from vcore.emulator.semantics.registry import UNBANKED, implements

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 from attrs import frozen
+
 from vcore.isa.types import BLOCK_BYTES, BLOCKS_PER_VL
 
 

@@ -6,6 +6,7 @@ PINTLV and PDINTLV rearrange the bits of mask registers (CONTRACT 13.2).
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.jobs import NOTHING, Job, footprint, preg
 from vcore.emulator.semantics.register_forms import runner
 from vcore.emulator.semantics.registry import NO_UB, implements

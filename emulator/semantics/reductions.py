@@ -10,6 +10,7 @@ of VCMAX/VCMIN is an unsigned integer of T's size (a u32 for ``order=i``), its b
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.jobs import footprint, preg, vreg
 from vcore.emulator.semantics.register_forms import runner
 from vcore.emulator.semantics.registry import NO_UB, implements

@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+
 from vcore.emulator.faults import Fault, hex_signed
 from vcore.emulator.jobs import footprint, preg, vreg
 from vcore.emulator.semantics.registry import ACCESS_BEATS, implements

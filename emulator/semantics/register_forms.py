@@ -7,6 +7,7 @@ written as zero (VSEL: taken from Vb).
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.arith import conversion, numerics
 from vcore.emulator.jobs import footprint, preg, vreg
 from vcore.emulator.semantics.registry import NO_UB, implements

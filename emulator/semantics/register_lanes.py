@@ -7,6 +7,7 @@ the lanes, the mask and the footprints once for every op.
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.arith import numerics
 from vcore.emulator.jobs import Job, footprint, preg, vreg
 from vcore.emulator.semantics.register_forms import scalar_element

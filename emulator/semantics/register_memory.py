@@ -10,6 +10,7 @@ active when entry i*w is set, and writers set all w entries of a lane.
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.faults import Fault, hex_signed
 from vcore.emulator.jobs import Job, blocks, footprint, preg, span, vreg
 from vcore.emulator.semantics.register_dist import bind_load, mask_bits, mode_accessor

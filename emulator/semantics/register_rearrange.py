@@ -9,6 +9,7 @@ written, so a source may be a destination (13.12); each is one numpy operation o
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.jobs import footprint, preg, vreg
 from vcore.emulator.semantics.register_forms import runner
 from vcore.emulator.semantics.registry import NO_UB, implements

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from attrs import define, frozen
+
 from vcore.isa import TABLE, Inst, Kind
 from vcore.isa.classes import CLASSES
 

@@ -10,6 +10,7 @@ accounts for.
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.faults import Fault, check_range
 from vcore.emulator.jobs import Job, span
 from vcore.emulator.semantics.registry import HALT_PC, NO_UB, UNBANKED, implements

@@ -12,6 +12,7 @@ so one stable sort of the running minima over all queues is the whole merge.
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.jobs import Job, span
 from vcore.emulator.semantics.registry import UNBANKED, implements

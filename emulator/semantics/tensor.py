@@ -20,6 +20,7 @@ reads them (``read_sources``). Its bank rule (``registry.ITERATION_BEATS``) is `
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.arith import numerics
 from vcore.emulator.faults import Fault
 from vcore.emulator.functions import tensor_vf

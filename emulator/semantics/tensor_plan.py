@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 from attrs import evolve, frozen
+
 from vcore.emulator.arith import conversion, numerics
 from vcore.emulator.jobs import runs_of
 from vcore.emulator.semantics import geometry, reductions

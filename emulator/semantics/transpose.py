@@ -20,6 +20,7 @@ two halves that a low and a high call write do not race; its reads keep their bl
 from __future__ import annotations
 
 import numpy as np
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.jobs import Job, blocks, runs_of, span
 from vcore.emulator.semantics.registry import UNBANKED, implements

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from attrs import define, field
+
 from vcore.emulator.jobs import PIPES, Job
 from vcore.emulator.result import TraceLog
 

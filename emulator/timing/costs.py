@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 from attrs import frozen
+
 from vcore.emulator.profiles.profile import Profile
 from vcore.emulator.timing.banks import BankRules, conflict_cycles
 from vcore.isa import Inst, dist

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
+
 from vcore.emulator.faults import AtSyncAll, Fault
 from vcore.emulator.jobs import PIPES, QUEUED, Job, footprint
 from vcore.emulator.order.happens_before import Order

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+
 from vcore.emulator.faults import Fault
 from vcore.emulator.jobs import PIPES, Job, footprint, land, runs_of
 from vcore.emulator.order.races import overlap

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
+
 from vcore.emulator.jobs import PIPES, QUEUED, Job
 
 TIME, CLOCK, SEQ, EPOCH, JOB = range(5)

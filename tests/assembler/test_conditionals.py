@@ -10,6 +10,7 @@ contract's, word for word, and places (line, column) are counted by hand on the 
 from __future__ import annotations
 
 import pytest
+
 from vcore.assembler import AsmError, assemble, disassemble, listing, parse_define
 from vcore.assembler.assemble import TOO_DEEP
 from vcore.isa import decode_program

@@ -9,11 +9,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
+
+from vcore import isa
 from vcore.assembler import AsmError, assemble
 from vcore.isa import GmRef, RegOrImm, UbRef, decode, decode_program
 from vcore.isa.program import Program
-
-from vcore import isa
 
 REGISTER_ROW = isa.MNEMONICS["VLD"][0]  # any register row: they all need VF.BEGIN ... VF.END around them
 

@@ -8,6 +8,7 @@ The limits are the preprocessor's (docs/language.md lists them): 65536 lines pro
 from __future__ import annotations
 
 import pytest
+
 from vcore.assembler import AsmError, assemble
 from vcore.assembler.preprocess import MAX_LINES, MAX_STEPS
 

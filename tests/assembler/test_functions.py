@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import pytest
 import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
+
+from vcore import isa
 from vcore.assembler import AsmError, assemble
 from vcore.emulator import Machine, ProgramError
 from vcore.isa import RegOrImm, decode_program
 from vcore.isa.program import Program
 from vcore.isa.text import inst_text
-
-from vcore import isa
 
 SCALARS = "MOV, ADD, SUB, MUL, AND, OR, XOR, SHL, SHR"
 REGISTER_OUTSIDE = ("{} is a register instruction, which runs only inside a vector function: put it between "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from vcore.assembler import AsmError, assemble, suggest
 from vcore.assembler.diagnostics import Diagnostic, Location
 from vcore.isa import MNEMONICS

@@ -5,6 +5,7 @@ worked out by hand from the source text."""
 from __future__ import annotations
 
 import pytest
+
 from vcore.assembler import AsmError, assemble, parse_define
 from vcore.isa import decode_program
 

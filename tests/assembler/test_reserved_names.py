@@ -5,6 +5,7 @@ them with MOV Sd, AR is not in vcore yet: a use says the name is reserved.)"""
 from __future__ import annotations
 
 import pytest
+
 from vcore.assembler import AsmError, assemble, parse_define
 
 NAMES = ["RSVDCNT", "AR", "MRGCNT0", "MRGCNT1", "MRGCNT2", "MRGCNT3", "ar", "MrgCnt3"]

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
+
+from vcore import isa
 from vcore.assembler import AsmError, assemble
 from vcore.assembler.suggest import PLANNED
 from vcore.isa import MNEMONICS
-
-from vcore import isa
 
 VCORE = str(Path(sys.executable).with_name("vcore"))
 

@@ -5,6 +5,7 @@ for one the table has now points to its mnemonic."""
 from __future__ import annotations
 
 import pytest
+
 from vcore.assembler import AsmError, assemble
 from vcore.assembler.suggest import NAMES, PLANNED, unknown_mnemonic
 from vcore.isa import MNEMONICS

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from cli_support import vcore, vcore_here
-from vcore.assembler import assemble
-from vcore.emulator import Machine, ProgramError
 
 from vcore import isa
+from vcore.assembler import assemble
+from vcore.emulator import Machine, ProgramError
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs"
 

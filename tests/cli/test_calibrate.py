@@ -8,11 +8,11 @@ import tomllib
 
 import pytest
 from click.testing import CliRunner
-from vcore.emulator import load_profile
-from vcore.emulator.profiles.profile import parse_profile
 
 from vcore import calibrate
 from vcore.cli import main
+from vcore.emulator import load_profile
+from vcore.emulator.profiles.profile import parse_profile
 
 pytest.importorskip("scipy")
 

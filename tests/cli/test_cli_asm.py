@@ -13,6 +13,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+
 from vcore.assembler import assemble
 from vcore.isa.program import from_bytes, to_bytes
 

@@ -8,6 +8,7 @@ import pickle
 import numpy as np
 import pytest
 from cli_support import program, vcore, vcore_here
+
 from vcore.emulator import load_profile
 
 PROGRAM = """\

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_support import program, vcore_here
+
 from vcore.assembler.preprocess import MAX_SOURCE_BYTES, SourceTooLarge, read_source
 
 CAP = 32 << 20  # docs/language.md

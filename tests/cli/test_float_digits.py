@@ -17,6 +17,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from cli_support import program, vcore
+
 from vcore.isa import TYPES
 from vcore.isa.values import float_bits
 

@@ -4,11 +4,11 @@ family whose shape names none, or one that its rows' operands contradict (issue 
 from __future__ import annotations
 
 import pytest
+
+from vcore import emulator  # noqa: F401  (registers every family)
 from vcore.emulator.check import IncompleteEmulator, check_emulator
 from vcore.emulator.semantics import registry
 from vcore.emulator.semantics.registry import ACCESS_BEATS, ITERATION_BEATS, NO_UB, UNBANKED, WHOLE_UB, implements
-
-from vcore import emulator  # noqa: F401  (registers every family)
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 import pytest
+
 from vcore.emulator.timing.banks import BankRules, conflict_cycles, explain
 
 A2 = BankRules("a2", 1)

@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from vcore.assembler import assemble
 from vcore.emulator import Fault, Machine, ProgramError
 

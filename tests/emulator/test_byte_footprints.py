@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
-from vcore.emulator.functions import launch as functions
 
 import vcore
+from vcore.emulator.functions import launch as functions
 
 FILL = 0xAB  # what UB holds around the bytes under test before the function runs
 

@@ -4,6 +4,7 @@ lanes or transfer size. Counting Python function calls is deterministic, unlike 
 import sys
 
 import pytest
+
 from vcore.assembler import assemble
 from vcore.emulator import Machine
 from vcore.isa import TABLE

@@ -17,9 +17,9 @@ import zlib
 
 import numpy as np
 import pytest
-from vcore.assembler import AsmError, assemble
 
 import vcore
+from vcore.assembler import AsmError, assemble
 
 pytestmark = pytest.mark.part3
 

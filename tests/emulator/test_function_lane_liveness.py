@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vcore.emulator.functions import launch as functions
-from vcore.emulator.functions import races as function_races
 
 import vcore
+from vcore.emulator.functions import launch as functions
+from vcore.emulator.functions import races as function_races
 
 
 def run(text: str, ub: dict | None = None, **kwargs):

@@ -10,11 +10,11 @@ import math
 import numpy as np
 import pytest
 from click.testing import CliRunner
+
 from vcore.assembler import AsmError, assemble, parse_define
+from vcore.cli import main
 from vcore.emulator import load_profile
 from vcore.emulator.kernel.cores import Kernel
-
-from vcore.cli import main
 
 P950 = load_profile("950")
 LAUNCH, SYNCALL = P950["chip"]["launch"], P950["chip"]["syncall"]   # 1073 and 200

@@ -10,11 +10,11 @@ import json
 
 import numpy as np
 import pytest
+
 from vcore.assembler import assemble
 from vcore.emulator import ProgramError, load_profile
 from vcore.emulator.kernel.cores import Kernel
 from vcore.emulator.kernel.launch import BlockSchedule, Launch
-
 from vcore.report_schema import validate
 
 P950, PA2 = load_profile("950"), load_profile("a2")

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import pytest
 from trace_format import check_trace, ns
+
 from vcore.assembler import assemble
 from vcore.emulator import load_profile
 from vcore.emulator.kernel import trace as kernel_trace

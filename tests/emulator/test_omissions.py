@@ -10,6 +10,7 @@ import sys
 import attrs
 import numpy as np
 import pytest
+
 from vcore.assembler import assemble
 from vcore.emulator import Machine, load_profile, semantics
 from vcore.emulator.profiles.profile import parse_profile

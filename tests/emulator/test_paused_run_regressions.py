@@ -31,6 +31,7 @@ profile's launch cost (docs/timing.md, "Vector functions": ``register.vf_launch`
 from __future__ import annotations
 
 import pytest
+
 from vcore.assembler import assemble
 from vcore.emulator import Machine, load_profile
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from vcore.emulator.kernel.processes import StopRequest
 
 # A parent that starts one worker (which waits forever) and prints its pid, then waits itself.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from vcore.emulator.profiles.profile import BUILTIN, ProfileError, builtin_text, parse_profile, schema
 
 NINE_FIFTY = builtin_text("950")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from vcore.assembler import assemble
 from vcore.emulator import Fault, Machine, ProgramError
 

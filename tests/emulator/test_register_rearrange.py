@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vcore.emulator import ProgramError
 
 import vcore
 from tests import reference as R
+from vcore.emulator import ProgramError
 
 IN_V, IN_P, OUT_V = 0x0000, 0x2000, 0x4000
 

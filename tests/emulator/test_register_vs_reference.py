@@ -46,9 +46,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, note, settings
 from hypothesis import strategies as st
-from vcore.isa import TABLE
 
 from tests import reference as R
+from vcore.isa import TABLE
 
 UB = E.UB_SIZE["950"]
 DATA_LO, DATA_HI = 0x400, 0xC000  # address registers stay in here

@@ -26,6 +26,7 @@ def test_every_table_family_has_exactly_one_binder():
 
 def test_registering_a_family_twice_is_refused():
     import pytest
+
     from vcore.emulator.semantics.registry import BINDERS, implements
 
     family = next(iter(BINDERS))
@@ -65,6 +66,7 @@ def test_the_emulator_is_complete_at_import():
 
 def test_an_unpriced_row_or_class_is_named():
     import attrs
+
     from vcore.emulator.profiles.profile import load_profile
     from vcore.emulator.timing.costs import check_classes
     from vcore.isa import TABLE
@@ -92,6 +94,7 @@ def test_a_new_class_is_a_record_and_profile_keys_and_no_code():
     """VDIV's class ``tensor.divide`` is a record of ``isa.classes`` naming its price: a profile that
     gives ``tensor.sustained_divide`` prices it, and taking that key away is named as missing."""
     import attrs
+
     from vcore.emulator.profiles.profile import load_profile
     from vcore.emulator.timing.costs import check_classes, is_arithmetic, price_key, schedule_of
     from vcore.isa import TABLE
@@ -135,6 +138,7 @@ def test_docs_timing_class_table_is_generated():
 
 def test_the_class_table_lists_a_new_row_and_class(monkeypatch):
     import attrs
+
     from vcore.emulator.profiles import doc
     from vcore.isa.classes import CLASSES, SchedClass
 
@@ -148,6 +152,7 @@ def test_the_class_table_lists_a_new_row_and_class(monkeypatch):
 
 def test_an_arithmetic_row_without_a_kernel_is_named():
     import attrs
+
     from vcore.emulator.check import missing_kernels
     from vcore.isa import TABLE
 

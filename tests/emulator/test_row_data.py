@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from vcore.assembler import assemble
 from vcore.emulator import Machine, ProgramError
 from vcore.emulator.functions.schedule import ub_unit
@@ -105,6 +106,7 @@ def test_a_new_memory_row_takes_its_classes_unit(monkeypatch):
     """A memory family named nowhere in the scheduler lands on the unit its class names (it landed on
     the execute unit when units were chosen by family name)."""
     import attrs
+
     from vcore.isa import classes
 
     vst = ROWS[("VST", "reg-store")]

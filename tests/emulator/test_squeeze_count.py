@@ -12,6 +12,7 @@ import json
 import numpy as np
 import pytest
 from trace_format import check_trace
+
 from vcore.assembler import assemble
 from vcore.assembler.diagnostics import AsmError
 from vcore.emulator import Machine

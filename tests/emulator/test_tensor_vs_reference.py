@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, assume, event, given, note, settings
 from hypothesis import strategies as st
-from vcore.isa import TABLE
 
 from tests import reference as R
+from vcore.isa import TABLE
 
 # The ops and their types come from the ISA table, so a new tensor op is covered the day it is added
 # (the reference must know it: tests/reference.py).

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vcore.assembler import assemble
-from vcore.emulator import Machine
 
 from vcore import AsmError, ProgramError
+from vcore.assembler import assemble
+from vcore.emulator import Machine
 
 SENTINEL = 0xEEEE
 

@@ -2,6 +2,7 @@
 
 import emu_support as E
 import numpy as np
+
 from vcore.assembler import assemble
 from vcore.emulator import Machine
 

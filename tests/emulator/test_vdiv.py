@@ -10,9 +10,9 @@ import math
 import emu_support as E
 import numpy as np
 import pytest
-from vcore.emulator import load_profile
 
 from tests import reference as R
+from vcore.emulator import load_profile
 
 FLOATS = ("f16", "bf16", "f32")
 SPECIALS = [0.0, -0.0, 1.0, -1.0, 3.0, 0.1, 7.0, math.inf, -math.inf, math.nan, 1e-30, 65504.0, 2.0 ** -24,

@@ -1139,10 +1139,9 @@ REGISTER_FORMS = ["VAND.u16 V0, V1, V2, P0", "VOR.s32 V0, V1, V2, P0", "VXOR.u32
 
 @pytest.mark.parametrize("text", REGISTER_FORMS)
 def test_register_forms_only_inside_a_function_and_only_on_950(text):
+    import vcore
     from vcore.assembler import assemble
     from vcore.assembler.diagnostics import AsmError
-
-    import vcore
 
     with pytest.raises(AsmError):
         assemble(text)

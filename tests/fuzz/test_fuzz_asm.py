@@ -26,11 +26,11 @@ import fuzz_support as F
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+
+from vcore import isa
 from vcore.assembler import AsmError, assemble, inst_text
 from vcore.isa import decode_program
 from vcore.isa.program import from_bytes, to_bytes
-
-from vcore import isa
 
 S = F.load_strategies()
 

@@ -27,11 +27,11 @@ import test_fuzz_run as R
 from click.testing import CliRunner
 from hypothesis import example, given
 from hypothesis import strategies as st
+
 from vcore.assembler import disassemble
+from vcore.cli import main
 from vcore.isa import DecodeError, decode_program
 from vcore.isa.program import Program, VbinError, from_bytes, to_bytes
-
-from vcore.cli import main
 
 S = F.load_strategies()
 

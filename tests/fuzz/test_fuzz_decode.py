@@ -28,13 +28,13 @@ import fuzz_support as F
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+
+from vcore import isa
 from vcore.assembler import AsmError, assemble, disassemble
 from vcore.emulator import Fault, Machine, ProgramError
 from vcore.isa import DecodeError, Inst, decode, decode_program, encode
 from vcore.isa.conversions import ONLY_950
 from vcore.isa.program import HEADER, MAGIC, RECORD, Program, VbinError, from_bytes, to_bytes
-
-from vcore import isa
 
 S = F.load_strategies()
 

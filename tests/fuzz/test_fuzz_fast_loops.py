@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from vcore.emulator.functions import fast_loops
 
 import vcore
 from vcore import AsmError, ProgramError
+from vcore.emulator.functions import fast_loops
 
 FLOAT = ("f16", "f32")
 ANY = ("f16", "f32", "s16", "s32")

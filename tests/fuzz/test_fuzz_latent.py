@@ -17,6 +17,7 @@ from attrs import evolve
 from hypothesis import given
 from hypothesis import strategies as st
 from test_fuzz_run import MAX_CYCLES, MAX_INSTRUCTIONS, profiles_for, random_programs
+
 from vcore.assembler import assemble, disassemble
 from vcore.emulator import Machine, ProgramError
 

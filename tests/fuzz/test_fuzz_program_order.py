@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_fuzz_run import MAX_CYCLES, MAX_INSTRUCTIONS, profiles_for, random_programs
+
 from vcore.emulator import Machine
 from vcore.emulator.trace import trace_events
 from vcore.isa.program import Program

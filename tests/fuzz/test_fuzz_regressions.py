@@ -12,12 +12,12 @@ import re
 
 import fuzz_support as F
 import pytest
+
+from vcore import isa
 from vcore.assembler import AsmError, assemble
 from vcore.emulator import Machine, ProgramError
 from vcore.emulator.report import build_report
 from vcore.isa.program import Program
-
-from vcore import isa
 
 S = F.load_strategies()
 REGISTER_ROW = isa.MNEMONICS["VLD"][0]  # register instructions need VF.BEGIN ... VF.END around them

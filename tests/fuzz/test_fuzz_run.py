@@ -37,6 +37,8 @@ from attrs import define
 from hypothesis import given
 from hypothesis import strategies as st
 from trace_format import check_trace
+
+from vcore import isa
 from vcore.assembler import assemble, disassemble
 from vcore.emulator import Fault, Machine, ProgramError
 from vcore.emulator.report import race_messages
@@ -48,8 +50,6 @@ from vcore.isa.model import SPR_VALUES
 from vcore.isa.program import DataRecord, Program
 from vcore.isa.table import FUNCTION_SCALAR_FAMILIES
 from vcore.isa.types import TYPES
-
-from vcore import isa
 
 S = F.load_strategies()
 

@@ -29,11 +29,11 @@ import zlib
 
 import pytest
 import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
+
+from vcore import isa
 from vcore.assembler import AsmError, assemble, disassemble
 from vcore.isa import RegOrImm, decode, encode
 from vcore.isa.program import Program, from_bytes, to_bytes
-
-from vcore import isa
 
 GOLDEN = [
     # docs/encoding.md's own worked example (VADD tensor-binary, row 0x10):

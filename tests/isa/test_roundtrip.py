@@ -11,12 +11,12 @@ import pytest
 import strategies as S  # tests/strategies.py: tests/conftest.py puts tests/ on the path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+
+from vcore import isa
 from vcore.assembler import assemble, disassemble
 from vcore.isa import DecodeError, Inst, Mask, MaskMode, RegOrImm, UbRef, decode, decode_program, encode, problems
 from vcore.isa.program import DataRecord, Program, VbinError, from_bytes, to_bytes
 from vcore.isa.types import TYPES
-
-from vcore import isa
 
 # isa.values.bits_value casts NaN bit patterns through numpy, which warns; the values are still right.
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")

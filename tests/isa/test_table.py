@@ -7,11 +7,11 @@ from pathlib import Path
 
 import attrs
 import pytest
+
+from vcore import isa
 from vcore.isa import TABLE, Kind, TableError, check_table
 from vcore.isa.classes import CLASSES
 from vcore.isa.model import BitField
-
-from vcore import isa
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -36,6 +36,7 @@ def test_a_stopped_merge_costs_the_records_it_writes():
     with all scores 0, queue 0 wins every tie and empties after its 5 records: ceil(5 / 2) = 3."""
     text = "VMRGSORT.f32 [0x20000], [0x0], [0x100], len=(5, 1), stop=1\nHALT\n"
     from timing_support import pinned
+
     from vcore.assembler import assemble
     from vcore.emulator import Machine
     from vcore.emulator.report import build_report

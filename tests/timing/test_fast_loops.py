@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from timing_support import count_calls
-from vcore.emulator.functions import fast_loops
 
 import vcore
+from vcore.emulator.functions import fast_loops
 from vcore.inline import build, read_setup
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs"

@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from timing_support import count_calls, peak_memory
-from vcore.emulator.functions import launch as functions
-from vcore.emulator.functions import schedule
 
 import vcore
+from vcore.emulator.functions import launch as functions
+from vcore.emulator.functions import schedule
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs"
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import pytest
 from timing_support import count_calls, peak_memory
+
+import vcore
 from vcore.emulator.functions import launch as functions
 from vcore.emulator.functions import schedule
 from vcore.emulator.order import happens_before
-
-import vcore
 
 PROGRAMS = {
     # a launch a pass, each with another S7: the "launched 50 times" function (it kept every

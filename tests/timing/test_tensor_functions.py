@@ -16,6 +16,7 @@ import math
 
 import pytest
 from timing_support import row, run
+
 from vcore.emulator import load_profile
 
 P = load_profile("950")

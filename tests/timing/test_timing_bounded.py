@@ -4,6 +4,7 @@ fires whichever of the second set and the first wait is scheduled first."""
 from __future__ import annotations
 
 from timing_support import run
+
 from vcore.emulator.timing import accounting
 from vcore.emulator.trace import trace_events
 

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from timing_support import row, run
+
 from vcore.emulator import load_profile
 
 

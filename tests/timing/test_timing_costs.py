@@ -121,6 +121,7 @@ def test_ceiling_is_taken_over_the_whole_instruction():
         n = 1: ceil(4/3) = 2 -> 3;  n = 2: ceil(8/3) = 3 -> 4;  n = 3: ceil(4) = 4 -> 5;
         n = 4: ceil(16/3) = 6 -> 7;  n = 255: ceil(340) = 340 -> 341."""
     from timing_support import pinned
+
     from vcore.emulator.profiles.profile import Profile
 
     base = pinned("a2")

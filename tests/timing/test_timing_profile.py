@@ -9,6 +9,7 @@ import re
 
 import pytest
 from timing_support import vcore
+
 from vcore.emulator import load_profile
 
 PROGRAM = """\

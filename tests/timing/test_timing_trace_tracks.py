@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from timing_support import run, run_pinned
 from trace_format import check_trace as check_format
+
 from vcore.assembler import assemble
 from vcore.emulator import Fault, Machine
 from vcore.emulator.trace import trace_events

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vcore.assembler import assemble
-from vcore.emulator.jobs import Job
 
 import vcore
+from vcore.assembler import assemble
+from vcore.emulator.jobs import Job
 
 ISSUE = {"950": 35, "a2": 22}
 STARTUP = 1
