@@ -140,10 +140,15 @@ def test_a_custom_profile_says_whether_it_has_vector_functions(tmp_path):
 
     text = builtin_text("950").replace("vector_functions = true", "vector_functions = false", 1)
     assert text != builtin_text("950")
+    half = tmp_path / "half.toml"  # (without vector functions, tensor instructions cannot be priced as them)
+    half.write_text(text)
+    text = text.replace("as_function = true", "as_function = false", 1)
     custom = tmp_path / "novf.toml"
     custom.write_text(text)
     path = tmp_path / "p.asm"
     path.write_text("VF.BEGIN\nPSET.b16 P0, ALL\nVF.END\n")
+    r = vcore("run", path, "--profile", half)
+    assert r.returncode == 2 and "tensor.as_function needs machine.vector_functions" in r.stderr, r.stderr
     r = vcore("run", path, "--profile", custom)
     assert r.returncode == 2 and "the 950 profile has no vector functions" in r.stderr, r.stderr
     assert vcore("run", path, "--report", "none").returncode == 0   # the built-in 950 has them
