@@ -87,16 +87,7 @@ class BlockGroup:
         for space, addr, data in self.ub_loads:
             m.write(space, addr, data)
         m.log_gm_accesses()
-        stop = self.stop
-        try:
-            try:
-                stop.running = True
-                if not stop.asked:
-                    m.run(**self.limits)
-            finally:
-                stop.running = False
-        except KeyboardInterrupt:  # raised once only (StopRequest): here it came outside the run
-            pass
+        self.stop.run(m, self.limits)
         if m.result is None:  # Ctrl-C came before it ran: an empty run, for its report
             m.run(**self.limits, pause_after=0)
             fault = m.fault_at(Fault("interrupted", kind="interrupt"), m.pc)

@@ -118,16 +118,7 @@ class CoreGroup:
     def _run(self, m: Machine) -> None:
         """Run ``m`` on, unless Ctrl-C has come. Ctrl-C during its run is the run's ``interrupt``
         fault; just before or after the run it only stops the cores after this one."""
-        stop = self.stop
-        try:
-            try:
-                stop.running = True
-                if not stop.asked:
-                    m.run(**self.limits)
-            finally:
-                stop.running = False
-        except KeyboardInterrupt:  # raised once only (StopRequest): here it came outside the run
-            pass
+        self.stop.run(m, self.limits)
 
     def finish(self) -> list[CoreEnd]:
         ends = []

@@ -99,6 +99,20 @@ class StopRequest:
         finally:
             signal.signal(signal.SIGINT, current)
 
+    def run(self, m, limits: dict) -> None:
+        """Run machine ``m`` on (``limits``: ``Machine.run``'s), unless a stop was asked. Ctrl-C during
+        its run is the run's ``interrupt`` fault; just before or after the run it only stops what comes
+        after this one."""
+        try:
+            try:
+                self.running = True
+                if not self.asked:
+                    m.run(**limits)
+            finally:
+                self.running = False
+        except KeyboardInterrupt:  # raised once only: here it came outside the run
+            pass
+
 
 def serve(conn, factory, args, parent: int) -> None:
     """A worker process: builds its group (``factory(*args, stop=...)``), then answers the kernel's
