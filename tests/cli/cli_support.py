@@ -94,3 +94,27 @@ def wait_for_cpu(pid: int, seconds: float = 1.5, timeout: float = 60) -> None:
         if (int(fields[11]) + int(fields[12])) / tick >= seconds:  # utime + stime
             return
         time.sleep(0.05)
+
+
+def on_a_terminal(args: list, *, both: bool = False, timeout: float = 120, cwd=None) -> tuple[int, bytes, str]:
+    """Run ``args`` with stderr (``both``: stdout too) on a pseudo-terminal, as a user at a terminal
+    runs it: its exit status, the bytes the terminal received, and its stdout when that is a pipe."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([str(a) for a in args], stdout=slave if both else subprocess.PIPE, stderr=slave,
+                            cwd=cwd)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out = proc.communicate(timeout=timeout)[0]
+    os.close(master)
+    return proc.returncode, seen, (out or b"").decode()

@@ -6,10 +6,9 @@ is printed; in a pipe or a file there is no progress line at all."""
 from __future__ import annotations
 
 import os
-import subprocess
 
 import pytest
-from cli_support import COUNTED, VCORE, program, vcore
+from cli_support import COUNTED, VCORE, on_a_terminal, program, vcore
 
 import benchmarks.calibration.__main__ as make_calibrate
 from vcore import calibrate
@@ -194,24 +193,9 @@ def test_a_fit_shows_its_runs_on_a_terminal(tmp_path, streams):
 
 @pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals")
 def test_vcore_calibrate_on_a_terminal(tmp_path):
-    import pty
-
     path = measurements(tmp_path)
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([VCORE, "calibrate", str(path), "--profile", "a2"], stdout=slave, stderr=slave)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the child closed its end
-            break
-        if not chunk:
-            break
-        seen += chunk
-    proc.wait(timeout=60)
-    os.close(master)
-    assert proc.returncode == 0
+    code, seen, _ = on_a_terminal([VCORE, "calibrate", path, "--profile", "a2"], both=True, timeout=60)
+    assert code == 0
     text = seen.decode().replace("\r\n", "\n")   # the terminal's line discipline
     at = 0
     for k, name in enumerate(["first", "second", "third"], start=1):

@@ -4,36 +4,19 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from cli_support import VCORE, on_a_terminal
 
-VCORE = str(Path(sys.executable).with_name("vcore"))
 LONG = "    MOV S1, 0\nloop:\n    ADD S1, S1, 1\n    BLT S1, {n}, loop\n    HALT\n"
 
 
 @pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals")
 def test_progress_on_a_terminal(tmp_path):
-    import pty
-
     prog = tmp_path / "long.asm"
     prog.write_text(LONG.format(n=6_000_000))  # 12 M instructions: several seconds
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([VCORE, "run", str(prog), "--report", "none"], stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the child closed its end
-            break
-        if not chunk:
-            break
-        seen += chunk
-    proc.wait(timeout=120)
-    os.close(master)
-    assert proc.returncode == 0
+    code, seen, _ = on_a_terminal([VCORE, "run", prog, "--report", "none"])
+    assert code == 0
     text = seen.decode()
     assert "instructions retired, cycle" in text
     assert text.endswith("\r\x1b[K")  # the line is erased at the end
@@ -51,26 +34,11 @@ def test_no_progress_in_a_pipe(tmp_path):
 def test_a_sweep_shows_its_runs_on_the_same_progress_line(tmp_path):
     # (issue 33, item 6: one mechanism, vcore.progress, for run, sweep and calibrate) each finished run
     # redraws the line, and the line is erased at the end, as vcore run's is
-    import pty
-
     prog = tmp_path / "count.asm"
     prog.write_text(LONG.format(n="N"))
     args = [VCORE, "sweep", str(prog), "-D", "N=3,5", "--jobs", "1"]
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the child closed its end
-            break
-        if not chunk:
-            break
-        seen += chunk
-    out = proc.communicate(timeout=120)[0].decode()
-    os.close(master)
-    assert proc.returncode == 0
+    code, seen, out = on_a_terminal(args)
+    assert code == 0
     assert seen.decode() == "\rsweep: 1/2 runs done\x1b[K\rsweep: 2/2 runs done\x1b[K\r\x1b[K"
     assert len(out.splitlines()) == 3   # the table: its head and a row a run
     piped = subprocess.run(args, capture_output=True, text=True, timeout=120)
