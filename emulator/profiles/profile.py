@@ -89,7 +89,9 @@ def _kind(model, name: str) -> dict:
     parts = name.split(".")
     latency = parts[0] == "register" and len(parts) in (2, 3) and parts[1].endswith("_latency")
     rule = RULES.get(name) or (LATENCY_RULE if latency and not isinstance(model, dict) else None)
-    if rule is not None:
+    if rule is not None and node["type"] == "array":  # (a list: each of its numbers)
+        node = {**node, "items": {**node["items"], **rule[0]}, "description": f"must hold numbers of {rule[1]}"}
+    elif rule is not None:
         node = {**node, **rule[0], "description": f"must be {rule[1]}"}
     return node
 
@@ -121,6 +123,8 @@ def _message(error, root: dict, origin: str) -> tuple[bool, str]:
             node = node["properties"][key]
         node = node["properties"][path[-1]]
         name = ".".join(path)
+        if keyword == "minimum" and "description" in node:  # positive, but below the key's range
+            return True, f"{origin}: {name} {node['description']}"
         if keyword == "exclusiveMinimum" or isinstance(value, float):  # (a float the number type refused: NaN, inf)
             return False, f"{origin}: '{name}' must hold positive finite numbers"
         return False, f"{origin}: '{name}' must be a list of {node['minItems']} numbers"

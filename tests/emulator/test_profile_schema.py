@@ -72,6 +72,11 @@ def test_the_declaration_is_a_json_schema_that_the_built_in_profiles_match():
     ("load_latency = 9", "load_latency = 0", "register.load_latency must be at least 1"),
     ("reduce_latency = { SUM = [24, 22],", "reduce_latency = { SUM = [0, 22],",
      "'register.reduce_latency.SUM' must hold positive finite numbers"),
+    # a latency of a table below a cycle, though positive: its result would land before it read its sources
+    ("reduce_latency = { SUM = [24, 22],", "reduce_latency = { SUM = [0.5, 22],",
+     "register.reduce_latency.SUM must hold numbers of at least 1"),
+    ("transcendental_latency = { exp = [21, 16],", "transcendental_latency = { exp = [21, 0.25],",
+     "register.transcendental_latency.exp must hold numbers of at least 1"),
 ])
 def test_a_mistake_is_one_message_naming_the_key(old, new, message):
     with pytest.raises(ProfileError) as info:
