@@ -94,7 +94,8 @@ def _busy(t: str, repeat: int, profile: str) -> int:
 
 @pytest.mark.parametrize(("t", "profile", "bytes_per_cycle"), [
     ("f16", "a2", 62.0), ("f32", "a2", 64.0),    # msKPP Ascend910B1: VDIV f16 62.0, f32 64.0 B/cycle
-])  # (the 950 prices a tensor VDIV as the vector function it is: tests/timing/test_tensor_functions.py)
+])  # (the 950 prices a tensor VDIV as the vector function it is, on two units of the documented 16 lanes a
+#    cycle: tests/timing/test_tensor_functions.py; docs/timing.md says why two)
 def test_vdiv_costs_its_published_rate(t, profile, bytes_per_cycle):
     repeat = 100
     issue = load_profile(profile)["tensor"]["issue"]  # before the first repeat (a2 22, the 950 about 33)
