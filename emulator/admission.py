@@ -7,8 +7,8 @@ from __future__ import annotations
 from vcore.emulator.faults import ProgramError
 from vcore.emulator.profiles.profile import Profile
 from vcore.isa import Inst, decode_program
-from vcore.isa.conversions import ONLY_950
 from vcore.isa.functions import check
+from vcore.isa.only_950 import needs_950
 from vcore.isa.program import Program
 from vcore.isa.text import inst_text
 
@@ -18,28 +18,12 @@ def check_profile_runs(program: Program, profile: Profile, decoded) -> None:
     functions (the A2 has none: run there, they would give wrong answers, not faults), or with a
     conversion that only the 950 has (a pair, or ``sat``), or an integer division."""
     _check_functions_allowed(program, profile, decoded)
-    if profile["machine"]["isa"] != "950":
+    isa = profile["machine"]["isa"]
+    if isa != "950":
         for pc, inst in decoded:
-            if inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float:
-                refuse(program, pc, inst, f"{inst.row.mnemonic}.{inst.type.name} needs the 950 profile: the "
-                                          f"{profile.name} divides only f16 and f32")
-            if inst.row.op == "conv" and inst.kw("sat"):  # SatMode (CONTRACT 13.12): the 950's alone
-                refuse(program, pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} sat needs the 950 profile "
-                                          f"({profile.name} has no saturating conversion)")
-            if inst.row.family == "trans5hd" and inst.type.name == "bf16":
-                refuse(program, pc, inst, f"VTRANS5HD.bf16 needs the 950 profile ({profile.name} has no bf16 "
-                                          f"TransDataTo5HD)")
-            if inst.row.family == "gathermask" and inst.type.size == 1:
-                refuse(program, pc, inst, f"VGATHERM.{inst.type.name} needs the 950 profile ({profile.name} has no "
-                                          f"8-bit GatherMask)")
-            if inst.row.form == "scalar-mov-ar":
-                refuse(program, pc, inst, f"MOV Sd, AR needs the 950 profile ({profile.name} has no AR register: "
-                                          f"it counts the bytes of the 950's register Squeeze)")
-            if inst.row.op == "conv" and (inst.type.name, inst.source.name) in ONLY_950:
-                refuse(program, pc, inst, f"VCONV.{inst.type.name}.{inst.source.name} (from {inst.source.name} to "
-                                          f"{inst.type.name}) exists on the 950 only, and the {profile.name} "
-                                          f"profile's instruction set is {profile['machine']['isa']}: such "
-                                          f"conversions need the 950 profile (--profile 950)")
+            reason = needs_950(inst, profile.name, isa)
+            if reason is not None:
+                refuse(program, pc, inst, reason)
 
 
 def check_program(program: Program, profile: Profile) -> None:

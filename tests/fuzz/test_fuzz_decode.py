@@ -33,7 +33,7 @@ from vcore import isa
 from vcore.assembler import AsmError, assemble, disassemble
 from vcore.emulator import Fault, Machine, ProgramError
 from vcore.isa import DecodeError, Inst, decode, decode_program, encode
-from vcore.isa.conversions import ONLY_950
+from vcore.isa.only_950 import needs_950
 from vcore.isa.program import HEADER, MAGIC, RECORD, Program, VbinError, from_bytes, to_bytes
 
 S = F.load_strategies()
@@ -263,14 +263,7 @@ def _run_briefly(program: Program, decoded) -> None:
         # only a2 refuses a valid program: it has no vector functions, nor the 950's own conversions and other
         # instructions (exit 2)
         assert profile == "a2", str(err)
-        assert any(inst.row.register or inst.row.structure
-                   or (inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950)
-                   # CONTRACT 13.7: integer division; 13.4: 8-bit GatherMask and the AR register are the 950's;
-                   # 13.5: bf16 TransDataTo5HD; 13.12: a saturating conversion
-                   or (inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float)
-                   or (inst.row.family == "gathermask" and inst.type.size == 1) or inst.row.form == "scalar-mov-ar"
-                   or (inst.row.family == "trans5hd" and inst.type.name == "bf16")
-                   or (inst.row.op == "conv" and bool(inst.kw("sat")))
+        assert any(inst.row.register or inst.row.structure or needs_950(inst, "a2", "a2") is not None
                    for _, inst in decoded), str(err)
         return
     except Exception as exc:

@@ -45,8 +45,9 @@ from vcore.emulator.report import race_messages
 from vcore.emulator.trace import trace_events
 from vcore.isa import GmRef, Inst, Kind, Mask, MaskMode, RegOrImm, UbRef, encode, problems
 from vcore.isa.compaction import pack_entries
-from vcore.isa.conversions import EXACT_PAIRS, ONLY_950
+from vcore.isa.conversions import EXACT_PAIRS
 from vcore.isa.model import SPR_VALUES
+from vcore.isa.only_950 import needs_950
 from vcore.isa.program import DataRecord, Program
 from vcore.isa.table import FUNCTION_SCALAR_FAMILIES
 from vcore.isa.types import TYPES
@@ -637,16 +638,8 @@ def profiles_for(program: Program) -> tuple[str, ...]:
     before the run, naming the first one's pc and the 950 profile (exit 2 from the CLI)."""
     decoded = isa.decode_program(program.words)
     first = next((pc for pc, inst in decoded if inst.row.register or inst.row.structure), None)
-    if first is None:  # nor one of the 950's own conversions (the a2's Cast table lacks them), nor an integer
-        # division (CONTRACT 13.7), nor a bf16 TransDataTo5HD (13.5)
-        first = next((pc for pc, inst in decoded
-                      if (inst.source is not None and (inst.type.name, inst.source.name) in ONLY_950)
-                      or (inst.row.op == "conv" and inst.kw("sat"))  # a saturating conversion (CONTRACT 13.12)
-                      or (inst.row.op in ("div", "rem") and inst.type is not None and not inst.type.is_float)
-                      or (inst.row.family == "trans5hd" and inst.type.name == "bf16")
-                      # CONTRACT 13.4: 8-bit GatherMask and the AR register are the 950's
-                      or (inst.row.family == "gathermask" and inst.type.size == 1)
-                      or inst.row.form == "scalar-mov-ar"), None)
+    if first is None:  # nor an instruction only the 950 has (an integer division, a 950 conversion ...)
+        first = next((pc for pc, inst in decoded if needs_950(inst, "a2", "a2") is not None), None)
     if first is None:
         return PROFILES
     with pytest.raises(ProgramError, match=r"need the 950 profile \(--profile 950\)|needs the 950 profile: the a2 "
