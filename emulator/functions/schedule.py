@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from vcore.emulator.functions.block_runs import BlockRuns
 from vcore.emulator.functions.fast_loops import FastLoop
-from vcore.emulator.functions.steady import schedule_loop
+from vcore.emulator.functions.steady import forget_before, schedule_loop
 from vcore.emulator.jobs import REGISTER_SPACES, Job, footprint
 from vcore.emulator.order.races import overlap
 from vcore.emulator.timing.ub_ports import beats, fits, rows_key, sub_bank_cycles, take, whole_ub
@@ -268,7 +268,7 @@ class Scheduler:
                 heapreplace(waiting, cycle)
             k += 1
             if not k % _PRUNE_EVERY:  # nothing issues before the front end's cycle any more
-                usage, special_busy, unit_state = self._prune(front)
+                self._prune(front)
         self.front, self.membar_floor, self.ub_end, self.last, self.count = front, membar_floor, ub_end, last, k
 
     def _other_item(self, item, *where: int) -> tuple:
@@ -306,17 +306,14 @@ class Scheduler:
                 occupancy = sub_bank
         return (whole_ub(ports, writing),) * occupancy, occupancy
 
-    def _prune(self, floor: int) -> tuple:
-        """Forget the cycles before ``floor`` (no job issues before the front end's cycle any more)
-        and merge the block runs noted: the usage, transcendental units and units ``feed`` goes on with."""
-        self.usage = {c: u for c, u in self.usage.items() if c >= floor}
-        self.special_busy = {c: u for c, u in self.special_busy.items() if c >= floor}
-        self.busy = {name: {c: n for c, n in cycles.items() if c >= floor} for name, cycles in self.busy.items()}
-        self.full = {name: {c: n for c, n in cycles.items() if c >= floor} for name, cycles in self.full.items()}
+    def _prune(self, floor: int) -> None:
+        """Forget the cycles before ``floor`` (no job issues before the front end's cycle any more), in
+        place (a loop in closed form is fed inside an outer ``feed``, which holds the same tables), and
+        merge the block runs noted."""
+        forget_before(self, floor)
         for side in self.runs:
             if len(side.firsts) > _FOLD_RUNS:
                 side.fold()
-        return self.usage, self.special_busy, self._units()
 
     def result(self, items: list | None = None) -> Schedule:
         """The schedule so far (``items``: the launch's items, kept with it when given)."""
