@@ -18,17 +18,22 @@ from vcore.isa.types import BLOCK_BYTES
 STEADY_SEARCH = 1024  # passes fed while looking for a repeat; a loop that has none by then is fed whole
 _FORGET_EVERY = 16  # passes searched between forgetting the cycles before the front end's (as a prune)
 _KEPT = 64  # loop schedules a function keeps, by the state its loop was entered from (more: start again)
+_PATHS = "paths"  # in a function's loop_schedules: the paths its loops' searches took, by what prices their passes
+_PATHS_KEPT = 8  # (more: start again; a path holds a state a pass searched)
 
 
 def schedule_loop(sched, loop) -> None:
     """Feed ``loop`` (a ``FastLoop``) to ``sched`` (a ``Scheduler``), in closed form where its schedule
     repeats; a loop entered again from a state seen before (its function's ``loop_schedules``, by the
-    state and what prices its passes) takes the state it left then, shifted, and its stalls again."""
+    state and what prices its passes) takes the state it left then, shifted, and its stalls again; one
+    entered from another state is searched again, and its passes compared with the passes searched the
+    last time too (``_feed``'s ``known``): once it falls into that path, it goes on along it."""
     fn = sched.fn
     margin, rows = fn.membar_cycles, fn.ports.period_rows
     entry, ref = _snapshot(sched, margin)
     places = tuple(base // BLOCK_BYTES % rows for base in loop.bases)  # each access's place in the banks' period
-    key = (loop.shape.end, loop.passes, tuple(loop.steps), places, entry)
+    how = (loop.shape.end, tuple(loop.steps), places)  # what prices its passes
+    key = (*how, loop.passes, entry)
     found = fn.loop_schedules.get(key)
     if found is not None:
         state, moved, stalls, conflicts = found
@@ -39,7 +44,12 @@ def schedule_loop(sched, loop) -> None:
         _note_blocks(sched, loop, 0, loop.passes)
         return
     stalls, conflicts = dict(sched.stalls), dict(sched.conflicts)
-    _feed(sched, loop, margin)
+    paths = fn.loop_schedules.setdefault(_PATHS, {})
+    path = _feed(sched, loop, margin, known=paths.get(how))
+    if path is not None:
+        if len(paths) >= _PATHS_KEPT:
+            paths.clear()
+        paths[how] = path
     state, end = _snapshot(sched, margin)
     if len(fn.loop_schedules) >= _KEPT:
         fn.loop_schedules.clear()
@@ -53,13 +63,18 @@ def feed_passes(sched, loop, period: int) -> None:
     _feed(sched, loop, sched.fn.membar_cycles, period)
 
 
-def _feed(sched, loop, margin: int, period: int | None = None) -> None:
-    """The passes fed one by one until the state at a pass's start repeats an earlier pass's, then the
-    state the last pass leaves at once (``_jump``); with no repeat in ``STEADY_SEARCH`` passes, the rest
-    one by one. A loop whose UB accesses all move on by the same rows a pass, on banks that turn with
-    them (``ub_ports.turns``), has its states compared as pass 0's accesses would see them (each turned
-    back by its pass's rows): two passes whose operands sit at different places in the banks' period
-    then repeat each other as well as two at the same place."""
+def _feed(sched, loop, margin: int, period: int | None = None, known: tuple | None = None) -> tuple | None:
+    """The passes fed one by one until the state at a pass's start repeats an earlier pass's, or that of
+    a pass of ``known`` (the path an earlier search of the loop took), then the state the last pass
+    leaves at once (``_land``); with no repeat in ``STEADY_SEARCH`` passes, the rest one by one. Returns
+    the path searched (None: it fell into ``known``): ``(seen, states, period)``, ``seen`` each state's
+    pass, ``states`` each pass's state, front end's cycle, stalls and bank cycles, and ``period`` None
+    or ``(first pass, passes, then the front end's cycle, stalls and bank cycles after them)``.
+
+    A loop whose UB accesses all move on by the same rows a pass, on banks that turn with them
+    (``ub_ports.turns``), has its states compared as pass 0's accesses would see them (each turned back
+    by its pass's rows): two passes whose operands sit at different places in the banks' period then
+    repeat each other as well as two at the same place."""
     ports, passes = sched.fn.ports, loop.passes
     turn = 0
     if period is None:
@@ -67,42 +82,76 @@ def _feed(sched, loop, margin: int, period: int | None = None) -> None:
         period = 1 if turn else _key_period(ports.period_rows, loop.steps)
     seen: dict = {}
     memos: dict = {}  # by rows, the UB uses turned back so far (``_snapshot``): a loop's cycles use few
-    states: list = []  # per pass searched: its state (turned back), front end's cycle, stalls and bank cycles
+    states: list = []
     t = 0
-    while t < passes:
-        if t < STEADY_SEARCH:
-            if not t % _FORGET_EVERY:
-                forget_before(sched, sched.front)
-            rows = -t * turn % ports.period_rows
-            state, ref = _snapshot(sched, margin, memos.setdefault(rows, {}), rows)
-            key = (t % period, state)
-            earlier = seen.get(key)
-            if earlier is not None:
-                _jump(sched, loop, states, earlier, (t, ref), turn)
-                return
-            seen[key] = t
-            states.append((state, ref, dict(sched.stalls), dict(sched.conflicts)))
+    while t < min(passes, STEADY_SEARCH):
+        if not t % _FORGET_EVERY:
+            forget_before(sched, sched.front)
+        rows = -t * turn % ports.period_rows
+        state, ref = _snapshot(sched, margin, memos.setdefault(rows, {}), rows)
+        key = (t % period, state)
+        earlier = seen.setdefault(key, t)  # (one hash of the state)
+        if earlier != t:  # from pass ``earlier`` on, every ``t - earlier`` passes repeat
+            path = (seen, states, (earlier, t - earlier, ref, dict(sched.stalls), dict(sched.conflicts)))
+            if _land(sched, loop, path, earlier, (t, ref), turn):
+                return path
+        states.append((state, ref, dict(sched.stalls), dict(sched.conflicts)))
+        was = known[0].get(key) if known is not None else None
+        if was is not None and _land(sched, loop, known, was, (t, ref), turn):
+            return None
         sched.feed(loop.pass_jobs(t))
         t += 1
+    for rest in range(t, passes):
+        sched.feed(loop.pass_jobs(rest))
     forget_before(sched, sched.front)
+    return seen, states, None
 
 
-def _jump(sched, loop, states: list, first: int, now: tuple, turn: int) -> None:
-    """The state after the loop's last pass, pass ``t`` (``now``: it and its front end's cycle) having
-    repeated pass ``first``: every pass from ``first`` on repeats the one a period (``t - first`` passes)
-    before it, shifted by the cycles a period takes (and turned by its rows), so the last pass leaves the
-    state a pass of the first period left, moved on by the whole periods between, with their stalls and
-    bank cycles; the blocks of the passes from ``t`` on are noted at once."""
+def _land(sched, loop, path: tuple, v: int, now: tuple, turn: int) -> bool:
+    """Put ``sched`` in the state the loop's last pass leaves, pass ``t`` (``now``: it and its front end's
+    cycle) starting as pass ``v`` of ``path`` did (shifted, turned): every later pass goes on as that
+    path's did, so the last leaves the state of the path's pass as many passes on (``_at``), shifted by
+    the cycles from pass ``v`` to that pass, with the stalls and bank cycles of the passes between; the
+    blocks of the passes from ``t`` on are noted at once. False (nothing done) when that pass is past
+    those searched and the path has no period, or the passes between meet a stall or a bank conflict
+    this run has not (where it comes among those met is told only pass by pass)."""
     t, ref = now
-    length = t - first
-    periods, left = divmod(loop.passes - first, length)
-    state, ref_then, stalls, conflicts = states[first + left]
-    ref_first, stalls_first, conflicts_first = states[first][1:]
-    _restore(sched, state, ref_then + periods * (ref - ref_first), loop.passes * turn)
-    for table, then, start in ((sched.stalls, stalls, stalls_first), (sched.conflicts, conflicts, conflicts_first)):
-        for key, cycles in table.items():  # (every key is in by pass t: each period adds the same)
-            table[key] = then.get(key, 0) + periods * (cycles - start.get(key, 0))
+    there = _at(path, v + loop.passes - t)
+    if there is None:
+        return False
+    state, ref_there, stalls, conflicts = there
+    _, ref_v, stalls_v, conflicts_v = path[1][v]
+    moves = ((sched.stalls, stalls, stalls_v), (sched.conflicts, conflicts, conflicts_v))
+    if any(key not in table and cycles != before.get(key, 0) for table, after, before in moves
+           for key, cycles in after.items()):
+        return False
+    _restore(sched, state, ref + ref_there - ref_v, loop.passes * turn)
+    for table, after, before in moves:
+        for key in table:
+            table[key] += after.get(key, 0) - before.get(key, 0)
     _note_blocks(sched, loop, t, loop.passes)
+    return True
+
+
+def _at(path: tuple, x: int) -> tuple | None:
+    """Pass ``x`` of a searched ``path``: its state (turned back), front end's cycle, stalls and bank
+    cycles; past the passes searched, by the period (None when the path has none)."""
+    _, states, period = path
+    if x < len(states):
+        return states[x]
+    if period is None:
+        return None
+    first, length, ref_end, stalls_end, conflicts_end = period
+    periods, left = divmod(x - first, length)
+    state, ref, stalls, conflicts = states[first + left]
+    _, ref_first, stalls_first, conflicts_first = states[first]
+    return (state, ref + periods * (ref_end - ref_first), _more(stalls, periods, stalls_end, stalls_first),
+            _more(conflicts, periods, conflicts_end, conflicts_first))
+
+
+def _more(at: dict, periods: int, end: dict, start: dict) -> dict:
+    """Stalls (or bank cycles) ``at`` a pass, with ``periods`` more periods, each from ``start`` to ``end``."""
+    return {key: at.get(key, 0) + periods * (cycles - start.get(key, 0)) for key, cycles in end.items()}
 
 
 def _turn(fn, loop) -> int:

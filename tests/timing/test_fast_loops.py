@@ -255,3 +255,40 @@ def test_forgetting_past_cycles_inside_a_loop_in_closed_form_changes_nothing(mon
     monkeypatch.setattr(schedule, "_PRUNE_EVERY", every)
     _, report, _ = run(text)
     assert report == want
+
+
+def test_a_loop_entered_again_from_another_state_goes_on_along_the_path_searched_before(monkeypatch):
+    # The outer loop enters the stream three times: from the launch, then twice from the state the
+    # stream and a MEMBAR leave (the third is that of the second: its schedule is kept whole). The second
+    # search starts elsewhere, but within a few passes its state is one the first search passed through
+    # (compared turned back, shifted): from there every pass goes as it went then, so it stops there.
+    text = STREAM.replace("        ", "            ")
+    text = f"""\
+    VF.BEGIN
+    LOOP 3
+        MEMBAR
+        MOV S1, 0x0
+        MOV S2, 0x10000
+        MOV S3, 0x20000
+        MOV S4, 32000
+        LOOP 250
+{text}        ENDLOOP
+    ENDLOOP
+    VF.END
+    HALT
+"""
+    fed: dict = {}
+    pass_jobs = fast_loops.FastLoop.pass_jobs
+
+    def counted(self, t):
+        fed[id(self)] = fed.get(id(self), 0) + 1
+        return pass_jobs(self, t)
+
+    monkeypatch.setattr(fast_loops.FastLoop, "pass_jobs", counted)
+    _, fast, _ = run(text)
+    first, second = fed.values()  # (the third loop: none)
+    assert second < first < 250, (first, second)
+    _, slow, _ = run(text, fast=False)
+    fast.pop("fast_loop_instructions")
+    slow.pop("fast_loop_instructions")
+    assert fast == slow
