@@ -94,7 +94,7 @@ class Function:
         self.units = {"load": caps["vf_load_units"], "store": caps["vf_store_units"], "exec": caps["issue_width"]}
         self.scalar_cycles = {b.pc: costs.s_cycles(b.inst) for b in body if self.kinds[self.pcs.index(b.pc)] == SCALAR}
         self.plans: dict[int, InnerPlan] = {}
-        self.beats: dict = {}  # pc -> (first row in the banks' period << 16 | rows) -> its UB beats
+        self.beats: dict = {}  # pc << 32 | first row in the banks' period << 16 | rows -> its UB beats
         # Its UB accesses, one slot each (emulator.functions.races), and which write; none writes: no race
         accesses = [b for b in body if ub_unit(b.inst.row)]
         self.ub_slots = {b.pc: slot for slot, b in enumerate(accesses)}

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from vcore.emulator.functions.block_runs import BlockRuns
 from vcore.emulator.functions.fast_loops import FastLoop
-from vcore.emulator.functions.steady import schedule_loop
+from vcore.emulator.functions.steady import forget_before, schedule_loop
 from vcore.emulator.jobs import REGISTER_SPACES, Job, footprint
 from vcore.emulator.order.races import overlap
 from vcore.emulator.timing.ub_ports import beats, fits, rows_key, sub_bank_cycles, take, whole_ub
@@ -111,13 +111,13 @@ def bypass(reg: dict, cls, latency: int) -> tuple:
     return tuple(max(0, min(cycles, latency - 1)) for cycles in (forward, alu if cls.alu_result else forward, store))
 
 
-def _access_beats(fn, plan: InnerPlan, entry, pc: int | None = None, key: int | None = None) -> tuple:
+def _access_beats(fn, plan: InnerPlan, entry, key: int | None = None) -> tuple:
     """The beats of a UB access (``emulator.timing.ub_ports``), its footprint ``entry``, kept (with a
-    ``pc``) in ``fn.beats`` by its pc and ``key`` (where it falls in the banks' period)."""
+    ``key``) in ``fn.beats`` by its pc and where it falls in the banks' period (``Scheduler.feed``'s key)."""
     ports = fn.ports
     found = beats(ports, rows_key(ports, entry), plan.ub == 2, plan.blocks) if entry is not None else ()
-    if pc is not None:
-        fn.beats.setdefault(pc, {})[key] = found
+    if key is not None:
+        fn.beats[key] = found
     return found
 
 
@@ -151,9 +151,8 @@ class Scheduler:
         self.runs = (BlockRuns(), BlockRuns())  # the UB blocks read, written
 
     def feed(self, items: list) -> None:
-        """Schedule the next items (jobs, markers, loops; in program order): each job gets its times. The
-        hottest loop of a register kernel: flat, on locals, for the usual job (a run of UB blocks, a
-        cycle of its unit); markers, loops, full units, other accesses and holds, and prunes call out."""
+        """Schedule the next items (jobs, markers, loops; in program order): each job gets its times. The hottest
+        loop of a register kernel: flat, on locals, for the usual job (a run of UB blocks, a cycle of its unit)."""
         fn = self.fn
         ports, writes_cap, window, special_cap, plans, beat_cache = (fn.ports, fn.register_writes, fn.window,
                                                                      fn.special_units, fn.plans, fn.beats)
@@ -193,26 +192,26 @@ class Scheduler:
                     side = write_runs if writing else read_runs
                     side.firsts.append(lo)
                     side.ends.append(hi)
-                    mine = beat_cache.get(item.pc)
-                    key = (lo % period) << 16 | (hi - lo)
-                    ub_beats = (mine is not None and mine.get(key)) or _access_beats(fn, plan, entry, item.pc, key)
+                    key = item.pc << 32 | (lo % period) << 16 | (hi - lo)
+                    ub_beats = beat_cache.get(key) or _access_beats(fn, plan, entry, key)
                 if len(ub_beats) > occupancy:  # its rows ask some bank (or group) more than once
                     conflicts[item.pc] = conflicts.get(item.pc, 0) + len(ub_beats) - occupancy
                     occupancy = len(ub_beats)
             # the first cycle from ``ready`` with room in its unit, the transcendental units, the
             # register write ports and UB's banks; each cycle passed is a stall of its cause
             (units, cap, skip), cycle = unit_state[unit], ready
+            waited_for = since = None  # the stall going on: its cause and first cycle (added up when it ends)
             while True:
+                after = cycle + 1
                 if cycle in skip:  # the unit is full then: the first cycle after that it is not
-                    cycle = _past_full(skip, cycle, stalls, (item.pc, _BUSY[unit]))
-                cause = None
-                if (occupancy > 1 and not all(units.get(cycle + j, 0) < cap for j in range(1, occupancy))) or (
+                    cause, after = _BUSY[unit], _past_full(skip, cycle)
+                elif (occupancy > 1 and not all(units.get(cycle + j, 0) < cap for j in range(1, occupancy))) or (
                         alone and units.get(cycle, 0)):
                     cause = _BUSY[unit]
                 elif special and not all(special_busy.get(cycle + j, 0) < special_cap for j in range(special)):
                     cause = "transcendental_unit"
                 else:
-                    used = usage.get(cycle)
+                    cause, used = None, usage.get(cycle)
                     if used is not None:
                         if v_writes and used[0] + v_writes > writes_cap:
                             cause = "write_ports"
@@ -226,14 +225,16 @@ class Scheduler:
                                 cause = "ub_port"
                     if cause is None and len(ub_beats) > 1:
                         cause = _later_beats(ports, usage, cycle, ub_beats, writing)
+                if cause != waited_for:
+                    if waited_for is not None:
+                        key = (item.pc, waited_for)
+                        stalls[key] = stalls.get(key, 0) + cycle - since
+                    waited_for, since = cause, cycle
                 if cause is None:
                     break
-                key = (item.pc, cause)
-                stalls[key] = stalls.get(key, 0) + 1
-                cycle += 1
+                cycle = after
             if v_writes or ub_beats:
-                used = usage.get(cycle)
-                if used is None:
+                if used is None:  # (``used``: the cycle's use, as the search left it)
                     used = usage[cycle] = [0, 0, 0, 0, 0, 0, 0]
                 used[0] += v_writes
                 if len(ub_beats) == 1 and not writing:  # a read of one beat (ub_ports.take, written out)
@@ -252,8 +253,7 @@ class Scheduler:
             else:
                 _hold(units, skip, cap, cycle, occupancy, alone)
             if window_wait:
-                key = (item.pc, "window_full")
-                stalls[key] = stalls.get(key, 0) + window_wait
+                stalls[item.pc, "window_full"] = stalls.get((item.pc, "window_full"), 0) + window_wait
             end = cycle + latency + occupancy - plan.occupancy  # an access's extra beats deliver it later
             item.start, item.end = cycle, end
             for space in writes:  # its results, as each kind of dependent instruction may take them (the bypass)
@@ -268,7 +268,7 @@ class Scheduler:
                 heapreplace(waiting, cycle)
             k += 1
             if not k % _PRUNE_EVERY:  # nothing issues before the front end's cycle any more
-                usage, special_busy, unit_state = self._prune(front)
+                self._prune(front)
         self.front, self.membar_floor, self.ub_end, self.last, self.count = front, membar_floor, ub_end, last, k
 
     def _other_item(self, item, *where: int) -> tuple:
@@ -306,17 +306,14 @@ class Scheduler:
                 occupancy = sub_bank
         return (whole_ub(ports, writing),) * occupancy, occupancy
 
-    def _prune(self, floor: int) -> tuple:
-        """Forget the cycles before ``floor`` (no job issues before the front end's cycle any more)
-        and merge the block runs noted: the usage, transcendental units and units ``feed`` goes on with."""
-        self.usage = {c: u for c, u in self.usage.items() if c >= floor}
-        self.special_busy = {c: u for c, u in self.special_busy.items() if c >= floor}
-        self.busy = {name: {c: n for c, n in cycles.items() if c >= floor} for name, cycles in self.busy.items()}
-        self.full = {name: {c: n for c, n in cycles.items() if c >= floor} for name, cycles in self.full.items()}
+    def _prune(self, floor: int) -> None:
+        """Forget the cycles before ``floor`` (no job issues before the front end's cycle any more), in
+        place (a loop in closed form is fed inside an outer ``feed``, which holds the same tables), and
+        merge the block runs noted."""
+        forget_before(self, floor)
         for side in self.runs:
             if len(side.firsts) > _FOLD_RUNS:
                 side.fold()
-        return self.usage, self.special_busy, self._units()
 
     def result(self, items: list | None = None) -> Schedule:
         """The schedule so far (``items``: the launch's items, kept with it when given)."""
@@ -357,17 +354,16 @@ def _planned(fn, item: Job) -> InnerPlan:
     return plan_of(fn, item)
 
 
-def _past_full(skip: dict, cycle: int, stalls: dict, key: tuple) -> int:
+def _past_full(skip: dict, cycle: int) -> int:
     """The first cycle from ``cycle`` when a unit is not full (``skip``: a full cycle -> a later one to
-    try), each full cycle passed pointing there from now on; the cycles passed are a stall ``key``."""
-    first = was = cycle
+    try), each full cycle passed pointing there from now on."""
+    first = cycle
     while cycle in skip:
         cycle = skip[cycle]
     while first != cycle:
         after = skip[first]
         skip[first] = cycle
         first = after
-    stalls[key] = stalls.get(key, 0) + cycle - was
     return cycle
 
 

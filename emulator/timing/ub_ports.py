@@ -166,6 +166,31 @@ def take(usage: dict, used: list, cycle: int, beats: tuple, write: bool) -> None
             used[3] += beat.reads
 
 
+def turns(ports: Ports) -> bool:
+    """Whether moving every access on by the same rows moves its banks and groups alike, so that a cycle's
+    use moves with them (``turned``): on the 950 a row's bank is its number modulo 16 and its group modulo
+    8, and nothing else tells rows apart; on the a2 a row's tier (bits [17:16]) does not move with its group."""
+    return ports.kind == "950"
+
+
+def turned(ports: Ports, used, rows: int) -> tuple:
+    """A cycle's use (``take``'s, as ``fits`` reads it) as it is with every access ``rows`` rows further
+    on, on banks that ``turns``: each bank bit moves to the bank ``rows`` on, each group's count and bit to
+    the group ``rows`` on."""
+    banks, groups = ports.period_rows, ports.groups
+    b, g = rows % banks, rows % groups
+    if not b:
+        return tuple(used)
+    all_banks, all_groups, all_nibbles = (1 << banks) - 1, (1 << groups) - 1, (1 << 4 * groups) - 1
+    vwrites, read_banks, read_accesses, reads, write_banks, write_accesses, written = used
+    return (vwrites, (read_banks << b | read_banks >> banks - b) & all_banks,
+            (read_accesses << 4 * g | read_accesses >> 4 * (groups - g)) & all_nibbles,
+            (reads << 4 * g | reads >> 4 * (groups - g)) & all_nibbles,
+            (write_banks << b | write_banks >> banks - b) & all_banks,
+            (write_accesses << 4 * g | write_accesses >> 4 * (groups - g)) & all_nibbles,
+            (written << g | written >> groups - g) & all_groups)
+
+
 def rows_key(ports: Ports, entry) -> tuple:
     """A footprint entry's rows (``(runs, first, end)`` of UB blocks, see ``emulator.jobs.footprint``)
     as the row numbers the banks see."""

@@ -19,7 +19,8 @@ import pytest
 from timing_support import count_calls
 
 import vcore
-from vcore.emulator.functions import fast_loops
+from vcore.emulator.functions import fast_loops, schedule, steady
+from vcore.emulator.timing.ub_ports import beats, ports_of, take, turned, turns
 from vcore.inline import build, read_setup
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs"
@@ -185,3 +186,109 @@ def test_a_loop_without_ub_accesses_in_a_launch_whose_accesses_meet(monkeypatch)
     slow.pop("fast_loop_instructions")
     assert fast == slow
     assert np.array_equal(ms.ub, mf.ub)
+
+
+def test_the_950s_banks_turn_with_the_rows():
+    # A row's bank is its number modulo 16 and its group modulo 8: every access moved on by d rows takes
+    # the banks and groups d on, so a cycle's use (bank bits; per group 4-bit counts of accesses and
+    # reads; write bits per group) turns with it. By hand: a read of bank 15 (group 7) moved on 1 row
+    # reads bank 0 (group 0); a write of bank 3 (group 3) moved on 8 rows writes bank 11, still group 3.
+    ports = ports_of("950", 2)
+    assert turns(ports) and not turns(ports_of("a2", 1))
+    assert turned(ports, [1, 1 << 15, 1 << 28, 1 << 28, 0, 0, 0], 1) == (1, 1, 1, 1, 0, 0, 0)
+    assert turned(ports, [0, 0, 0, 0, 1 << 3, 1 << 12, 1 << 3], 8) == (0, 0, 0, 0, 1 << 11, 1 << 12, 1 << 3)
+    assert turned(ports, [2, 5, 6, 7, 8, 9, 10], 16) == (2, 5, 6, 7, 8, 9, 10)  # a whole period: the same use
+
+    def use(rows: tuple, write: bool) -> dict:  # the cycles an access's beats take (ub_ports.take)
+        usage = {0: [0] * 7}
+        take(usage, usage[0], 0, beats(ports, rows, write), write)
+        return usage
+
+    for rows in ((0, 1, 2, 3, 4, 5, 6, 7), (3, 4, 5, 6, 7, 8, 9, 10), tuple(range(16)), (0, 16, 32), (5, 13)):
+        for write in (False, True):
+            for d in range(16):
+                here, there = use(rows, write), use(tuple(r + d for r in rows), write)
+                assert {c: turned(ports, u, d) for c, u in here.items()} == {c: tuple(u) for c, u in there.items()}
+
+
+def _passes_fed(monkeypatch) -> list:
+    fed = [0]
+    pass_jobs = fast_loops.FastLoop.pass_jobs
+
+    def counted(self, t):
+        fed[0] += 1
+        return pass_jobs(self, t)
+
+    monkeypatch.setattr(fast_loops.FastLoop, "pass_jobs", counted)
+    return fed
+
+
+@pytest.mark.parametrize("post", [64, 128, 192])  # f16: 4, 8 and 12 rows a pass
+def test_a_loop_whose_schedule_repeats_at_another_place_in_the_banks_is_found_there(monkeypatch, post):
+    # The operands move on 4, 8 or 12 rows a pass, so a pass's accesses sit at the same places in the
+    # banks' period only every 4, 2 or 4 passes; with the banks turning with the rows, a pass's state is
+    # compared with every earlier one's turned by the rows between them, and the repeat is found in
+    # fewer passes than at the same places only. Either way the report is the pass-by-pass one.
+    text = loop(STREAM.replace("post=128", f"post={post}"), 250)
+    fed = _passes_fed(monkeypatch)
+    _, slow, _ = run(text, fast=False)
+    fed[0] = 0
+    _, turning, _ = run(text)
+    turning_fed = fed[0]
+    monkeypatch.setattr(steady, "turns", lambda ports: False)
+    fed[0] = 0
+    _, same_places, _ = run(text)
+    assert turning_fed < fed[0] < 250, (turning_fed, fed[0])
+    for report in (turning, same_places, slow):
+        report.pop("fast_loop_instructions")
+    assert turning == slow and same_places == slow
+
+
+@pytest.mark.parametrize("every", [1, 2, 3, 7, 11, 13, 50])
+def test_forgetting_past_cycles_inside_a_loop_in_closed_form_changes_nothing(monkeypatch, every):
+    # A loop in closed form is fed inside the launch's feed, which goes on with the same tables after
+    # it: the cycles before the front end's are forgotten in place, whenever that falls (it once made new
+    # tables, and the jobs after a loop searched across a prune saw the old ones).
+    after = "    VLD.f16 V0, [S1]\n    VLD.f16 V1, [S2]\n    VADD.f16 V2, V0, V1, P0\n    VST.f16 [S3], V2, P0\n"
+    text = loop(STREAM, 40).replace("    VF.END", after * 2 + "    VF.END")
+    _, want, _ = run(text)
+    monkeypatch.setattr(schedule, "_PRUNE_EVERY", every)
+    _, report, _ = run(text)
+    assert report == want
+
+
+def test_a_loop_entered_again_from_another_state_goes_on_along_the_path_searched_before(monkeypatch):
+    # The outer loop enters the stream three times: from the launch, then twice from the state the
+    # stream and a MEMBAR leave (the third is that of the second: its schedule is kept whole). The second
+    # search starts elsewhere, but within a few passes its state is one the first search passed through
+    # (compared turned back, shifted): from there every pass goes as it went then, so it stops there.
+    text = STREAM.replace("        ", "            ")
+    text = f"""\
+    VF.BEGIN
+    LOOP 3
+        MEMBAR
+        MOV S1, 0x0
+        MOV S2, 0x10000
+        MOV S3, 0x20000
+        MOV S4, 32000
+        LOOP 250
+{text}        ENDLOOP
+    ENDLOOP
+    VF.END
+    HALT
+"""
+    fed: dict = {}
+    pass_jobs = fast_loops.FastLoop.pass_jobs
+
+    def counted(self, t):
+        fed[id(self)] = fed.get(id(self), 0) + 1
+        return pass_jobs(self, t)
+
+    monkeypatch.setattr(fast_loops.FastLoop, "pass_jobs", counted)
+    _, fast, _ = run(text)
+    first, second = fed.values()  # (the third loop: none)
+    assert second < first < 250, (first, second)
+    _, slow, _ = run(text, fast=False)
+    fast.pop("fast_loop_instructions")
+    slow.pop("fast_loop_instructions")
+    assert fast == slow
