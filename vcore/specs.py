@@ -144,6 +144,8 @@ def _npy_header(path: str, head: bytes) -> tuple[tuple[int, ...], bool, np.dtype
     except Exception as err:
         why = err.args[0] if err.args and isinstance(err.args[0], str) else type(err).__name__
         raise _malformed(path, why) from None
+    if any(type(n) is not int for n in shape):  # (numpy takes True as a length; bool is an int)
+        raise _malformed(path, f"shape {shape} holds {next(n for n in shape if type(n) is not int)!r}, not a length")
     if any(n < 0 for n in shape):
         raise _malformed(path, f"shape {shape} has a negative length")
     if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
@@ -181,13 +183,13 @@ def read_load_file(path: str, room: int = MAX_GM_SIZE, type_name: str | None = N
     if len(data) < claimed:
         raise SpecError(f"{path}: truncated .npy file: its header describes {claimed} bytes, the file holds "
                         f"{len(data)}")
-    if dtype.itemsize == 0:  # elements of no bytes: any count fits the room, but not every shape fits numpy
-        try:
+    try:  # no elements (or elements of no bytes) fit any room, but not every shape fits numpy
+        if dtype.itemsize == 0:
             return np.zeros(shape, dtype)
-        except ValueError as err:
-            raise SpecError(f"{path}: its header's shape {shape} cannot be held: {err}") from None
-    flat = np.frombuffer(data, dtype=dtype, count=count)
-    return flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
+        flat = np.frombuffer(data, dtype=dtype, count=count)
+        return flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
+    except ValueError as err:  # a length of 0 beside one past numpy's largest dimension
+        raise SpecError(f"{path}: its header's shape {shape} cannot be held: {err}") from None
 
 
 def read_load(spec: LoadSpec, memory_size: int) -> tuple[np.ndarray, list[str]]:

@@ -144,6 +144,11 @@ def _headers(draw) -> bytes:
        typed=st.sampled_from([None, "f16", "s32"]))
 @example(head=b"{'descr': '<f4', 'fortran_order': False, 'shape': (3,\n", version=(1, 0), length=None, data=b"",
          typed=None)
+# (found by a fresh clone's run: no elements, but a length past numpy's largest; a length that is a bool)
+@example(head=b"{'descr':'<f4','fortran_order':True,'shape':(99999999999999999999,0),}\n", version=(1, 0),
+         length=None, data=b"", typed=None)
+@example(head=b"{'descr':'<f4','fortran_order':True,'shape':(2,False),}\n", version=(1, 0), length=None, data=b"",
+         typed=None)
 def test_any_header_gives_an_array_or_a_spec_error(tmp_path, head, version, length, data, typed):
     path = tmp_path / "h.npy"
     path.write_bytes(npy(head, version, data, length))
