@@ -42,6 +42,7 @@ from vcore.emulator.functions.schedule import (
     InnerPlan,
     Schedule,
     Scheduler,
+    limits,
     schedule,
     ub_unit,
 )
@@ -51,7 +52,6 @@ from vcore.emulator.jobs import Job, footprint, land
 from vcore.emulator.semantics.registry import MASKED_LANES, NO_UB, implements
 from vcore.emulator.state import SPR_PLACES
 from vcore.emulator.timing.costs import Cost
-from vcore.emulator.timing.ub_ports import ports_of
 from vcore.isa import Inst
 from vcore.isa.functions import FunctionSpan
 from vcore.isa.model import Kind
@@ -85,13 +85,8 @@ class Function:
         # the launch, and a push of the scalar arguments (the S registers the function names) per 16
         self.kept = KeptSchedules(sorted(arguments_of(b.inst for b in body)), sorted(laid_out_by(b.inst for b in body)))
         self.launch_cycles = caps["vf_launch"] + -(-len(self.kept.arguments) // 16) * caps["vf_param_push"]
-        self.loop_startup = caps["vf_loop_startup"]
-        self.membar_cycles = caps["vf_membar"]
-        self.window = caps["vf_window"]
-        self.register_writes = caps["register_writes"]
-        self.ports = ports_of(costs.banks.kind, caps["ub_reads"])
-        self.special_units = caps["transcendental_units"]
-        self.units = {"load": caps["vf_load_units"], "store": caps["vf_store_units"], "exec": caps["issue_width"]}
+        (self.loop_startup, self.membar_cycles, self.window, self.register_writes, self.ports, self.special_units,
+         self.units) = limits(costs)
         self.scalar_cycles = {b.pc: costs.s_cycles(b.inst) for b in body if self.kinds[self.pcs.index(b.pc)] == SCALAR}
         self.plans: dict[int, InnerPlan] = {}
         self.beats: dict = {}  # pc << 32 | first row in the banks' period << 16 | rows -> its UB beats

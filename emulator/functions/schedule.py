@@ -16,7 +16,7 @@ from vcore.emulator.functions.fast_loops import FastLoop
 from vcore.emulator.functions.steady import forget_before, schedule_loop
 from vcore.emulator.jobs import REGISTER_SPACES, Job, footprint
 from vcore.emulator.order.races import overlap
-from vcore.emulator.timing.ub_ports import beats, fits, rows_key, sub_bank_cycles, take, whole_ub
+from vcore.emulator.timing.ub_ports import beats, fits, ports_of, rows_key, sub_bank_cycles, take, whole_ub
 from vcore.isa.classes import CLASSES, STRIDED
 
 _BUSY = {"load": "load_unit", "store": "store_unit", "exec": "issue_width"}  # the stall of a full unit
@@ -61,6 +61,16 @@ class Schedule(NamedTuple):
     writes: dict  # and of those they write
     apart: bool  # no UB block is written by one of its accesses and touched by another: nothing can race
     fast: int = 0  # the instructions it ran in loops in closed form (emulator.functions.fast_loops)
+
+
+def limits(costs) -> tuple:
+    """The profile's limits a ``Scheduler`` reads from the ``fn`` it schedules (a function, or a tensor
+    instruction's function): its loop start-up and MEMBAR cycles, the queue's depth, the register write
+    ports, UB's ports, the transcendental units and each unit's instructions a cycle."""
+    caps = costs.register
+    return (caps["vf_loop_startup"], caps["vf_membar"], caps["vf_window"], caps["register_writes"],
+            ports_of(costs.banks.kind, caps["ub_reads"]), caps["transcendental_units"],
+            {"load": caps["vf_load_units"], "store": caps["vf_store_units"], "exec": caps["issue_width"]})
 
 
 def ub_unit(row) -> str | None:

@@ -27,11 +27,10 @@ from functools import cache
 
 import numpy as np
 
-from vcore.emulator.functions.schedule import LOOP, MEMBAR, InnerPlan, Scheduler, bypass
+from vcore.emulator.functions.schedule import LOOP, MEMBAR, InnerPlan, Scheduler, bypass, limits
 from vcore.emulator.functions.steady import feed_passes
 from vcore.emulator.jobs import Job, runs_of
 from vcore.emulator.semantics import geometry
-from vcore.emulator.timing.ub_ports import ports_of
 from vcore.isa import TABLE
 from vcore.isa.classes import CLASSES
 from vcore.isa.types import BLOCK_BYTES
@@ -151,13 +150,8 @@ class TensorFunction:
         caps = costs.register
         self.costs = costs
         self.launch_cycles = caps["vf_launch"] + caps["vf_param_push"]  # its arguments: one push
-        self.loop_startup = caps["vf_loop_startup"]
-        self.membar_cycles = caps["vf_membar"]
-        self.window = caps["vf_window"]
-        self.register_writes = caps["register_writes"]
-        self.ports = ports_of(costs.banks.kind, caps["ub_reads"])
-        self.special_units = caps["transcendental_units"]
-        self.units = {"load": caps["vf_load_units"], "store": caps["vf_store_units"], "exec": caps["issue_width"]}
+        (self.loop_startup, self.membar_cycles, self.window, self.register_writes, self.ports, self.special_units,
+         self.units) = limits(costs)
         self.scalar_cycles: dict = {}
         self.beats: dict = {}
         self.loop_schedules: dict = {}
