@@ -9,10 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from kernel_programs import COUNTDOWN, IDS, SYNCED, add_one, run_cli
 
 from vcore.assembler import AsmError, assemble, parse_define
-from vcore.cli import main
 from vcore.emulator import load_profile
 from vcore.emulator.kernel.cores import Kernel
 
@@ -27,16 +26,6 @@ def kernel(text: str, cores: int, jobs: int = 1, profile=P950) -> Kernel:
     return k
 
 
-IDS = """
-    MOV S1, BLOCKIDX
-    MOV S2, BLOCKNUM
-    SHL S3, S1, 3
-    ST.u32 gm[S3 + 0x100], S1
-    ST.u32 gm[S3 + 0x104], S2
-    HALT
-"""
-
-
 def test_each_core_reads_its_block_index_and_the_core_count():
     k = kernel(IDS, 5)
     got = k.read("gm", 0x100, "u32", 10)
@@ -48,19 +37,6 @@ def test_each_core_reads_its_block_index_and_the_core_count():
 def test_a_core_alone_is_block_0_of_1():
     k = kernel(IDS, 1)
     assert k.read("gm", 0x100, "u32", 2).tolist() == [0, 1]
-
-
-# Core k counts S1 down from k: MOV 1 cycle, then per pass BEQ, SUB, JMP (1 each), then the taken
-# BEQ (1) and HALT (1): 3k + 3 cycles on S, nothing else.
-COUNTDOWN = """
-    MOV S1, BLOCKIDX
-loop:
-    BEQ S1, 0, done
-    SUB S1, S1, 1
-    JMP loop
-done:
-    HALT
-"""
 
 
 def test_the_kernel_takes_its_slowest_core_plus_the_launch():
@@ -78,7 +54,6 @@ def test_the_kernel_takes_its_slowest_core_plus_the_launch():
 # Before the SYNCALL core k spends 1 + 3k + 1 cycles (MOV, k passes, the taken BEQ) and arrives with no
 # pipe busy; all go on at the last arrival (core N-1: 3N - 1) plus chip.syncall, then SYNCALL's own
 # 2 cycles (its sync cycle and its issue) and HALT's 1.
-SYNCED = COUNTDOWN.replace("done:\n    HALT", "done:\n    SYNCALL\n    HALT")
 
 
 def test_syncall_releases_every_core_at_the_last_arrival_plus_its_cost():
@@ -200,20 +175,7 @@ fine:
     assert str(fault).startswith("core 2: k.asm:4: error: LD address 0x3 is not aligned")
 
 
-# Each core copies its 256-byte slice of x (f32, at 0x0) to UB, adds 1, and stores it at 0x4000 + its
-# slice: a data-parallel kernel with DMA in both directions.
-ADD_ONE = """
-    MOV S1, BLOCKIDX
-    SHL S2, S1, 8
-    DMA.GM2UB [0x0], gm[S2], len=8
-    SETFLAG MTE2, V, 0
-    WAITFLAG MTE2, V, 0
-    VADDS.f32 [0x100], [0x0], 1.0
-    SETFLAG V, MTE3, 0
-    WAITFLAG V, MTE3, 0
-    DMA.UB2GM gm[S2 + 0x4000], [0x100], len=8
-    HALT
-"""
+ADD_ONE = add_one(0x4000)  # (kernel_programs.add_one: x + 1 at GM 0x4000)
 
 
 @pytest.mark.parametrize("jobs", [2, 3])
@@ -261,22 +223,16 @@ def test_blockidx_and_blocknum_are_reserved_names():
         parse_define("BLOCKIDX=3")
 
 
-def _cli(*args, text=ADD_ONE, tmp_path=None):
-    path = tmp_path / "k.asm"
-    path.write_text(text)
-    return CliRunner().invoke(main, ["run", str(path), *args])
-
-
 def test_the_command_line_runs_a_kernel_and_dumps_each_cores_ub(tmp_path):
     np.save(tmp_path / "x.npy", np.arange(256, dtype=np.float32))
-    r = _cli("--cores", "4", "--jobs", "2", "--load", f"gm:0x0={tmp_path / 'x.npy'}", "--dump", "ub3:0x100:f32:2",
-             "--dump", "ub:0x100:f32:1", "--dump", "gm:0x4300:f32:2", "--report", "json", tmp_path=tmp_path)
+    r = run_cli(tmp_path, ADD_ONE, "--cores", "4", "--jobs", "2", "--load", f"gm:0x0={tmp_path / 'x.npy'}", "--dump",
+                "ub3:0x100:f32:2", "--dump", "ub:0x100:f32:1", "--dump", "gm:0x4300:f32:2", "--report", "json")
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     assert report["dumps"] == {"ub3:0x100:f32:2": [193.0, 194.0], "ub:0x100:f32:1": [1.0],
                                "gm:0x4300:f32:2": [193.0, 194.0]}
     assert report["cores"] == 4 and len(report["per_core"]) == 4
-    text = _cli("--cores", "4", tmp_path=tmp_path).stdout
+    text = run_cli(tmp_path, ADD_ONE, "--cores", "4").stdout
     assert "kernel of 4 core(s)" in text and "core  3:" in text
 
 
@@ -288,14 +244,14 @@ def test_the_command_line_runs_a_kernel_and_dumps_each_cores_ub(tmp_path):
     (("--cores", "2", "--dump", "ub2:0x0:f32:1"), "core 2 does not exist"),
 ])
 def test_bad_kernel_options_are_one_clear_message(args, message, tmp_path):
-    r = _cli(*args, tmp_path=tmp_path)
+    r = run_cli(tmp_path, ADD_ONE, *args)
     assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output
 
 
 def test_a_race_between_cores_is_a_warning_and_with_strict_a_fault(tmp_path):
-    r = _cli("--cores", "2", "--report", "none", text=WAW, tmp_path=tmp_path)
+    r = run_cli(tmp_path, WAW, "--cores", "2", "--report", "none")
     assert r.exit_code == 0 and "warning: race between cores (WAW): core 0 line 3" in r.stderr
-    r = _cli("--cores", "2", "--report", "none", "--strict", text=WAW, tmp_path=tmp_path)
+    r = run_cli(tmp_path, WAW, "--cores", "2", "--report", "none", "--strict")
     assert r.exit_code == 1 and "error: race between cores (WAW)" in r.stderr
 
 

@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+from kernel_programs import COUNTDOWN, IDS, add_one, run_cli
 
 from vcore.assembler import assemble
 from vcore.emulator import ProgramError, load_profile
@@ -32,19 +33,6 @@ def test_the_chip_keys_of_both_profiles():
     assert (P950["chip"]["cores"], PA2["chip"]["cores"]) == (64, 48)
     for chip in (P950["chip"], PA2["chip"]):
         assert chip["launch_per_block"] > 0 and chip["block_switch"] > 0
-
-
-# Block k counts S1 down from k: MOV 1 cycle, then per pass BEQ, SUB, JMP (1 each), then the taken
-# BEQ (1) and HALT (1): 3k + 3 cycles on S, nothing else (as tests/emulator/test_kernel.py has it).
-COUNTDOWN = """
-    MOV S1, BLOCKIDX
-loop:
-    BEQ S1, 0, done
-    SUB S1, S1, 1
-    JMP loop
-done:
-    HALT
-"""
 
 
 def test_five_blocks_on_two_cores_worked_out_by_hand():
@@ -106,16 +94,6 @@ def test_the_launch_takes_cores_and_blocks_as_the_contract_says():
                                    (0, 4, "--cores must be at least 1, not 0")):
         with pytest.raises(ValueError, match=message):
             Launch.of(PA2 if cores == 49 else P950, cores, blocks)
-
-
-IDS = """
-    MOV S1, BLOCKIDX
-    MOV S2, BLOCKNUM
-    SHL S3, S1, 3
-    ST.u32 gm[S3 + 0x100], S1
-    ST.u32 gm[S3 + 0x104], S2
-    HALT
-"""
 
 
 @pytest.mark.parametrize(("blocks", "cores"), [(7, 3), (3, None), (40, 1)])
@@ -251,18 +229,7 @@ fine:
     assert sorted(b["block"] for c in rows for b in c["blocks"]) == list(range(6))
 
 
-ADD_ONE = """
-    MOV S1, BLOCKIDX
-    SHL S2, S1, 8
-    DMA.GM2UB [0x0], gm[S2], len=8
-    SETFLAG MTE2, V, 0
-    WAITFLAG MTE2, V, 0
-    VADDS.f32 [0x100], [0x0], 1.0
-    SETFLAG V, MTE3, 0
-    WAITFLAG V, MTE3, 0
-    DMA.UB2GM gm[S2 + 0x8000], [0x100], len=8
-    HALT
-"""
+ADD_ONE = add_one(0x8000)  # (kernel_programs.add_one: x + 1 at GM 0x8000)
 
 
 @pytest.mark.parametrize(("blocks", "cores"), [(21, 3), (3, 4)])
@@ -319,31 +286,22 @@ def test_four_times_the_blocks_cost_four_times_the_time_and_a_row_a_block_more_m
     assert (peaks[1024] - peaks[256]) / 768 < 2048, peaks  # and at the most
 
 
-def _cli(tmp_path, *args, text=COUNTDOWN):
-    from click.testing import CliRunner
-
-    from vcore.cli import main
-
-    path = tmp_path / "k.asm"
-    path.write_text(text)
-    return CliRunner().invoke(main, ["run", str(path), *args])
-
-
 def test_the_command_line_runs_blocks_and_reports_them(tmp_path):
-    r = _cli(tmp_path, "--blocks", "5", "--cores", "2", "--jobs", "2", "--report", "json", "--dump", "ub1:0x0:u32:1")
+    r = run_cli(tmp_path, COUNTDOWN, "--blocks", "5", "--cores", "2", "--jobs", "2", "--report", "json", "--dump",
+                "ub1:0x0:u32:1")
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     validate(report)  # the published schema declares blocks, and per_core's blocks
     assert report["blocks"] == 5 and report["cores"] == 2 and report["total_cycles"] == 1271
     assert [[b["block"] for b in c["blocks"]] for c in report["per_core"]] == [[0, 2, 4], [1, 3]]
-    text = _cli(tmp_path, "--blocks", "5", "--cores", "2").stdout
+    text = run_cli(tmp_path, COUNTDOWN, "--blocks", "5", "--cores", "2").stdout
     assert "kernel of 5 blocks on 2 core(s): launch 1078 cycles" in text
     assert "core  0:       193 cycles" in text and "blocks 0 (0..3), 2 (86..95), 4 (178..193)" in text
     assert "core  1:       101 cycles" in text and "blocks 1 (0..6), 3 (89..101)" in text
 
 
 def test_without_cores_the_blocks_run_on_the_chips_cores(tmp_path):
-    report = json.loads(_cli(tmp_path, "--blocks", "50", "--profile", "a2", "--report", "json", text=IDS).stdout)
+    report = json.loads(run_cli(tmp_path, IDS, "--blocks", "50", "--profile", "a2", "--report", "json").stdout)
     assert report["cores"] == 48 and len(report["per_core"]) == 48
     assert [b["block"] for b in report["per_core"][0]["blocks"]] == [0, 48]  # every block is as long: ties go low
     assert [b["block"] for b in report["per_core"][1]["blocks"]] == [1, 49]
@@ -351,7 +309,7 @@ def test_without_cores_the_blocks_run_on_the_chips_cores(tmp_path):
 
 
 def test_syncall_with_more_blocks_than_cores_exits_2_naming_its_line(tmp_path):
-    r = _cli(tmp_path, "--blocks", "3", "--cores", "2", text="    MOV S1, BLOCKIDX\n    SYNCALL\n    HALT\n")
+    r = run_cli(tmp_path, "    MOV S1, BLOCKIDX\n    SYNCALL\n    HALT\n", "--blocks", "3", "--cores", "2")
     assert r.exit_code == 2 and "Traceback" not in r.output
     assert r.stderr.startswith(f"{tmp_path / 'k.asm'}:2:5: error: SYNCALL in a launch of 3 blocks on 2 cores: the "
                                f"barrier could never be met"), r.stderr
@@ -366,5 +324,5 @@ def test_syncall_with_more_blocks_than_cores_exits_2_naming_its_line(tmp_path):
     (("--blocks", "70", "--dump", "ub64:0x0:u32:1"), "core 64 does not exist: the run has 64 core(s)"),
 ])
 def test_bad_block_options_are_one_clear_message(args, message, tmp_path):
-    r = _cli(tmp_path, *args)
+    r = run_cli(tmp_path, COUNTDOWN, *args)
     assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output, r.output

@@ -12,6 +12,7 @@ import math
 from collections import defaultdict
 
 import pytest
+from kernel_programs import COUNTDOWN, SYNCED
 from trace_format import check_trace, ns
 
 from vcore.assembler import assemble
@@ -24,19 +25,8 @@ P950 = load_profile("950")
 SYNCALL, SWITCH = P950["chip"]["syncall"], P950["chip"]["block_switch"]  # 200, 83
 DMA = P950["dma"]
 
-# Core (block) k counts S1 down from k: MOV 1 cycle, then 3 a pass, the taken BEQ 1, HALT 1: 3k + 3
-# cycles on S; with a SYNCALL before HALT, core k arrives at 3k + 2 and all go on at the last arrival
-# plus chip.syncall (tests/emulator/test_kernel.py).
-COUNTDOWN = """
-    MOV S1, BLOCKIDX
-loop:
-    BEQ S1, 0, done
-    SUB S1, S1, 1
-    JMP loop
-done:
-    HALT
-"""
-SYNCED = COUNTDOWN.replace("done:\n    HALT", "done:\n    SYNCALL\n    HALT")
+# COUNTDOWN: block k takes 3k + 3 cycles on S; SYNCED: with a SYNCALL before HALT, all go on at the last
+# arrival plus chip.syncall (tests/emulator/kernel_programs.py, test_kernel.py).
 
 
 def traced(text: str, cores: int | None = None, blocks: int | None = None, jobs: int = 1, time: str = "cycles",
