@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +119,37 @@ def on_a_terminal(args: list, *, both: bool = False, timeout: float = 120, cwd=N
     out = proc.communicate(timeout=timeout)[0]
     os.close(master)
     return proc.returncode, seen, (out or b"").decode()
+
+
+def pytest_run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """pytest in ``cwd`` as a user runs it, with the plugin as installed (found by its entry point)."""
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", *args],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def plugin_run(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """pytest over the programs in ``folder`` (their folder as ``--vcore-programs``), with ``-rA``: every
+    test's outcome in the summary (``outcomes``) and every failure's section (``failure_bodies``)."""
+    return pytest_run(folder, "-rA", "--vcore-programs", str(folder), str(folder), "-o", "vcore_programs=", *args)
+
+
+def outcomes(out: str, whole_ids: bool = False) -> dict[str, str]:
+    """PASSED, FAILED or ERROR of each test in a ``-rA`` summary, by its program (the ID before ``::``),
+    or with ``whole_ids`` by its whole ID (``x.asm::profile-a2``)."""
+    return {(line.split()[1] if whole_ids else line.split()[1].partition("::")[0]): line.split()[0]
+            for line in out.splitlines() if line.startswith(("PASSED ", "FAILED ", "ERROR "))}
+
+
+def failure_bodies(out: str) -> dict[str, str]:
+    """The text of each program's failure section (``___ program ID ___`` up to the next rule), by ID."""
+    bodies: dict = {}
+    name = None
+    for line in out.splitlines():
+        if m := re.fullmatch(r"_{3,} program (\S+) _{3,}", line):
+            name = m.group(1)
+            bodies[name] = []
+        elif re.fullmatch(r"[=_]{3,}.*", line):
+            name = None
+        elif name is not None:
+            bodies[name].append(line)
+    return {name: "\n".join(lines).strip() for name, lines in bodies.items()}

@@ -5,24 +5,16 @@ from the 950 profile's chip keys (launch 1073, launch_per_block 1, block_switch 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from cli_support import COUNTED, outcomes, plugin_run
 from click.testing import CliRunner
 
 import vcore
 from vcore.cli import main
 
-# A block: MOV, N passes of ADD and BLT, HALT, 1 cycle each on S: 2N + 2 cycles, whatever its index.
-LOOP = """
-.equ N, 1
-    MOV S1, 0
-loop:
-    ADD S1, S1, 1
-    BLT S1, N, loop
-    HALT
-"""
+# COUNTED (cli_support): MOV, N passes of ADD and BLT, HALT, 1 cycle each on S: 2N + 2 cycles a block,
+# whatever its index.
 
 
 def _kernel_total(blocks_on_core0: int, d: int, blocks: int) -> int:
@@ -32,7 +24,7 @@ def _kernel_total(blocks_on_core0: int, d: int, blocks: int) -> int:
 
 def test_sweep_runs_each_combination_as_a_launch_of_blocks(tmp_path):
     path = tmp_path / "loop.asm"
-    path.write_text(LOOP)
+    path.write_text(COUNTED)
     r = CliRunner().invoke(main, ["sweep", str(path), "-D", "N=1,5", "--blocks", "3", "--cores", "2", "-o",
                                   str(tmp_path / "rows.json"), "--jobs", "1"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
@@ -43,7 +35,7 @@ def test_sweep_runs_each_combination_as_a_launch_of_blocks(tmp_path):
 
 def test_a_sweep_row_says_when_a_profiles_chip_has_too_few_cores(tmp_path):
     path = tmp_path / "loop.asm"
-    path.write_text(LOOP)
+    path.write_text(COUNTED)
     r = CliRunner().invoke(main, ["sweep", str(path), "-D", "N=1", "--profile", "950,a2", "--cores", "64", "-o",
                                   str(tmp_path / "rows.json"), "--jobs", "1"], catch_exceptions=False)
     assert r.exit_code == 0 and "1 of 2 runs failed" in r.output, r.output
@@ -53,7 +45,7 @@ def test_a_sweep_row_says_when_a_profiles_chip_has_too_few_cores(tmp_path):
 
 def test_run_applies_the_programs_own_run_blocks_line(tmp_path):
     path = tmp_path / "loop.asm"
-    path.write_text(LOOP + "; RUN --blocks 5 --cores 2\n")
+    path.write_text(COUNTED + "; RUN --blocks 5 --cores 2\n")
     r = CliRunner().invoke(main, ["run", str(path), "--report", "json"])
     assert r.exit_code == 0, r.output
     assert "applied the program's ; RUN --blocks 5" in r.stderr
@@ -63,7 +55,7 @@ def test_run_applies_the_programs_own_run_blocks_line(tmp_path):
 
 def test_the_api_loads_a_kernel_of_blocks(tmp_path):
     path = tmp_path / "loop.asm"
-    path.write_text(LOOP)
+    path.write_text(COUNTED)
     k = vcore.load_kernel(path, blocks=5, cores=2, jobs=1)
     k.run()
     report = k.report()
@@ -88,12 +80,8 @@ PLUGIN = {
 def test_the_pytest_plugin_runs_blocks(tmp_path):
     for name, text in PLUGIN.items():
         (tmp_path / name).write_text(text)
-    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "--vcore-programs",
-                        str(tmp_path), str(tmp_path), "-o", "vcore_programs="],
-                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    out = r.stdout
-    status = {line.split()[1].partition("::")[0]: line.split()[0] for line in out.splitlines()
-              if line.startswith(("PASSED ", "FAILED "))}
+    out = plugin_run(tmp_path, "-q").stdout
+    status = outcomes(out)
     assert status == {"run_blocks.asm": "PASSED", "run_blocks_core_past.asm": "FAILED",
                       "run_blocks_syncall.asm": "FAILED"}, out
     assert "ub2:0x0:u32:1: the run has 2 core(s), ub0..ub1" in out, out

@@ -7,11 +7,10 @@ traceback. One pytest run over a folder of programs written here; every outcome 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from cli_support import failure_bodies, outcomes, plugin_run
 
 # Each core stores its BLOCKIDX in the u32 at UB 0x0: core K's UB holds K there.
 CORES = "MOV S1, BLOCKIDX\nST.u32 [0x0], S1\nHALT\n; RUN --cores 4\n"
@@ -103,22 +102,9 @@ def outcome(tmp_path_factory):
     header += b" " * (63 - len(header)) + b"\n"
     (folder / "syntax.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\0" * 4)
     (folder / "golden.txt").write_text("0\n")
-    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-rA",
-                        "--vcore-programs", str(folder), str(folder), "-o", "vcore_programs="],
-                       capture_output=True, text=True, timeout=300, cwd=folder)
-    out = r.stdout
-    status = {line.split()[1].partition("::")[0]: line.split()[0] for line in out.splitlines()
-              if line.startswith(("PASSED ", "FAILED ", "ERROR "))}
-    bodies, name = {}, None
-    for line in out.splitlines():
-        if m := re.fullmatch(r"_{3,} program (\S+) _{3,}", line):
-            name = m.group(1)
-            bodies[name] = []
-        elif re.fullmatch(r"[=_]{3,}.*", line):
-            name = None
-        elif name is not None:
-            bodies[name].append(line)
-    result = {n: (status.get(n), "\n".join(bodies.get(n, [])).strip()) for n in [*PROGRAMS, *BINARY, ENDLESS]}
+    out = plugin_run(folder).stdout
+    status, bodies = outcomes(out), failure_bodies(out)
+    result = {n: (status.get(n), bodies.get(n, "")) for n in [*PROGRAMS, *BINARY, ENDLESS]}
     return result, folder, out
 
 

@@ -7,13 +7,9 @@ plugin as installed; every number below worked out by hand."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from cli_support import failure_bodies, outcomes, plugin_run, pytest_run
 
 # 1 2 ... 8 in f32 at UB 0x0, doubled into 0x100: 2 4 6 8 10 12 14 16.
 DOUBLED = ".ub 0x0, f32, 1, 2, 3, 4, 5, 6, 7, 8\nVADD.f32 [0x100], [0x0], [0x0], mask=8\nMOV S1, 7\nHALT\n"
@@ -48,12 +44,6 @@ PROGRAMS = {
 }
 
 
-def pytest_run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    """pytest in ``cwd`` as a user runs it, with the plugin as installed (found by its entry point)."""
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", *args],
-                          capture_output=True, text=True, timeout=300, cwd=cwd)
-
-
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory):
     """{test ID: (PASSED or FAILED, its failure's text)} of one run over the programs, and the folder."""
@@ -61,19 +51,9 @@ def outcome(tmp_path_factory):
     for name, text in PROGRAMS.items():
         (folder / name).write_text(text)
     np.save(folder / "want.npy", np.array([2, 5.5, 6, 8, 12, 12, 9, 16]))
-    r = pytest_run(folder, "-rA", "--vcore-programs", str(folder), str(folder), "-o", "vcore_programs=")
-    out = r.stdout
-    status = {line.split()[1]: line.split()[0] for line in out.splitlines() if line.startswith(("PASSED ", "FAILED "))}
-    bodies, name = {}, None
-    for line in out.splitlines():
-        if m := re.fullmatch(r"_{3,} program (\S+) _{3,}", line):
-            name = m.group(1)
-            bodies[name] = []
-        elif re.fullmatch(r"[=_]{3,}.*", line):
-            name = None
-        elif name is not None:
-            bodies[name].append(line)
-    return {test: (state, "\n".join(bodies.get(test, [])).strip()) for test, state in status.items()}, folder, out
+    out = plugin_run(folder).stdout
+    bodies = failure_bodies(out)
+    return {test: (state, bodies.get(test, "")) for test, state in outcomes(out, whole_ids=True).items()}, folder, out
 
 
 def body(outcome, test: str) -> list[str]:

@@ -4,10 +4,8 @@ written here, each passing or failing as worked out by hand."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
+from cli_support import outcomes, plugin_run
 
 LATENT = """\
     DMA.GM2UB [0x0], gm[0x0], len=8
@@ -60,12 +58,8 @@ def test_define_load_run_and_close_expectations(tmp_path):
         (tmp_path / name).write_text(text)
     np.save(tmp_path / "x.npy", np.array([1, 2, 3, 4], dtype=np.float32))
     np.save(tmp_path / "golden.npy", np.array([2, 4, 6, 8.0001]))
-    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "--vcore-programs",
-                        str(tmp_path), str(tmp_path), "-o", "vcore_programs="],
-                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    out = r.stdout
-    status = {line.split()[1].partition("::")[0]: line.split()[0] for line in out.splitlines()
-              if line.startswith(("PASSED ", "FAILED "))}
+    out = plugin_run(tmp_path, "-q").stdout
+    status = outcomes(out)
     assert status == {"define.asm": "PASSED", "load.asm": "PASSED", "close_pass.asm": "PASSED",
                       "close_fail.asm": "FAILED", "run_a2.asm": "FAILED", "run_bad.asm": "FAILED",
                       "run_cores.asm": "PASSED", "run_cores_race.asm": "PASSED",
